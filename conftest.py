@@ -1,0 +1,54 @@
+"""Fixtures both packages' tests use: one FalkorDB for the session, one throwaway graph per test.
+
+The server starts once in the pytest controller (before xdist starts its workers, which inherit
+FALKORDB_HOST and FALKORDB_PORT), unless those already name a running server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+
+import pytest
+from falkordb import FalkorDB
+
+_started = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _started
+    if hasattr(config, "workerinput") or os.environ.get("FALKORDB_HOST") or os.environ.get("FALKORDB_PORT"):
+        return
+    from lighthouse_server.embedded import start
+
+    _started = start()
+    os.environ["FALKORDB_HOST"] = _started.host
+    os.environ["FALKORDB_PORT"] = str(_started.port)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _started is not None:
+        _started.stop()
+
+
+@pytest.fixture(scope="session")
+def db() -> FalkorDB:
+    return FalkorDB(
+        host=os.environ.get("FALKORDB_HOST", "127.0.0.1"), port=int(os.environ.get("FALKORDB_PORT", "26379"))
+    )
+
+
+@pytest.fixture
+def graph(db: FalkorDB):
+    """A graph of this test's own, deleted after it."""
+    name = f"test_{uuid.uuid4().hex[:12]}"
+    chosen = db.select_graph(name)
+    yield chosen
+    with contextlib.suppress(Exception):  # a test that never wrote leaves no graph to delete
+        chosen.delete()
+
+
+@pytest.fixture
+def graph_name(graph) -> str:
+    return graph.name

@@ -1,0 +1,135 @@
+"""world(), tenant(), ensure_schema(): which graph, and the indexes and the Stamp it needs."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from redis.exceptions import ResponseError
+
+from .kinds import Kind
+from .values import Refused
+
+WORLD = "world"
+_TENANT = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+
+# (label, property) pairs every graph gets a range index on: how records are found by id or key.
+_RECORD_INDEXES = (
+    ("State", "valid_from"),
+    ("State", "by"),
+    ("Entry", "id"),
+    ("Entry", "serial"),
+    ("Episode", "id"),
+    ("Agent", "name"),
+    ("Handoff", "id"),
+    ("Task", "id"),
+    ("Task", "kind"),
+    ("Session", "key"),
+    ("Message", "key"),
+    ("Reference", "key"),
+    ("WriteFailure", "fingerprint"),
+    ("WriteFailure", "owner"),
+    ("Lesson", "id"),
+    ("Playbook", "id"),
+)
+
+
+def read(graph, query: str, params: dict | None = None, timeout: int | None = None) -> list[list]:
+    """The rows of a read-only query; none from a graph that does not exist yet (FalkorDB refuses those)."""
+    try:
+        return graph.ro_query(query, params, timeout=timeout).result_set
+    except ResponseError as error:
+        if "empty key" in str(error):
+            return []
+        raise
+
+
+def world(client, name: str = WORLD):
+    """The graph that every tenant shares."""
+    if not isinstance(name, str) or not _TENANT.match(name):
+        raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {str(name)[:80]!r}")
+    return client.select_graph(name)
+
+
+def tenant(client, tenant_id: object):
+    """The graph of one tenant: tenant_<id>. The id is checked, so no id names another graph."""
+    if not isinstance(tenant_id, str) or not _TENANT.match(tenant_id):
+        raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {str(tenant_id)[:80]!r}")
+    return client.select_graph(f"tenant_{tenant_id}")
+
+
+def _existing(graph) -> set[tuple[str, str, str]]:
+    found = set()
+    try:
+        result = graph.ro_query(
+            "CALL db.indexes() YIELD label, properties, types RETURN label, properties, types"
+        )
+    except ResponseError:  # a graph that does not exist yet has no indexes
+        return found
+    for label, props, types in result.result_set:
+        for prop in props:
+            for kind in types.get(prop, []) if isinstance(types, dict) else []:
+                found.add((label, prop, str(kind).upper()))
+    return found
+
+
+def _create(graph, statement: str) -> None:
+    try:
+        graph.query(statement)
+    except ResponseError as error:
+        if "already indexed" not in str(error) and "already exists" not in str(error):
+            raise
+
+
+def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None) -> str:
+    """Gives a graph its Stamp, the indexes of its records and of each kind. Returns the stamp's id.
+
+    Running it again changes nothing. Stop the writers while it adds a kind to a graph in use.
+    """
+    if not isinstance(kinds, list | tuple) or not all(isinstance(kind, Kind) for kind in kinds):
+        raise Refused("kinds must be a list of Kind")
+    if entry_dimensions is not None and (
+        isinstance(entry_dimensions, bool)
+        or not isinstance(entry_dimensions, int)
+        or not 1 <= entry_dimensions <= 4096
+    ):
+        raise Refused("entry_dimensions must be a whole number from 1 to 4096")
+    stamp = graph.query(
+        "MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 0 RETURN s.id", {"id": uuid.uuid4().hex}
+    ).result_set[0][0]
+    existing = _existing(graph)
+    wanted: list[tuple[str, str, str]] = [(label, prop, "RANGE") for label, prop in _RECORD_INDEXES]
+    wanted += [
+        ("State", "words", "FULLTEXT"),
+        ("Entry", "words", "FULLTEXT"),
+        ("Message", "words", "FULLTEXT"),
+    ]
+    every = {kind.label: kind for kind in kinds}
+    for kind in kinds:
+        for relation in kind.relations:
+            every.setdefault(kind.target(relation).label, kind.target(relation))
+    for kind in every.values():
+        wanted.append((kind.label, kind.key, "RANGE"))
+        if kind.text:
+            wanted.append((kind.label, "words", "FULLTEXT"))
+    for label, prop, sort in wanted:
+        if (label, prop, sort) in existing:
+            continue
+        if sort == "RANGE":
+            _create(graph, f"CREATE INDEX FOR (n:`{label}`) ON (n.`{prop}`)")
+        else:
+            _create(graph, f"CALL db.idx.fulltext.createNodeIndex('{label}', '{prop}')")
+    for kind in every.values():
+        if kind.dimensions and (kind.label, "embedding", "VECTOR") not in existing:
+            _create(
+                graph,
+                f"CREATE VECTOR INDEX FOR (n:`{kind.label}`) ON (n.embedding) "
+                f"OPTIONS {{dimension: {kind.dimensions}, similarityFunction: 'cosine'}}",
+            )
+    if entry_dimensions and ("Entry", "embedding", "VECTOR") not in existing:
+        _create(
+            graph,
+            "CREATE VECTOR INDEX FOR (n:Entry) ON (n.embedding) "
+            f"OPTIONS {{dimension: {entry_dimensions}, similarityFunction: 'cosine'}}",
+        )
+    return stamp

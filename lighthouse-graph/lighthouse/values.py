@@ -1,0 +1,176 @@
+"""What a name, a key and a value may hold: every input limit, checked before any query is built."""
+
+from __future__ import annotations
+
+import json
+import math
+import unicodedata
+
+from .kinds import OWNED_NAMES, PLAIN_NAME
+
+MAX_NAME = 200  # a key, id, agent, user or other name, in visible characters
+MAX_VALUES = 200  # values in a row or entry
+MAX_TARGETS = 200  # targets of one relation
+MAX_REFERENCES = 200  # references of an entry or episode
+MAX_ITEMS = 1_000  # items of one list value
+MAX_TEXT = 100_000  # characters of one text value
+MAX_ROW = 200_000  # characters of a whole row or entry
+MAX_KEPT = 2_000  # characters of a refused write that are kept
+MAX_QUESTION = 1_000  # characters of a question that are read
+MAX_QUESTION_WORDS = 20
+MAX_WORD = 50
+MAX_LEASE = 7 * 24 * 3600  # seconds
+INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+class Refused(ValueError):
+    """Input the library will not store. reason is one word for the receipt; the message says why."""
+
+    def __init__(self, message: str, reason: str = "invalid") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def _bad_characters(text: str) -> str | None:
+    for char in text:
+        point = ord(char)
+        if point == 0:
+            return "a NUL character"
+        if 0xD800 <= point <= 0xDFFF:
+            return "a lone surrogate"
+    return None
+
+
+def text(value: object, what: str, limit: int = MAX_TEXT) -> str:
+    """A string that can be stored: no NUL, no lone surrogate, at most limit characters."""
+    if not isinstance(value, str):
+        raise Refused(f"{what} must be text, not {type(value).__name__}")
+    if len(value) > limit:
+        raise Refused(f"{what} is longer than {limit:,} characters")
+    bad = _bad_characters(value)
+    if bad:
+        raise Refused(f"{what} holds {bad}")
+    return value
+
+
+def name(value: object, what: str = "a name") -> str:
+    """A name (agent, user, id): 1 to 200 visible characters, nothing that cannot be printed."""
+    text(value, what, limit=4 * MAX_NAME)
+    assert isinstance(value, str)
+    if not value or value != value.strip():
+        raise Refused(f"{what} must be non-empty with no space at either end: {value[:80]!r}")
+    if len(value) > MAX_NAME:
+        raise Refused(f"{what} is longer than {MAX_NAME} characters")
+    for char in value:
+        if unicodedata.category(char)[0] == "C":
+            raise Refused(f"{what} holds a character that cannot be printed: {value[:80]!r}")
+    return value
+
+
+def key(value: object, what: str = "a key") -> str | int:
+    """An entity key: a name, or a whole number."""
+    if isinstance(value, bool):
+        raise Refused(f"{what} is a name or a whole number, not a bool")
+    if isinstance(value, int):
+        if not INT_RANGE[0] <= value <= INT_RANGE[1]:
+            raise Refused(f"{what} is out of the 64-bit range")
+        return value
+    return name(value, what)
+
+
+def property_name(value: object, what: str = "a value's name") -> str:
+    """A property name: a plain identifier that the library does not own."""
+    if not isinstance(value, str) or not PLAIN_NAME.match(value):
+        raise Refused(
+            f"{what} must be a plain name (a letter, then letters, digits or _): {str(value)[:80]!r}"
+        )
+    if value in OWNED_NAMES:
+        raise Refused(f"{what} {value!r} belongs to the library")
+    return value
+
+
+def scalar(value: object, what: str) -> str | int | float | bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not INT_RANGE[0] <= value <= INT_RANGE[1]:
+            raise Refused(f"{what} is out of the 64-bit range")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise Refused(f"{what} is not a finite number")
+        return value
+    if isinstance(value, str):
+        return text(value, what)
+    raise Refused(f"{what} cannot be stored: {type(value).__name__}")
+
+
+def value(item: object, what: str) -> object:
+    """A stored value: text, a number, a bool, or a list of at most 1,000 of one of those."""
+    if isinstance(item, list | tuple):
+        if len(item) > MAX_ITEMS:
+            raise Refused(f"{what} is a list of more than {MAX_ITEMS:,} items")
+        return [scalar(one, f"an item of {what}") for one in item]
+    if item is None:
+        raise Refused(f"{what} is None: leave a value out to remove it")
+    return scalar(item, what)
+
+
+def values(given: object, what: str = "values") -> dict[str, object]:
+    """A mapping of property names to stored values, at most 200 of them."""
+    if given is None:
+        return {}
+    if not isinstance(given, dict):
+        raise Refused(f"{what} must be a dict, not {type(given).__name__}")
+    if len(given) > MAX_VALUES:
+        raise Refused(f"{what} holds more than {MAX_VALUES} values")
+    return {property_name(k, f"the name {k!r}"): value(v, f"the value {k!r}") for k, v in given.items()}
+
+
+def measured(whole: object, what: str = "a row") -> int:
+    """The size of what is stored, in characters of its JSON; refused over 200,000."""
+    try:
+        size = len(json.dumps(whole, ensure_ascii=False, default=str))
+    except (TypeError, ValueError) as error:
+        raise Refused(f"{what} cannot be read: {error}") from None
+    if size > MAX_ROW:
+        raise Refused(f"{what} is longer than {MAX_ROW:,} characters")
+    return size
+
+
+def kept(content: object) -> str:
+    """What a refused write held, as ASCII JSON cut to 2,000 characters: storable whatever it held."""
+    try:
+        shown = json.dumps(content, ensure_ascii=True, default=repr, sort_keys=False)
+    except (TypeError, ValueError, RecursionError):
+        shown = ascii(content)
+    return shown[:MAX_KEPT]
+
+
+def lease(seconds: object) -> int:
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= MAX_LEASE:
+        raise Refused(f"a lease is a whole number of seconds from 1 to {MAX_LEASE:,}")
+    return seconds
+
+
+def words(content: str) -> str:
+    """The letters and digits of a text, case folded, one space between words: what the index reads."""
+    out: list[str] = []
+    current: list[str] = []
+    for char in content.casefold():
+        if char.isalnum():
+            current.append(char)
+        elif current:
+            out.append("".join(current))
+            current = []
+    if current:
+        out.append("".join(current))
+    return " ".join(out)
+
+
+def question(asked: object) -> list[str]:
+    """The words of a question: letters and digits only, at most 20 words of at most 50 characters."""
+    if not isinstance(asked, str):
+        raise Refused(f"a question must be text, not {type(asked).__name__}")
+    found = words(asked[:MAX_QUESTION]).split()
+    return [word[:MAX_WORD] for word in found[:MAX_QUESTION_WORDS]]

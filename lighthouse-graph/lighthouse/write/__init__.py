@@ -1,0 +1,1 @@
+"""The write path: rows checked, decided by the write rule, and written; refusals kept."""

@@ -1,0 +1,108 @@
+"""Rows that came late: what is stored around each one's time, read for a batch in one query."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .. import clock
+from ..graphs import read
+from ..kinds import OWNED_NAMES, Kind
+from .plans import Around, Edge, StateView, relations_from
+from .rows import Row, typed
+
+
+def stored_values(kind: Kind, props: dict) -> dict:
+    """The values of a node's properties: without the library's own names, times in the one format."""
+    found = {}
+    for name, item in props.items():
+        if name in OWNED_NAMES or name == kind.key:
+            continue
+        found[name] = clock.stamp(clock.from_store(item)) if name in kind.times else item
+    return found
+
+
+def target_key(kind: Kind, edge: str = "r", node: str = "x") -> str:
+    """The key of a relation's target, whichever kind the relation points at."""
+    if not kind.relations:
+        return "null"
+    cases = " ".join(f"WHEN '{rel}' THEN {node}.`{kind.target(rel).key}`" for rel in kind.relations)
+    return f"CASE type({edge}) {cases} END"
+
+
+def edges_from(listed: list) -> list[Edge]:
+    return [
+        Edge(rid, relation, target, clock.from_store(start), clock.from_store(end))
+        for relation, target, rid, start, end in listed
+        if rid is not None
+    ]
+
+
+def holding(edges: list[Edge], moment) -> dict:
+    return {
+        (edge.relation, typed(edge.target)): edge
+        for edge in edges
+        if edge.valid_from <= moment and (edge.valid_to is None or edge.valid_to > moment)
+    }
+
+
+def state_view(kind: Kind, sid, props: dict | None, edges: list[Edge]) -> StateView | None:
+    if sid is None or props is None:
+        return None
+    start = clock.from_store(props["valid_from"])
+    view = StateView(
+        sid,
+        start,
+        clock.from_store(props.get("valid_to")),
+        clock.from_store(props.get("seen_last")),
+        stored_values(kind, props),
+        {},
+    )
+    view.relations = relations_from(holding(edges, start), kind)
+    return view
+
+
+@lru_cache(maxsize=256)
+def _around_query(kind: Kind) -> str:
+    return (
+        "UNWIND $rows AS row "
+        f"MATCH (e:`{kind.label}` {{`{kind.key}`: row.key}}) "
+        "WITH e, row, localdatetime(row.t) AS t "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(s:State) WHERE s.valid_from <= t AND (s.valid_to IS NULL OR s.valid_to > t) "
+        "WITH e, row, t, s "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(later:State) WHERE later.valid_from > t "
+        "WITH e, row, t, s, min(later.valid_from) AS nf "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(n:State) WHERE n.valid_from = nf "
+        "WITH e, row, t, s, n "
+        "OPTIONAL MATCH (e)-[r]->(x) WHERE type(r) IN $types AND r.valid_from <= coalesce(n.valid_from, t) "
+        "  AND (r.valid_to IS NULL OR r.valid_to > coalesce(s.valid_from, t)) "
+        f"RETURN row.i, e.rev, id(s), properties(s), id(n), properties(n), "
+        f"collect([type(r), {target_key(kind)}, id(r), r.valid_from, r.valid_to])"
+    )
+
+
+def read_around(graph, kind: Kind, rows: list[Row], current: dict) -> dict[int, Around]:
+    """For each late row: the State its time falls in, the State after it, and the edges of both."""
+    if not rows:
+        return {}
+    result = read(
+        graph,
+        _around_query(kind),
+        {
+            "rows": [{"i": row.index, "key": row.key, "t": clock.stamp(row.t)} for row in rows],
+            "types": list(kind.relations),
+        },
+    )
+    found = {}
+    by_index = {row.index: row for row in rows}
+    for index, rev, sid, sprops, nid, nprops, listed in result:
+        row = by_index[index]
+        edges = edges_from(listed)
+        around = Around(
+            rev=rev or 0, props=current[typed(row.key)].props, current=current[typed(row.key)].current
+        )
+        around.prev = state_view(kind, sid, sprops, edges)
+        around.next = state_view(kind, nid, nprops, edges)
+        around.edges_prev = holding(edges, row.t) if around.prev else {}
+        around.edges_next = holding(edges, around.next.valid_from) if around.next else {}
+        found[index] = around
+    return found
