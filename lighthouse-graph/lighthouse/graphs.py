@@ -109,7 +109,9 @@ def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None)
         for relation in kind.relations:
             every.setdefault(kind.target(relation).label, kind.target(relation))
     for kind in every.values():
-        wanted.append((kind.label, kind.key, "RANGE"))
+        wanted.append((kind.label, "key", "RANGE"))
+        if kind.key != "key":  # the key under the kind's own name, for the application's queries
+            wanted.append((kind.label, kind.key, "RANGE"))
         if kind.text:
             wanted.append((kind.label, "words", "FULLTEXT"))
     for label, prop, sort in wanted:

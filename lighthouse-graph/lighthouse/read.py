@@ -45,7 +45,7 @@ def shown(kind: Kind, props: dict, entry: str | None) -> dict:
 @lru_cache(maxsize=256)
 def _history_query(kind: Kind) -> str:
     return (
-        f"MATCH (e:`{kind.label}` {{`{kind.key}`: $key}})-[:HAS_STATE]->(s:State) "
+        f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s:State) "
         "OPTIONAL MATCH (s)-[:FROM]->(n:Entry) "
         "RETURN properties(s), n.id ORDER BY s.valid_from"
     )
@@ -61,7 +61,7 @@ def history(graph, kind: Kind, key: object) -> list[dict]:
 @lru_cache(maxsize=256)
 def _as_of_query(kind: Kind) -> str:
     return (
-        f"MATCH (e:`{kind.label}` {{`{kind.key}`: $key}})-[:HAS_STATE]->(s:State) "
+        f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s:State) "
         "WHERE s.valid_from <= localdatetime($at) AND (s.valid_to IS NULL OR s.valid_to > localdatetime($at)) "
         "OPTIONAL MATCH (s)-[:FROM]->(n:Entry) "
         "RETURN properties(s), n.id LIMIT 1"
@@ -82,9 +82,9 @@ def as_of(graph, kind: Kind, key: object, at: object = None) -> dict | None:
 def _related_query(kind: Kind, relation: str) -> str:
     target = kind.target(relation)
     return (
-        f"MATCH (e:`{kind.label}` {{`{kind.key}`: $key}})-[r:`{relation}`]->(x:`{target.label}`) "
+        f"MATCH (e:`{kind.label}` {{key: $key}})-[r:`{relation}`]->(x:`{target.label}`) "
         "WHERE r.valid_from <= localdatetime($at) AND (r.valid_to IS NULL OR r.valid_to > localdatetime($at)) "
-        f"RETURN DISTINCT x.`{target.key}`"
+        "RETURN DISTINCT x.key"
     )
 
 

@@ -12,7 +12,7 @@ from ..graphs import read
 from ..kinds import Kind
 from ..values import Refused
 from .failures import REFUSALS, Failure, record_failures
-from .late import edges_from, holding, read_around, stored_values, target_key
+from .late import edges_from, holding, read_around, stored_values
 from .plans import Around, StateView, apply_plans, decide, relations_from
 from .rows import Row, prepare, typed
 
@@ -24,12 +24,12 @@ ATTEMPTS = 5  # reads of a row that each found another writer, before it is busy
 def _current_query(kind: Kind) -> str:
     return (
         "UNWIND $keys AS k "
-        f"OPTIONAL MATCH (e:`{kind.label}` {{`{kind.key}`: k}}) "
+        f"OPTIONAL MATCH (e:`{kind.label}` {{key: k}}) "
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(s:State) WHERE s.valid_to IS NULL "
         "WITH k, e, s "
         "OPTIONAL MATCH (e)-[r]->(x) WHERE type(r) IN $types AND r.valid_to IS NULL "
         f"RETURN k, e.rev, properties(e), id(s), s.valid_from, s.seen_last, "
-        f"collect([type(r), {target_key(kind)}, id(r), r.valid_from, r.valid_to])"
+        "collect([type(r), x.key, id(r), r.valid_from, r.valid_to])"
     )
 
 

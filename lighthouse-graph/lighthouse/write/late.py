@@ -21,14 +21,6 @@ def stored_values(kind: Kind, props: dict) -> dict:
     return found
 
 
-def target_key(kind: Kind, edge: str = "r", node: str = "x") -> str:
-    """The key of a relation's target, whichever kind the relation points at."""
-    if not kind.relations:
-        return "null"
-    cases = " ".join(f"WHEN '{rel}' THEN {node}.`{kind.target(rel).key}`" for rel in kind.relations)
-    return f"CASE type({edge}) {cases} END"
-
-
 def edges_from(listed: list) -> list[Edge]:
     return [
         Edge(rid, relation, target, clock.from_store(start), clock.from_store(end))
@@ -65,7 +57,7 @@ def state_view(kind: Kind, sid, props: dict | None, edges: list[Edge]) -> StateV
 def _around_query(kind: Kind) -> str:
     return (
         "UNWIND $rows AS row "
-        f"MATCH (e:`{kind.label}` {{`{kind.key}`: row.key}}) "
+        f"MATCH (e:`{kind.label}` {{key: row.key}}) "
         "WITH e, row, localdatetime(row.t) AS t "
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(s:State) WHERE s.valid_from <= t AND (s.valid_to IS NULL OR s.valid_to > t) "
         "WITH e, row, t, s "
@@ -76,7 +68,7 @@ def _around_query(kind: Kind) -> str:
         "OPTIONAL MATCH (e)-[r]->(x) WHERE type(r) IN $types AND r.valid_from <= coalesce(n.valid_from, t) "
         "  AND (r.valid_to IS NULL OR r.valid_to > coalesce(s.valid_from, t)) "
         f"RETURN row.i, e.rev, id(s), properties(s), id(n), properties(n), "
-        f"collect([type(r), {target_key(kind)}, id(r), r.valid_from, r.valid_to])"
+        "collect([type(r), x.key, id(r), r.valid_from, r.valid_to])"
     )
 
 

@@ -227,14 +227,14 @@ def _apply_query(kind: Kind) -> str:
         target = kind.target(relation)
         opens += (
             f"FOREACH (o IN row.open.`{relation}` | "
-            f"MERGE (x:`{target.label}` {{`{target.key}`: o.target}}) ON CREATE SET x:Entity, x.rev = 0 "
+            f"MERGE (x:`{target.label}` {{key: o.target}}) ON CREATE SET x:Entity, x.rev = 0, x.`{target.key}` = o.target "
             f"CREATE (e)-[opened:`{relation}` {{valid_from: localdatetime(o.from), by: $by, recorded_at: localdatetime($now)}}]->(x) "
             "SET opened.valid_to = CASE WHEN o.to IS NULL THEN null ELSE localdatetime(o.to) END) "
         )
     return (
         "OPTIONAL MATCH (st:Stamp) WITH st "
         "UNWIND $rows AS row "
-        f"MERGE (e:`{kind.label}` {{`{kind.key}`: row.key}}) ON CREATE SET e:Entity, e.rev = 0 "
+        f"MERGE (e:`{kind.label}` {{key: row.key}}) ON CREATE SET e:Entity, e.rev = 0, e.`{kind.key}` = row.key "
         "WITH st, e, row WHERE coalesce(e.rev, 0) = row.rev "
         "SET e.rev = coalesce(e.rev, 0) + 1 "
         "FOREACH (c IN row.entity | "
