@@ -1,0 +1,54 @@
+"""The demo: the README's example, run against a graph, printing what each call gives."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from lighthouse import Kind, as_of, ensure_schema, history, related, remember, update
+
+ROOM = Kind("Room", key="code")
+TEAM = Kind("Team", key="name")
+DEVICE = Kind(
+    "Device",
+    key="serial",
+    times=("last_seen",),
+    text=("note",),
+    relations={"LOCATED_IN": ROOM, "USED_BY": TEAM},
+)
+
+
+def run(graph, out: TextIO = sys.stdout) -> dict:
+    """Runs the example; returns what each step gave, by name, and prints it."""
+    seen: dict = {}
+
+    def show(name: str, value: object) -> None:
+        seen[name] = value
+        print(f"{name}: {value!r}", file=out, flush=True)
+
+    show("stamp", ensure_schema(graph, [DEVICE]))
+    first = {
+        "key": "d1",
+        "t": "2026-01-01T00:00:00Z",
+        "values": {"status": "ok", "note": "pump room sensor", "last_seen": "2026-01-01T00:00:00Z"},
+        "relations": {"LOCATED_IN": "r1", "USED_BY": ["red", "blue"]},
+    }
+    show("remember first", remember(graph, DEVICE, by="inventory", rows=[first]))
+    second = {
+        "key": "d1",
+        "t": "2026-01-02T00:00:00Z",
+        "values": {"status": "hot", "note": "pump room sensor"},
+        "relations": {"LOCATED_IN": "r2", "USED_BY": ["blue"]},
+    }
+    show("remember second", remember(graph, DEVICE, by="inventory", rows=[second]))
+    show("replay both", remember(graph, DEVICE, by="inventory", rows=[first, second]))
+    show("versions", [(state["valid_from"].isoformat(), state["status"]) for state in history(graph, DEVICE, "d1")])
+    show("status at noon", as_of(graph, DEVICE, "d1", "2026-01-01T12:00:00Z")["status"])
+    show("located in now", related(graph, DEVICE, "d1", "LOCATED_IN"))
+    show("used by at noon", related(graph, DEVICE, "d1", "USED_BY", "2026-01-01T12:00:00Z"))
+    late = {"key": "d1", "t": "2026-01-01T18:00:00Z", "values": {"status": "warm"}, "relations": {"LOCATED_IN": "r1"}}
+    show("late row", remember(graph, DEVICE, by="inventory", rows=[late]))
+    show("status at 20:00", as_of(graph, DEVICE, "d1", "2026-01-01T20:00:00Z")["status"])
+    show("partial update", update(graph, DEVICE, "d1", "2026-01-03T00:00:00Z", by="agent", values={"status": "ok"}))
+    show("located in after update", related(graph, DEVICE, "d1", "LOCATED_IN"))
+    return seen
