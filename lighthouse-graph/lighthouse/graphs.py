@@ -11,7 +11,9 @@ from .kinds import Kind
 from .values import Refused
 
 WORLD = "world"
-_TENANT = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+# \Z, not $: $ also matches before a final newline, and "acme\n" would name another graph.
+_TENANT = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,62}\Z")
+TENANT_PREFIX = "tenant_"
 
 # (label, property) pairs every graph gets a range index on: how records are found by id or key.
 _RECORD_INDEXES = (
@@ -44,33 +46,47 @@ def read(graph, query: str, params: dict | None = None, timeout: int | None = No
         raise
 
 
+def _shown(given: object) -> str:
+    return ascii(given[:80]) if isinstance(given, str) else type(given).__name__
+
+
 def world(client, name: str = WORLD):
-    """The graph that every tenant shares."""
+    """The graph that every tenant shares: one name, from one setting (world by default)."""
     if not isinstance(name, str) or not _TENANT.match(name):
-        raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {str(name)[:80]!r}")
+        raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {_shown(name)}")
+    if name.startswith(TENANT_PREFIX):
+        raise Refused(f"a shared graph's name cannot start with {TENANT_PREFIX}: those are tenants' graphs")
     return client.select_graph(name)
 
 
 def tenant(client, tenant_id: object):
     """The graph of one tenant: tenant_<id>. The id is checked, so no id names another graph."""
     if not isinstance(tenant_id, str) or not _TENANT.match(tenant_id):
-        raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {str(tenant_id)[:80]!r}")
-    return client.select_graph(f"tenant_{tenant_id}")
+        raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {_shown(tenant_id)}")
+    return client.select_graph(f"{TENANT_PREFIX}{tenant_id}")
 
 
-def _existing(graph) -> set[tuple[str, str, str]]:
-    found = set()
-    try:
-        result = graph.ro_query(
-            "CALL db.indexes() YIELD label, properties, types RETURN label, properties, types"
-        )
-    except ResponseError:  # a graph that does not exist yet has no indexes
-        return found
-    for label, props, types in result.result_set:
+def _existing(graph) -> dict[tuple[str, str, str], dict]:
+    """(label, property, RANGE/FULLTEXT/VECTOR) -> the index's options, for the node indexes there are."""
+    found: dict[tuple[str, str, str], dict] = {}
+    result = read(
+        graph,
+        "CALL db.indexes() YIELD label, properties, types, options, entitytype "
+        "WHERE entitytype = 'NODE' RETURN label, properties, types, options",
+    )
+    for label, props, types, options in result:
         for prop in props:
-            for kind in types.get(prop, []) if isinstance(types, dict) else []:
-                found.add((label, prop, str(kind).upper()))
+            for sort in types.get(prop, []) if isinstance(types, dict) else []:
+                given = options.get(prop) if isinstance(options, dict) else None
+                found[(label, prop, str(sort).upper())] = dict(given or {})
     return found
+
+
+def _vector_sizes(kinds: dict[str, Kind], entry_dimensions: int | None) -> dict[str, int]:
+    sizes = {label: kind.dimensions for label, kind in kinds.items() if kind.dimensions}
+    if entry_dimensions:
+        sizes["Entry"] = entry_dimensions
+    return sizes
 
 
 def _create(graph, statement: str) -> None:
@@ -94,20 +110,28 @@ def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None)
         or not 1 <= entry_dimensions <= 4096
     ):
         raise Refused("entry_dimensions must be a whole number from 1 to 4096")
+    every = {kind.label: kind for kind in kinds}
+    for kind in kinds:
+        for relation in kind.relations:
+            every.setdefault(kind.target(relation).label, kind.target(relation))
+    existing = _existing(graph)
+    vectors = _vector_sizes(every, entry_dimensions)
+    for label, size in vectors.items():
+        found = existing.get((label, "embedding", "VECTOR"))
+        if found is not None and found.get("dimension") != size:
+            # FalkorDB would keep the old index, and every vector of the new size would fail later.
+            raise Refused(
+                f"{label} already has a vector index of {found.get('dimension')} dimensions, not {size}"
+            )
     stamp = graph.query(
         "MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 0 RETURN s.id", {"id": uuid.uuid4().hex}
     ).result_set[0][0]
-    existing = _existing(graph)
     wanted: list[tuple[str, str, str]] = [(label, prop, "RANGE") for label, prop in _RECORD_INDEXES]
     wanted += [
         ("State", "words", "FULLTEXT"),
         ("Entry", "words", "FULLTEXT"),
         ("Message", "words", "FULLTEXT"),
     ]
-    every = {kind.label: kind for kind in kinds}
-    for kind in kinds:
-        for relation in kind.relations:
-            every.setdefault(kind.target(relation).label, kind.target(relation))
     for kind in every.values():
         wanted.append((kind.label, "key", "RANGE"))
         if kind.key != "key":  # the key under the kind's own name, for the application's queries
@@ -121,17 +145,11 @@ def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None)
             _create(graph, f"CREATE INDEX FOR (n:`{label}`) ON (n.`{prop}`)")
         else:
             _create(graph, f"CALL db.idx.fulltext.createNodeIndex('{label}', '{prop}')")
-    for kind in every.values():
-        if kind.dimensions and (kind.label, "embedding", "VECTOR") not in existing:
+    for label, size in vectors.items():
+        if (label, "embedding", "VECTOR") not in existing:
             _create(
                 graph,
-                f"CREATE VECTOR INDEX FOR (n:`{kind.label}`) ON (n.embedding) "
-                f"OPTIONS {{dimension: {kind.dimensions}, similarityFunction: 'cosine'}}",
+                f"CREATE VECTOR INDEX FOR (n:`{label}`) ON (n.embedding) "
+                f"OPTIONS {{dimension: {size}, similarityFunction: 'cosine'}}",
             )
-    if entry_dimensions and ("Entry", "embedding", "VECTOR") not in existing:
-        _create(
-            graph,
-            "CREATE VECTOR INDEX FOR (n:Entry) ON (n.embedding) "
-            f"OPTIONS {{dimension: {entry_dimensions}, similarityFunction: 'cosine'}}",
-        )
     return stamp

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 
 # A label, a relation type or a property name is put into query text, so it must be a plain identifier.
-PLAIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+# \Z, not $: $ also matches before a final newline, which would let "Device\n" into a query.
+PLAIN_NAME = re.compile(r"\A[A-Za-z][A-Za-z0-9_]{0,63}\Z")
 
 # Property names the library writes on entities, States and records: a value may not use them.
 OWNED_NAMES = frozenset(
@@ -44,6 +45,28 @@ OWNED_LABELS = frozenset(
         "Stamp",
         "Lesson",
         "Playbook",
+    }
+)
+
+
+# Relation types the library's own edges use: a Kind may not declare one, or its edges would be read
+# as States, entries or records (and those as its targets).
+OWNED_RELATIONS = frozenset(
+    {
+        "HAS_STATE",
+        "NEXT",
+        "FROM",
+        "ABOUT",
+        "HAS",
+        "CITES",
+        "WROTE",
+        "GAVE",
+        "TO",
+        "POINTS_TO",
+        "CLAIMED_BY",
+        "AFTER",
+        "MENTIONS",
+        "READ_BY",
     }
 )
 
@@ -101,6 +124,8 @@ class Kind:
             _plain(relation, "a relation type")
             if relation.upper() != relation:
                 raise ValueError(f"a relation type is written in capitals: {relation!r}")
+            if relation in OWNED_RELATIONS:
+                raise ValueError(f"the relation type {relation!r} belongs to the library")
             if not (isinstance(target, Kind) or target is SELF):
                 raise ValueError(f"the target of {relation} must be a Kind or SELF")
         if self.dimensions is not None and (

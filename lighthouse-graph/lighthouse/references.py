@@ -1,15 +1,22 @@
-"""References: how episodes, handoffs and messages name an entity or a record, in the form reads give back."""
+"""References: how episodes, handoffs and messages name an entity or a record, in the form reads give back.
+
+A reference is (label, key): an entity by its Kind's label and key, or a record (an entry, an episode, a
+lesson, a playbook, a handoff, a task) by its label and id. An entry can also be named by its id alone.
+"""
 
 from __future__ import annotations
 
+from .graphs import read
 from .kinds import OWNED_LABELS, PLAIN_NAME, Kind
 from .values import MAX_REFERENCES, Refused, key, name
 
 # Records the library keeps, found by their id. Everything else named by a label is an entity.
 RECORDS = frozenset({"Episode", "Entry", "Lesson", "Playbook", "Handoff", "Task"})
 
+Reference = tuple[str, str | int]
 
-def parse(reference: object) -> tuple[str, str | int]:
+
+def parse(reference: object) -> Reference:
     """(label, key) from (Kind, key), (label, key) or an entry id such as "d1-overheat/1"; else Refused."""
     if isinstance(reference, str):
         return ("Entry", name(reference, "an entry id"))
@@ -27,7 +34,7 @@ def parse(reference: object) -> tuple[str, str | int]:
     return (label, key(given, f"the key of a {label}"))
 
 
-def parse_all(references: object, what: str = "references") -> list[tuple[str, str | int]]:
+def parse_all(references: object, what: str = "references") -> list[Reference]:
     """Each reference parsed, duplicates dropped, in the order given; at most 200."""
     if references is None:
         return []
@@ -35,13 +42,95 @@ def parse_all(references: object, what: str = "references") -> list[tuple[str, s
         raise Refused(f"{what} must be a list")
     if len(references) > MAX_REFERENCES:
         raise Refused(f"{what} holds more than {MAX_REFERENCES} references")
-    found: list[tuple[str, str | int]] = []
+    found: list[Reference] = []
+    seen: set[tuple[str, str, str | int]] = set()
     for reference in references:
         parsed = parse(reference)
-        if parsed not in found:
+        # 1 and "1" are different keys; a set of plain tuples would take 1 and True as one.
+        marker = (parsed[0], type(parsed[1]).__name__, parsed[1])
+        if marker not in seen:
+            seen.add(marker)
             found.append(parsed)
     return found
 
 
 def is_record(label: str) -> bool:
     return label in RECORDS
+
+
+def ordered(references: list[Reference]) -> list[Reference]:
+    """References sorted by label, then key (numbers before text): the order reads give them in."""
+    return sorted(references, key=lambda ref: (ref[0], isinstance(ref[1], str), ref[1]))
+
+
+def pattern(label: str, variable: str, key_expression: str) -> str:
+    """The node pattern that finds what a reference names: a record by its id, an entity by its key.
+
+    label must come from parse(), which lets only plain names through: it is put into the query text.
+    """
+    if not PLAIN_NAME.match(label):
+        raise Refused(f"not a plain label: {label[:80]!r}")
+    if label in RECORDS:
+        return f"({variable}:`{label}` {{id: {key_expression}}})"
+    return f"({variable}:`{label}`:Entity {{key: {key_expression}}})"
+
+
+def finding(references: list[Reference], into: str = "found") -> tuple[str, dict]:
+    """Cypher that starts a query and binds `into` to [node, place] for each referenced node that exists.
+
+    place is the reference's position in the list, so the caller knows which were found and keeps their
+    order. One CALL {} per label, each with variables of its own (FalkorDB 4.22 lets a name bound inside
+    CALL {} clash with the same name later). Compare size(into) with len(references) to know all exist.
+    """
+    by_label: dict[str, list[dict]] = {}
+    for place, (label, given) in enumerate(references):
+        by_label.setdefault(label, []).append({"key": given, "place": place})
+    parts: list[str] = []
+    params: dict = {}
+    lists: list[str] = []
+    for number, label in enumerate(sorted(by_label)):
+        keys, node, found = f"ref_keys_{number}", f"ref_node_{number}", f"ref_found_{number}"
+        params[keys] = by_label[label]
+        parts.append(
+            f"CALL {{ UNWIND ${keys} AS ref_key_{number} "
+            f"MATCH {pattern(label, node, f'ref_key_{number}.key')} "
+            f"RETURN collect([{node}, ref_key_{number}.place]) AS {found} }} "
+        )
+        lists.append(found)
+    return "".join(parts) + f"WITH {' + '.join(lists) or '[]'} AS {into} ", params
+
+
+def existing(graph, references: list[Reference]) -> set[Reference]:
+    """The references (as parse() gives them) that name a node in the graph: one read for all of them."""
+    if not references:
+        return set()
+    clause, params = finding(references)
+    result = read(graph, clause + "UNWIND found AS pair RETURN DISTINCT pair[1]", params)
+    return {references[row[0]] for row in result}
+
+
+def missing(graph, references: list[Reference]) -> list[Reference]:
+    """The references that name nothing in the graph, in the order given: one read."""
+    found = existing(graph, references)
+    return [reference for reference in references if reference not in found]
+
+
+def from_store(labels: list[str], record_id: object, entity_key: object) -> Reference:
+    """A reference from what a query returned of a node: labels(x), x.id, x.key."""
+    for label in labels:
+        if label in RECORDS:
+            return (label, record_id)
+    for label in labels:
+        if label != "Entity" and not label.endswith("ToEmbed"):
+            return (label, entity_key)
+    raise ValueError(f"a node with labels {labels!r} is not something a reference can name")
+
+
+def shown(listed: list) -> list[Reference]:
+    """References from a collected list of [labels(x), x.id, x.key] (nulls skipped), sorted."""
+    return ordered([from_store(*item) for item in listed if item is not None])
+
+
+def describe(reference: Reference) -> str:
+    """A reference as text for a receipt's reason."""
+    return f"{reference[0]} {reference[1]!r}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import unicodedata
 
 from .kinds import OWNED_NAMES, PLAIN_NAME
@@ -31,14 +32,24 @@ class Refused(ValueError):
         self.reason = reason
 
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
 def _bad_characters(text: str) -> str | None:
-    for char in text:
-        point = ord(char)
-        if point == 0:
-            return "a NUL character"
-        if 0xD800 <= point <= 0xDFFF:
-            return "a lone surrogate"
-    return None
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return None
+    return "a NUL character" if found.group() == "\x00" else "a lone surrogate"
+
+
+def _shown(given: object) -> str:
+    """A short, printable form of what was given, for a message."""
+    try:
+        if isinstance(given, str):
+            return ascii(given[:80])
+        return ascii(given)[:80] if isinstance(given, int) else type(given).__name__
+    except ValueError:  # an int too long to print
+        return "a number too long to show"
 
 
 def text(value: object, what: str, limit: int = MAX_TEXT) -> str:
@@ -50,20 +61,21 @@ def text(value: object, what: str, limit: int = MAX_TEXT) -> str:
     bad = _bad_characters(value)
     if bad:
         raise Refused(f"{what} holds {bad}")
-    return value
+    # A plain str: a subclass could change how the client quotes it into the query.
+    return str.__str__(value)
 
 
 def name(value: object, what: str = "a name") -> str:
     """A name (agent, user, id): 1 to 200 visible characters, nothing that cannot be printed."""
-    text(value, what, limit=4 * MAX_NAME)
-    assert isinstance(value, str)
+    value = text(value, what, limit=4 * MAX_NAME)
     if not value or value != value.strip():
-        raise Refused(f"{what} must be non-empty with no space at either end: {value[:80]!r}")
+        raise Refused(f"{what} must be non-empty with no space at either end: {_shown(value)}")
     if len(value) > MAX_NAME:
         raise Refused(f"{what} is longer than {MAX_NAME} characters")
     for char in value:
-        if unicodedata.category(char)[0] == "C":
-            raise Refused(f"{what} holds a character that cannot be printed: {value[:80]!r}")
+        # C: controls, format marks (such as bidi overrides), unassigned; Zl, Zp: line breaks.
+        if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp"):
+            raise Refused(f"{what} holds a character that cannot be printed: {_shown(value)}")
     return value
 
 
@@ -74,32 +86,30 @@ def key(value: object, what: str = "a key") -> str | int:
     if isinstance(value, int):
         if not INT_RANGE[0] <= value <= INT_RANGE[1]:
             raise Refused(f"{what} is out of the 64-bit range")
-        return value
+        return int.__int__(value)  # a plain int: a subclass could print as anything in the query
     return name(value, what)
 
 
 def property_name(value: object, what: str = "a value's name") -> str:
     """A property name: a plain identifier that the library does not own."""
     if not isinstance(value, str) or not PLAIN_NAME.match(value):
-        raise Refused(
-            f"{what} must be a plain name (a letter, then letters, digits or _): {str(value)[:80]!r}"
-        )
+        raise Refused(f"{what} must be a plain name (a letter, then letters, digits or _): {_shown(value)}")
     if value in OWNED_NAMES:
         raise Refused(f"{what} {value!r} belongs to the library")
-    return value
+    return str.__str__(value)
 
 
 def scalar(value: object, what: str) -> str | int | float | bool:
     if isinstance(value, bool):
-        return value
+        return bool(value)
     if isinstance(value, int):
         if not INT_RANGE[0] <= value <= INT_RANGE[1]:
             raise Refused(f"{what} is out of the 64-bit range")
-        return value
+        return int.__int__(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise Refused(f"{what} is not a finite number")
-        return value
+        return float.__float__(value)
     if isinstance(value, str):
         return text(value, what)
     raise Refused(f"{what} cannot be stored: {type(value).__name__}")
@@ -124,7 +134,11 @@ def values(given: object, what: str = "values") -> dict[str, object]:
         raise Refused(f"{what} must be a dict, not {type(given).__name__}")
     if len(given) > MAX_VALUES:
         raise Refused(f"{what} holds more than {MAX_VALUES} values")
-    return {property_name(k, f"the name {k!r}"): value(v, f"the value {k!r}") for k, v in given.items()}
+    checked = {}
+    for name_given, item in given.items():
+        plain = property_name(name_given, "the name of a value")
+        checked[plain] = value(item, f"the value {plain!r}")
+    return checked
 
 
 def measured(whole: object, what: str = "a row") -> int:
@@ -132,7 +146,9 @@ def measured(whole: object, what: str = "a row") -> int:
     try:
         size = len(json.dumps(whole, ensure_ascii=False, default=str))
     except (TypeError, ValueError) as error:
-        raise Refused(f"{what} cannot be read: {error}") from None
+        raise Refused(f"{what} cannot be read: {str(error)[:200]}") from None
+    except RecursionError:
+        raise Refused(f"{what} is nested too deep to read") from None
     if size > MAX_ROW:
         raise Refused(f"{what} is longer than {MAX_ROW:,} characters")
     return size
@@ -142,8 +158,11 @@ def kept(content: object) -> str:
     """What a refused write held, as ASCII JSON cut to 2,000 characters: storable whatever it held."""
     try:
         shown = json.dumps(content, ensure_ascii=True, default=repr, sort_keys=False)
-    except (TypeError, ValueError, RecursionError):
-        shown = ascii(content)
+    except Exception:  # whatever the content does when it is printed, the refusal is still kept
+        try:
+            shown = ascii(content)
+        except Exception:
+            shown = f"<{type(content).__name__} that cannot be shown>"
     return shown[:MAX_KEPT]
 
 
@@ -157,7 +176,9 @@ def words(content: str) -> str:
     """The letters and digits of a text, case folded, one space between words: what the index reads."""
     out: list[str] = []
     current: list[str] = []
-    for char in content.casefold():
+    # NFKC first and last: a letter and its accent written apart, or a ligature, read as one word.
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", content).casefold())
+    for char in folded:
         if char.isalnum():
             current.append(char)
         elif current:

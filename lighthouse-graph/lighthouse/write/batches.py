@@ -36,7 +36,7 @@ def _current_query(kind: Kind) -> str:
 def read_current(graph, kind: Kind, keys: list) -> dict:
     """For each key: the entity's revision, its current values, its current State and open edges."""
     result = read(graph, _current_query(kind), {"keys": keys, "types": list(kind.relations)})
-    found = {}
+    found = {typed(key): Around() for key in keys}  # a graph that does not exist yet answers nothing
     for key, rev, props, sid, start, seen_last, listed in result:
         edges = edges_from(listed)
         around = Around(rev=rev or 0, props=stored_values(kind, props or {}))

@@ -114,6 +114,7 @@ def _becomes_current(kind: Kind, plan: dict, row: Row, around: Around, t: str) -
         {
             "values": True,
             "props": {**removed, **plain},
+            "clear": {name: None for name in plain},
             "times": times,
             "valid_from": t,
             "seen_last": None,
@@ -241,6 +242,8 @@ def _apply_query(kind: Kind) -> str:
         "  SET e.valid_from = localdatetime(c.valid_from), "
         "      e.seen_last = CASE WHEN c.seen_last IS NULL THEN null ELSE localdatetime(c.seen_last) END "
         "  FOREACH (v IN CASE WHEN c.values THEN [c] ELSE [] END | "
+        # Cleared first: FalkorDB 4.22 skips a SET whose value equals the old one across types (1, 1.0, true).
+        "    SET e += v.clear "
         f"    SET e += v.props, e.words = v.words, e.by = $by, e.recorded_at = localdatetime($now)"
         f"{_time_sets('e', 'v.times', kind.times)} "
         f"    FOREACH (_ IN CASE WHEN v.retext THEN [1] ELSE [] END | {embed}))) "

@@ -1,0 +1,61 @@
+"""Where a workload's time goes: each query the library sent, its time in FalkorDB and its round trip.
+
+TimedGraph stands in for a graph and times every query() and ro_query(); what the workload took
+beyond the round trips is time in Python (the library's decisions, the client's encoding and parsing).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+
+@dataclass
+class Tally:
+    calls: int = 0
+    server_ms: float = 0.0  # FalkorDB's own execution time, as it reports it
+    trip_ms: float = 0.0  # the call as the client saw it: encoding, network, execution, parsing
+
+
+def label(query: str) -> str:
+    """A short name for a query: its first words, variables and all."""
+    return re.sub(r"\s+", " ", query).strip()[:90]
+
+
+class TimedGraph:
+    def __init__(self, graph) -> None:
+        self._graph = graph
+        self.tallies: dict[str, Tally] = defaultdict(Tally)
+
+    def _timed(self, method, query: str, *args, **kwargs):
+        began = time.perf_counter()
+        result = method(query, *args, **kwargs)
+        tally = self.tallies[label(query)]
+        tally.calls += 1
+        tally.trip_ms += (time.perf_counter() - began) * 1000
+        tally.server_ms += float(getattr(result, "run_time_ms", 0.0) or 0.0)
+        return result
+
+    def query(self, query: str, *args, **kwargs):
+        return self._timed(self._graph.query, query, *args, **kwargs)
+
+    def ro_query(self, query: str, *args, **kwargs):
+        return self._timed(self._graph.ro_query, query, *args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._graph, name)
+
+    def report(self, seconds: float) -> str:
+        """The tallies since the last report, then cleared; seconds: what the whole workload took."""
+        lines = [f"    {'calls':>6} {'server s':>9} {'trip s':>8}  query"]
+        trips = 0.0
+        for name, tally in sorted(self.tallies.items(), key=lambda item: -item[1].trip_ms):
+            trips += tally.trip_ms / 1000
+            lines.append(
+                f"    {tally.calls:>6} {tally.server_ms / 1000:>9.2f} {tally.trip_ms / 1000:>8.2f}  {name}"
+            )
+        lines.append(f"    Python outside the queries (including checks and row making): {seconds - trips:.2f} s")
+        self.tallies.clear()
+        return "\n".join(lines)

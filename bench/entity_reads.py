@@ -1,0 +1,99 @@
+"""Reads of entities with lighthouse.read: history(), as_of() and related(), one call each, on random keys.
+
+They run after the writes, on entities with two or three States, and each answer is checked against
+what the fleet wrote.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+from fleet import DEVICE, state_differs
+from registry import Context, Measured, expect, workload
+
+from lighthouse import as_of, history, related
+
+_READS_NEED = ("create", "change", "late")
+
+
+def _moments(ctx: Context) -> list[datetime]:
+    """Random whole seconds from a day before the create to a day after the change."""
+    start = ctx.fleet.created - timedelta(days=1)
+    span = int((ctx.fleet.changed - start).total_seconds()) + 2 * 86_400
+    return [start + timedelta(seconds=ctx.rng.randint(0, span)) for _ in range(ctx.calls)]
+
+
+def _keys(ctx: Context) -> list[str]:
+    return [ctx.rng.choice(ctx.fleet.keys) for _ in range(ctx.calls)]
+
+
+@workload(
+    "history",
+    "calls",
+    needs=_READS_NEED,
+    floor="indexed_match",
+    target=0.60,
+    about="every State of an entity, oldest first",
+)
+def history_calls(ctx: Context) -> Measured:
+    """history() of random devices; each must list the States the fleet wrote."""
+    keys = _keys(ctx)
+    answers = []
+    began = time.perf_counter()
+    for key in keys:
+        answers.append(history(ctx.graph, DEVICE, key))
+    seconds = time.perf_counter() - began
+    for key, answer in zip(keys, answers, strict=True):
+        expected = ctx.fleet.states(key)
+        expect(len(answer) == len(expected), f"history({key}): {len(answer)} States, not {len(expected)}")
+        for got, wanted in zip(answer, expected, strict=True):
+            why = state_differs(got, wanted)
+            expect(why is None, f"history({key}): {why}")
+    return Measured(len(keys), seconds, len(answers))
+
+
+@workload(
+    "as_of",
+    "calls",
+    needs=_READS_NEED,
+    floor="indexed_match",
+    target=0.60,
+    about="the State of an entity at a random time (before it existed too)",
+)
+def as_of_calls(ctx: Context) -> Measured:
+    """as_of() of random devices at random times; each must be the State that held then, or None."""
+    keys, moments = _keys(ctx), _moments(ctx)
+    answers = []
+    began = time.perf_counter()
+    for key, moment in zip(keys, moments, strict=True):
+        answers.append(as_of(ctx.graph, DEVICE, key, moment))
+    seconds = time.perf_counter() - began
+    for key, moment, answer in zip(keys, moments, answers, strict=True):
+        why = state_differs(answer, ctx.fleet.at(key, moment))
+        expect(why is None, f"as_of({key}, {moment}): {why}")
+    return Measured(len(keys), seconds, len(answers))
+
+
+@workload(
+    "related",
+    "calls",
+    needs=_READS_NEED,
+    floor="indexed_match",
+    target=0.60,
+    about="the targets of a relation (LOCATED_IN or USED_BY) at a random time",
+)
+def related_calls(ctx: Context) -> Measured:
+    """related() of random devices, relations and times; each must give the targets that held then."""
+    keys, moments = _keys(ctx), _moments(ctx)
+    relations = [ctx.rng.choice(sorted(DEVICE.relations)) for _ in keys]
+    answers = []
+    began = time.perf_counter()
+    for key, relation, moment in zip(keys, relations, moments, strict=True):
+        answers.append(related(ctx.graph, DEVICE, key, relation, moment))
+    seconds = time.perf_counter() - began
+    for key, relation, moment, answer in zip(keys, relations, moments, answers, strict=True):
+        state = ctx.fleet.at(key, moment)
+        wanted = [] if state is None else state.relations[relation]
+        expect(answer == wanted, f"related({key}, {relation}, {moment}): {answer}, not {wanted}")
+    return Measured(len(keys), seconds, len(answers))

@@ -1,0 +1,148 @@
+"""The Lighthouse benchmark: `uv run python bench/run.py` from the repository root.
+
+Starts an embedded FalkorDB with nothing on disk (unless FALKORDB_HOST/PORT name a server), writes to a
+fresh graph that is deleted after, and prints one line per workload with its ratio to its floor.
+Targets are reported as PASS or MISS; a workload whose work was wrong stops the run with exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import importlib
+import pstats
+import random
+import sys
+import time
+import uuid
+
+from breakdown import TimedGraph
+from fleet import DEVICE, Fleet
+from registry import WORKLOADS, BenchError, Context, selection
+from report import Figure, figure, line, write_json
+
+from lighthouse import ensure_schema
+from lighthouse_server import embedded
+
+# The modules that register workloads, in the order they run: floors, then writes, then reads.
+# A new workload is one function in one of these modules, or a module added here.
+WORKLOAD_MODULES = ("floors", "entity_writes", "entity_reads")
+for module in WORKLOAD_MODULES:
+    importlib.import_module(module)
+
+
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--entities", type=int, default=10_000, help="entities written (default 10,000)")
+    parser.add_argument(
+        "--late", type=int, default=None, help="late rows (default: a fifth of the entities, 2,000 at 10,000)"
+    )
+    parser.add_argument("--calls", type=int, default=2_000, help="calls of each read workload (default 2,000)")
+    parser.add_argument(
+        "--only", action="append", default=None, metavar="WORKLOAD",
+        help="run this workload, what it needs and its floor (repeatable, or comma-separated)",
+    )
+    parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
+    parser.add_argument("--seed", type=int, default=2, help="seed of the random keys and times")
+    parser.add_argument(
+        "--profile", action="store_true",
+        help="print where Python spends its time in each workload (the figures then include the profiler)",
+    )
+    parser.add_argument(
+        "--breakdown", action="store_true",
+        help="print each query's calls, FalkorDB time and round-trip time per workload",
+    )
+    parser.add_argument("--list", action="store_true", help="list the workloads and stop")
+    parsed = parser.parse_args(argv)
+    if parsed.entities < 1 or parsed.calls < 1:
+        parser.error("--entities and --calls are at least 1")
+    if parsed.late is None:
+        parsed.late = max(1, parsed.entities // 5)
+    if parsed.only:
+        parsed.only = [name.strip() for given in parsed.only for name in given.split(",") if name.strip()]
+    return parsed
+
+
+def listing() -> str:
+    rows = []
+    for chosen in WORKLOADS.values():
+        goal = "floor" if chosen.floor is None else f">= {chosen.target * 100:.0f} % of {chosen.floor}"
+        rows.append(f"{chosen.name:<14} {chosen.unit:<5} {goal:<26} {chosen.about}")
+    return "\n".join(rows)
+
+
+def measure(ctx: Context, names: list[str] | None, profile: bool, breakdown: bool) -> list[Figure]:
+    figures: dict[str, Figure] = {}
+    for chosen in selection(names):
+        profiler = cProfile.Profile() if profile else None
+        with profiler or contextlib.nullcontext():
+            measured = chosen.run(ctx)
+        if measured.checked != measured.count:
+            raise BenchError(f"{chosen.name} checked {measured.checked} of its {measured.count} {chosen.unit}")
+        figures[chosen.name] = figure(chosen, measured, figures)
+        print(line(figures[chosen.name]), flush=True)
+        if breakdown:
+            print(ctx.graph.report(measured.seconds), flush=True)
+        if profiler is not None:
+            pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(12)
+    return list(figures.values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(argv)
+    if args.list:
+        print(listing())
+        return 0
+    selection(args.only)  # an unknown name stops here, before a server starts
+    server = embedded.connect_or_start()
+    client = server.client()
+    run_id = uuid.uuid4().hex[:10]
+    graph, floor_graph = client.select_graph(f"bench_{run_id}"), client.select_graph(f"bench_floor_{run_id}")
+    where = "embedded" if server.process is not None else "external"
+    print(
+        f"FalkorDB {where} at {server.host}:{server.port}; {args.entities} entities, {args.late} late rows, "
+        f"{args.calls} calls per read; graph {graph.name}",
+        flush=True,
+    )
+    began = time.perf_counter()
+    try:
+        ensure_schema(graph, [DEVICE])
+        ctx = Context(
+            client,
+            graph,
+            floor_graph,
+            Fleet.of(args.entities),
+            random.Random(args.seed),
+            args.calls,
+            args.late,
+        )
+        if args.breakdown:
+            ctx.graph = TimedGraph(graph)
+        figures = measure(ctx, args.only, args.profile, args.breakdown)
+    except BenchError as error:
+        print(f"WRONG WORK: {error}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        for used in (graph, floor_graph):
+            with contextlib.suppress(Exception):  # a graph that was never written does not exist
+                used.delete()
+        server.stop()
+    settings = {
+        "entities": args.entities,
+        "late": args.late,
+        "calls": args.calls,
+        "seed": args.seed,
+        "server": where,
+        "profiled": args.profile,
+        "total_seconds": round(time.perf_counter() - began, 2),
+    }
+    missed = [one.name for one in figures if one.verdict == "MISS"]
+    print(f"{len(figures)} workloads in {settings['total_seconds']} s; targets missed: {', '.join(missed) or 'none'}")
+    if args.json:
+        write_json(args.json, settings, figures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""pointing_at() and similar(): what is found by following relation edges, one round trip each."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .. import clock
+from ..kinds import Kind
+from ..read import _checked, _moment
+from ..values import Refused
+from .text import STOP_AFTER, bounded, checked_limit, checked_timeout
+from ..graphs import read
+
+
+def _in_order(item: object) -> tuple[str, object]:
+    """Keys of both types in one stable order: whole numbers before names."""
+    return (type(item).__name__, item)
+
+
+def _relation(kind: Kind, relation: object) -> str:
+    if not isinstance(relation, str) or relation not in kind.relations:
+        raise Refused(f"{kind.label} has no relation {str(relation)[:80]!r}")
+    return relation
+
+
+@lru_cache(maxsize=1024)
+def _pointing_query(kind: Kind, relation: str) -> str:
+    target = kind.target(relation)
+    return (
+        f"MATCH (x:`{target.label}` {{key: $target}})<-[r:`{relation}`]-(e:`{kind.label}`) "
+        "WHERE r.valid_from <= localdatetime($at) AND (r.valid_to IS NULL OR r.valid_to > localdatetime($at)) "
+        "RETURN DISTINCT e.key"
+    )
+
+
+def pointing_at(graph, kind: Kind, relation: str, target_key: object, at: object = None) -> list:
+    """The keys of the entities of a kind whose relation to a target held at a time (now without one), sorted.
+
+    pointing_at(graph, DEVICE, "LOCATED_IN", "r2") gives the devices in room r2 now.
+    """
+    target_key = _checked(kind, target_key)
+    relation = _relation(kind, relation)
+    result = read(graph, _pointing_query(kind, relation), {"target": target_key, "at": _moment(at)})
+    return sorted((row[0] for row in result), key=_in_order)
+
+
+@lru_cache(maxsize=1024)
+def _similar_query(kind: Kind, relations: tuple[str, ...]) -> str:
+    types = "|".join(f"`{relation}`" for relation in relations)
+    # The entity's relations that hold now, then every edge of the same type into the same target,
+    # closed or open: an entity that shared a target in the past is found too.
+    return (
+        f"MATCH (e:`{kind.label}` {{key: $key}})-[r:{types}]->(x) "
+        "WHERE r.valid_from <= localdatetime($now) AND (r.valid_to IS NULL OR r.valid_to > localdatetime($now)) "
+        "WITH DISTINCT e, type(r) AS rel, x "
+        f"MATCH (x)<-[other:{types}]-(peer:`{kind.label}`) "
+        "WHERE type(other) = rel AND id(peer) <> id(e) "
+        "WITH DISTINCT peer, rel, x.key AS target "
+        "WITH peer, collect([rel, target]) AS through "
+        "RETURN peer.key AS found, size(through) AS shared, through "
+        "ORDER BY shared DESC, found LIMIT $limit"
+    )
+
+
+def similar(
+    graph,
+    kind: Kind,
+    key: object,
+    limit: int = 10,
+    relations: object = None,
+    *,
+    timeout: int = STOP_AFTER,
+) -> list[dict]:
+    """Entities of the same kind that share relation targets with an entity, those sharing most first.
+
+    Each result: {"key", "shared": how many (relation, target) pairs, "through": those pairs, sorted}.
+    The entity's relations that hold now are compared with every relation the others ever had, so
+    entities of the past are found. Ties in key order. relations: only these (all the kind declares
+    without). timeout: milliseconds, at most 5,000; past it, TooSlow.
+    """
+    key = _checked(kind, key)
+    limit, timeout = checked_limit(limit), checked_timeout(timeout)
+    if relations is None:
+        chosen = tuple(sorted(kind.relations))
+    elif isinstance(relations, list | tuple) and relations:
+        chosen = tuple(sorted({_relation(kind, relation) for relation in relations}))
+    else:
+        raise Refused("relations is None or a list of relations of the kind")
+    if not chosen:  # a kind without relations shares nothing
+        return []
+    params = {"key": key, "now": clock.stamp(), "limit": limit}
+    found = []
+    for peer, shared, through in bounded(graph, _similar_query(kind, chosen), params, timeout):
+        pairs = sorted(((rel, target) for rel, target in through), key=lambda pair: (pair[0], *_in_order(pair[1])))
+        found.append({"key": peer, "shared": shared, "through": pairs})
+    return found

@@ -1,0 +1,404 @@
+"""embed(), nearest(), embed_entries(), nearest_entries(): what is in memory, found by meaning.
+
+embedder(texts) -> one vector per text is the application's function. A vector is stored at unit length
+(FalkorDB computes cosine in float32, where tiny or huge numbers overflow) with the name of its model.
+The model of a kind's vectors is kept on the Stamp (embed_model_<Label>) rather than found by a query for
+`model <> $model`, which would read the whole kind on every call. After a change of model, the first
+embed() marks every entity with text once, a span of node ids a query, keeping how far it came on the
+Stamp, so a call that stops midway goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+import time
+from collections.abc import Callable
+from functools import lru_cache
+
+from redis.exceptions import ResponseError
+
+from .. import clock, values
+from ..episodes import text_of as entry_text
+from ..graphs import read
+from ..kinds import Kind
+from ..values import Refused
+from ..write.rows import text_of
+from .text import _HIDDEN, STOP_AFTER, TooSlow, _shown, _types, bounded, checked_limit, checked_timeout
+
+MAX_EMBED = 1_000  # entities or entries one call gives vectors to
+MARK_SPAN = 20_000  # node ids one marking query looks at
+MAX_NUMBERS = 100_000  # numbers of vectors one write query carries
+MAX_SLICES = 20  # slices of serials one embed_entries() reads
+MAX_K = 10_000  # neighbours asked of the index at most, when other models' vectors crowd the nearest
+
+
+class EmbedderError(ValueError):
+    """An embedder's answer that cannot be stored: nothing of it was."""
+
+
+def _checked_kind(kind: object) -> Kind:
+    if not isinstance(kind, Kind):
+        raise Refused(f"kind must be a Kind, not {type(kind).__name__}")
+    if not kind.dimensions:
+        raise Refused(f"{kind.label} has no dimensions: its text gets no vectors")
+    return kind
+
+
+def _checked_call(embedder: object, model: object, limit: object, most: int) -> tuple[str, int]:
+    if not callable(embedder):
+        raise Refused("embedder must be a function: a list of texts in, one vector for each out")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= most:
+        raise Refused(f"limit is a whole number from 1 to {most:,}, not {str(limit)[:40]!r}")
+    return values.name(model, "a model name"), limit
+
+
+def vectors_of(answer: object, count: int, dimensions: int) -> list[list[float]]:
+    """The embedder's answer checked whole: one vector per text, each of `dimensions` finite numbers,
+    not all zeros. Each comes back at unit length. Anything else raises EmbedderError."""
+    if not isinstance(answer, list | tuple):
+        raise EmbedderError(f"the embedder answered {type(answer).__name__}, not a list of vectors")
+    if len(answer) != count:
+        raise EmbedderError(f"the embedder answered {len(answer)} vectors for {count} texts")
+    found = []
+    for place, vector in enumerate(answer):
+        if not isinstance(vector, list | tuple):
+            raise EmbedderError(f"vector {place} is {type(vector).__name__}, not a list of numbers")
+        if len(vector) != dimensions:
+            raise EmbedderError(f"vector {place} has {len(vector)} numbers, not {dimensions}")
+        if not all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in vector):
+            raise EmbedderError(f"vector {place} holds something that is not a number")
+        try:
+            floats = [float(x) for x in vector]
+        except (OverflowError, ValueError, TypeError):
+            raise EmbedderError(f"vector {place} holds a number out of range") from None
+        if not all(math.isfinite(x) for x in floats):
+            raise EmbedderError(f"vector {place} holds NaN or infinity")
+        top = max(abs(x) for x in floats)
+        if top == 0:
+            raise EmbedderError(f"vector {place} is all zeros: it has no direction")
+        scaled = [x / top for x in floats]  # scaled first, so squares of huge numbers cannot overflow
+        length = math.sqrt(math.fsum(x * x for x in scaled))
+        found.append([float(f"{x / length:.9g}") for x in scaled])  # 9 digits: all that float32 keeps
+    return found
+
+
+def _asked(embedder: Callable, texts: list[str], dimensions: int) -> list[list[float]]:
+    return vectors_of(embedder(list(texts)), len(texts), dimensions) if texts else []
+
+
+def _chunks(rows: list[dict], dimensions: int) -> list[list[dict]]:
+    """Rows cut so that one query carries at most MAX_NUMBERS numbers."""
+    size = max(1, MAX_NUMBERS // dimensions)
+    return [rows[start : start + size] for start in range(0, len(rows), size)]
+
+
+def _stamp_names(kind: Kind) -> tuple[str, str, str]:
+    """The Stamp's properties for a kind: its model, how far marking came, and the last id to mark."""
+    return f"embed_model_{kind.label}", f"embed_after_{kind.label}", f"embed_upto_{kind.label}"
+
+
+def _has_text(kind: Kind) -> str:
+    """Cypher true when the entity's text (text_of(): the text values, one per line) is not empty."""
+    listed = ", ".join(f"e.`{name}`" for name in kind.text)
+    return (
+        f"(size([v IN [{listed}] WHERE v IS NOT NULL]) > 1 "
+        f"OR any(v IN [{listed}] WHERE v IS NOT NULL AND v <> ''))"
+    )
+
+
+@lru_cache(maxsize=256)
+def _switch_query(kind: Kind) -> str:
+    model, after, upto = _stamp_names(kind)
+    return (
+        f"MATCH (st:Stamp) WHERE coalesce(st.`{model}`, '') <> $model "
+        f"OPTIONAL MATCH (e:`{kind.label}`) WITH st, max(id(e)) AS top "
+        f"SET st.`{model}` = $model, st.`{after}` = -1, st.`{upto}` = coalesce(top, -1)"
+    )
+
+
+@lru_cache(maxsize=256)
+def _mark_query(kind: Kind) -> str:
+    model, after, upto = _stamp_names(kind)
+    return (
+        f"OPTIONAL MATCH (e:`{kind.label}`) WHERE id(e) > $after AND id(e) <= $upto "
+        f"AND {_has_text(kind)} AND coalesce(e.model, '') <> $model "
+        f"FOREACH (_ IN CASE WHEN e IS NULL THEN [] ELSE [1] END | SET e:`{kind.embed_label}`) "
+        "WITH count(e) AS marked "
+        f"MATCH (st:Stamp) WHERE st.`{model}` = $model AND st.`{after}` = $after "
+        f"SET st.`{after}` = CASE WHEN $upto >= st.`{upto}` THEN null ELSE $upto END "
+        f"RETURN st.`{after}`, st.`{upto}`"
+    )
+
+
+def _follow_model(graph, kind: Kind, model: str) -> None:
+    """Makes every entity with text and no vector of this model wait, once after a change of model."""
+    asked = "MATCH (st:Stamp) RETURN " + ", ".join(f"st.`{name}`" for name in _stamp_names(kind))
+    stamp = read(graph, asked)
+    if not stamp:
+        raise Refused("the graph has no Stamp: run ensure_schema() before embed()")
+    if stamp[0][0] != model:
+        graph.query(_switch_query(kind), {"model": model})
+        stamp = read(graph, asked)
+    current, after, upto = stamp[0]
+    while current == model and after is not None:
+        params = {"model": model, "after": after, "upto": min(after + MARK_SPAN, upto)}
+        result = graph.query(_mark_query(kind), params).result_set
+        if not result:  # another call marks, or another model took the kind over: it goes on, not this one
+            return
+        after, upto = result[0]
+
+
+@lru_cache(maxsize=256)
+def _waiting_query(kind: Kind) -> str:
+    listed = ", ".join(f"e.`{name}`" for name in kind.text)
+    return f"MATCH (e:`{kind.embed_label}`) RETURN e.key, [{listed}] LIMIT $limit"
+
+
+@lru_cache(maxsize=256)
+def _store_query(kind: Kind) -> str:
+    # A vector is stored only where the text is still the one the model was asked about.
+    same = " AND ".join(
+        f"(e.`{name}` = r.text[{place}] OR (e.`{name}` IS NULL AND r.text[{place}] IS NULL))"
+        for place, name in enumerate(kind.text)
+    )
+    return (
+        f"MATCH (st:Stamp) WHERE st.`{_stamp_names(kind)[0]}` = $model "
+        "UNWIND $rows AS r "
+        f"MATCH (e:`{kind.label}` {{key: r.key}}) WHERE e:`{kind.embed_label}` "
+        "SET e.embedding = CASE WHEN r.vector IS NULL THEN null ELSE vecf32(r.vector) END, "
+        "    e.model = CASE WHEN r.vector IS NULL THEN null ELSE $model END "
+        f"REMOVE e:`{kind.embed_label}` "
+        "RETURN count(r.vector)"
+    )
+
+
+def embed(graph, kind: Kind, embedder: Callable, model: str, limit: int = 500) -> dict:
+    """Gives a vector of `model` to up to `limit` entities of a kind whose text waits for one.
+
+    Reads only the entities labelled <Label>ToEmbed, asks embedder(texts) once, checks the whole answer
+    (EmbedderError, and nothing stored, when it is not one vector per text of the kind's dimensions, of
+    finite numbers, not all zeros), and stores each vector only if the entity's text is still what the
+    model was asked about. Returns {"embedded", "waiting"}: call again until waiting is 0.
+    """
+    kind = _checked_kind(kind)
+    model, limit = _checked_call(embedder, model, limit, MAX_EMBED)
+    _follow_model(graph, kind, model)
+    rows = [
+        {"key": key, "text": listed} for key, listed in read(graph, _waiting_query(kind), {"limit": limit})
+    ]
+    present = [{n: v for n, v in zip(kind.text, row["text"], strict=True) if v is not None} for row in rows]
+    texts = [text_of(kind, given) for given in present]
+    vectors = iter(_asked(embedder, [text for text in texts if text], kind.dimensions))
+    for row, text in zip(rows, texts, strict=True):
+        row["vector"] = next(vectors) if text else None  # an entity with no text left only loses its label
+    embedded = 0
+    for chunk in _chunks(rows, kind.dimensions):
+        found = graph.query(_store_query(kind), {"rows": chunk, "model": model}).result_set
+        embedded += found[0][0] if found else 0
+    waiting = read(graph, f"MATCH (e:`{kind.embed_label}`) RETURN count(e)")
+    return {"embedded": embedded, "waiting": waiting[0][0] if waiting else 0}
+
+
+def _closest(graph, query: str, params: dict, limit: int, timeout: int) -> list:
+    """The items of the model asked about among the index's nearest, asking for more neighbours while
+    other models' vectors crowd them out; all within timeout milliseconds."""
+    started, k = time.monotonic(), limit
+    while True:
+        left = timeout - int((time.monotonic() - started) * 1000)
+        if left <= 0:
+            raise TooSlow(f"the search ran longer than {timeout:,} ms and was stopped")
+        try:
+            rows = bounded(graph, query, {**params, "k": k}, left)
+        except ResponseError as error:
+            if "Invalid arguments" in str(error) or "dimension mismatch" in str(error):
+                raise Refused(
+                    f"no vector index of these dimensions here ({error}): see ensure_schema()"
+                ) from None
+            raise
+        found, seen = rows[0] if rows else ([], 0)
+        if len(found) >= limit or seen < k or k >= MAX_K:
+            return found
+        k = min(k * 8, MAX_K)
+
+
+def _nearest(graph, query: str, params: dict, dimensions: int | None, asked: tuple) -> list:
+    """The rows nearest to the question, best first: [identity, score, order, ...]."""
+    question, embedder, limit, timeout = asked
+    if dimensions is None or not question.strip():  # no graph yet, or nothing asked
+        return []
+    params["vector"] = _asked(embedder, [question], dimensions)[0]
+    found = _closest(graph, query, params, limit, timeout)
+    return sorted(found, key=lambda item: (-item[1], type(item[2]).__name__, item[2]))[:limit]
+
+
+def _asking(
+    question: object, embedder: object, model: object, limit: object, timeout: object, vectors: object
+):
+    model, limit = _checked_call(embedder, model, checked_limit(limit), 1_000)
+    if not isinstance(vectors, bool):
+        raise Refused("vectors is True or False")
+    return model, (values.text(question, "a question"), embedder, limit, checked_timeout(timeout))
+
+
+@lru_cache(maxsize=256)
+def _nearest_query(kind: Kind) -> str:
+    return (
+        f"CALL db.idx.vector.queryNodes('{kind.label}', 'embedding', $k, vecf32($vector)) YIELD node, score "
+        "WITH collect(CASE WHEN node.model = $model THEN [node.key, 1.0 - score, node.key, "
+        "  [name IN keys(node) WHERE NOT name IN $hidden | [name, node[name]]], "
+        "  CASE WHEN $vectors THEN node.embedding ELSE null END] ELSE null END) AS found, count(node) AS seen "
+        "RETURN found, seen"
+    )
+
+
+def nearest(
+    graph,
+    kind: Kind,
+    question: object,
+    embedder: Callable,
+    model: str,
+    limit: int = 10,
+    *,
+    vectors: bool = False,
+    timeout: int = STOP_AFTER,
+) -> list[dict]:
+    """The entities of a kind whose current text is nearest in meaning to the question, best first.
+
+    Compares only vectors of `model`; an entity whose text changed is found again after the next embed().
+    Each result: key, score (cosine similarity, 1 is the same direction; ties in key order), the current
+    values, valid_from, seen_last, by, recorded_at, and with vectors=True the stored unit vector.
+    timeout: milliseconds, at most 5,000; past it, TooSlow.
+    """
+    kind = _checked_kind(kind)
+    model, asked = _asking(question, embedder, model, limit, timeout, vectors)
+    hidden = [*_HIDDEN, *([kind.key] if kind.key != "key" else [])]
+    params = {"model": model, "hidden": hidden, "vectors": vectors}
+    results = []
+    for key, score, _key, listed, stored in _nearest(
+        graph, _nearest_query(kind), params, kind.dimensions, asked
+    ):
+        item = _shown(kind, key, score, listed, None)
+        del item["entry"], item["valid_to"]  # the entity node is the current State: it has no end
+        results.append({**item, "vector": list(stored)} if vectors else item)
+    return results
+
+
+# --- entries -------------------------------------------------------------------------------------
+
+
+def entry_dimensions(graph) -> int | None:
+    """The dimensions of the entries' vector index; None for a graph that does not exist yet."""
+    indexes = read(graph, "CALL db.indexes() YIELD label, types, options RETURN label, types, options")
+    for label, types, options in indexes:
+        if label == "Entry" and "VECTOR" in (types or {}).get("embedding", []):
+            return int(options["embedding"]["dimension"])
+    if indexes:
+        raise Refused("entries have no vector index: ensure_schema(graph, kinds, entry_dimensions=...) first")
+    return None
+
+
+def mark_name(model: str) -> str:
+    """The Stamp's property that holds the serial up to which entries have vectors of a model."""
+    return "embed_mark_" + hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
+
+
+_SLICE_QUERY = (
+    "MATCH (st:Stamp) OPTIONAL MATCH (n:Entry) WHERE n.serial > $after AND n.serial <= $upto "
+    "RETURN st.serial, collect(CASE WHEN n IS NULL THEN null ELSE [n.serial, n.id, n.content, n.model] END)"
+)
+
+
+@lru_cache(maxsize=256)
+def _entries_store_query(mark: str) -> str:
+    # The mark moves in the query that stores the vectors, and only from where this call read it.
+    return (
+        f"MATCH (st:Stamp) WHERE coalesce(st.`{mark}`, 0) = $after SET st.`{mark}` = $upto "
+        "WITH st CALL { WITH st UNWIND $rows AS r MATCH (n:Entry {id: r.id}) "
+        "  SET n.embedding = vecf32(r.vector), n.model = $model RETURN count(n) AS written } "
+        "RETURN written"
+    )
+
+
+def embed_entries(graph, embedder: Callable, model: str, limit: int = 500) -> dict:
+    """Gives a vector of `model` to up to `limit` entries with text, read by serial from this model's mark.
+
+    The text of an entry is its text values in the order of their names, one per line. An entry never
+    changes, so its vector stands for good. Returns {"embedded", "waiting"}: waiting counts the entries
+    stored since the mark, text or none.
+    """
+    model, limit = _checked_call(embedder, model, limit, MAX_EMBED)
+    dimensions, mark = entry_dimensions(graph), mark_name(model)
+    stamp = read(graph, f"MATCH (st:Stamp) RETURN st.serial, coalesce(st.`{mark}`, 0)")
+    if not stamp or dimensions is None:
+        raise Refused("the graph has no Stamp: run ensure_schema() before embed_entries()")
+    top, start = stamp[0][0] or 0, stamp[0][1]
+    after, todo, texts = start, [], []
+    for _ in range(MAX_SLICES):
+        if after >= top or len(todo) >= limit:
+            break
+        upto = after + limit - len(todo)
+        top, listed = read(graph, _SLICE_QUERY, {"after": after, "upto": upto})[0]
+        top = top or 0
+        for serial, entry_id, content, current in sorted(item for item in listed if item is not None):
+            text = entry_text(json.loads(content)) if content else ""
+            if text and current != model:  # an entry with no text gets no vector; the mark passes it
+                todo.append({"id": entry_id, "serial": serial})
+                texts.append(text)
+        after = min(upto, top)
+    rows = [
+        {**item, "vector": vector}
+        for item, vector in zip(todo, _asked(embedder, texts, dimensions), strict=True)
+    ]
+    embedded, moved = 0, start
+    chunks = _chunks(rows, dimensions) if rows else ([[]] if after > start else [])
+    for place, chunk in enumerate(chunks):
+        upto = after if place == len(chunks) - 1 else chunk[-1]["serial"]
+        found = graph.query(
+            _entries_store_query(mark), {"rows": chunk, "model": model, "after": moved, "upto": upto}
+        ).result_set
+        if not found:  # another call moved the mark first: it stores what follows
+            break
+        embedded, moved = embedded + found[0][0], upto
+    waiting = read(graph, f"MATCH (st:Stamp) RETURN st.serial - coalesce(st.`{mark}`, 0)")
+    return {"embedded": embedded, "waiting": max(0, waiting[0][0] or 0) if waiting else 0}
+
+
+_NEAREST_ENTRIES = (
+    "CALL db.idx.vector.queryNodes('Entry', 'embedding', $k, vecf32($vector)) YIELD node, score "
+    "WITH collect(CASE WHEN node.model = $model AND ($types IS NULL OR node.type IN $types) "
+    "  THEN [node.id, 1.0 - score, node.serial, node.episode, node.seq, node.type, node.by, node.at, "
+    "    node.content, CASE WHEN $vectors THEN node.embedding ELSE null END] ELSE null END) AS found, "
+    "  count(node) AS seen "
+    "RETURN found, seen"
+)
+
+
+def nearest_entries(
+    graph,
+    question: object,
+    embedder: Callable,
+    model: str,
+    limit: int = 10,
+    types: object = None,
+    *,
+    vectors: bool = False,
+    timeout: int = STOP_AFTER,
+) -> list[dict]:
+    """The entries whose text is nearest in meaning to the question, best first; types: only these.
+
+    Each result: id, episode, seq, type, by, at, values, score (cosine similarity; ties go to the entry
+    stored first), and with vectors=True the stored unit vector. Same timeout as nearest().
+    """
+    model, asked = _asking(question, embedder, model, limit, timeout, vectors)
+    params = {"model": model, "types": _types(types), "vectors": vectors}
+    results = []
+    for entry_id, score, _serial, episode, seq, entry_type, by, at, content, stored in _nearest(
+        graph, _NEAREST_ENTRIES, params, entry_dimensions(graph), asked
+    ):
+        item = {"id": entry_id, "episode": episode, "seq": seq, "type": entry_type, "by": by}
+        item |= {"at": clock.from_store(at), "values": json.loads(content) if content else {}, "score": score}
+        results.append({**item, "vector": list(stored)} if vectors else item)
+    return results

@@ -1,0 +1,202 @@
+"""References: their forms, their limits, and the one read that says which of them exist."""
+
+from __future__ import annotations
+
+import pytest
+from lighthouse import Kind, ensure_schema, remember
+from lighthouse.graphs import read
+from lighthouse.references import (
+    describe,
+    existing,
+    finding,
+    from_store,
+    is_record,
+    missing,
+    ordered,
+    parse,
+    parse_all,
+    pattern,
+    shown,
+)
+from lighthouse.values import MAX_REFERENCES, Refused
+
+HALL = Kind("Hall", key="code")
+VALVE = Kind("Valve", key="tag", relations={"IN": HALL})
+
+
+class Counting:
+    """The real graph, counting the read-only queries sent through it."""
+
+    def __init__(self, graph) -> None:
+        self.graph = graph
+        self.reads = 0
+
+    def ro_query(self, *args, **kwargs):
+        self.reads += 1
+        return self.graph.ro_query(*args, **kwargs)
+
+
+def _valves(graph) -> None:
+    ensure_schema(graph, [VALVE])
+    rows = [
+        {"key": "v1", "t": "2026-01-01T00:00:00Z", "values": {"open": True}, "relations": {"IN": "h1"}},
+        {"key": 5, "t": "2026-01-01T00:00:00Z", "values": {"open": False}},
+    ]
+    assert [r["status"] for r in remember(graph, VALVE, by="test", rows=rows)] == ["created", "created"]
+
+
+# parse
+
+
+def test_parse_gives_label_and_key_for_each_form():
+    assert parse((VALVE, "v1")) == ("Valve", "v1")
+    assert parse((VALVE, 5)) == ("Valve", 5)
+    assert parse(("Valve", "v1")) == ("Valve", "v1")
+    assert parse(["Valve", "v1"]) == ("Valve", "v1")
+    assert parse("look/3") == ("Entry", "look/3")
+    assert parse(("Episode", "e1")) == ("Episode", "e1")
+    assert parse(("Lesson", "hot-in-r2")) == ("Lesson", "hot-in-r2")
+    assert parse(("Playbook", "hot-device#2")) == ("Playbook", "hot-device#2")
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        None,
+        5,
+        3.5,
+        {"Valve": "v1"},
+        ("Valve",),
+        ("Valve", "v1", "extra"),
+        ("Valve", None),
+        ("Valve", True),
+        ("Valve", 2.5),
+        ("Valve", 2**63),
+        ("Valve", ""),
+        ("Valve", " v1"),
+        ("Valve", "x" * 201),
+        ("Valve", "a\x00b"),
+        ("Valve", "a\ud800b"),
+        ("Valve", "line\nbreak"),
+        ("Va lve", "v1"),
+        ("Valve`) DETACH DELETE (n", "v1"),
+        ("1Valve", "v1"),
+        (None, "v1"),
+        ("State", "v1"),
+        ("Stamp", "s"),
+        ("WriteFailure", "f"),
+        ("Agent", "watcher"),
+        ("Episode", 5),
+        ("Entry", 7),
+        "",
+        "x" * 201,
+        "entry\x00",
+    ],
+)
+def test_parse_refuses_what_is_not_a_reference(reference):
+    with pytest.raises(Refused) as refused:
+        parse(reference)
+    assert refused.value.reason == "invalid"
+
+
+def test_parse_all_drops_duplicates_and_keeps_order():
+    given = ["e/1", (VALVE, "v1"), ("Entry", "e/1"), ("Valve", "v1"), (VALVE, 1), ("Valve", "1")]
+    assert parse_all(given) == [("Entry", "e/1"), ("Valve", "v1"), ("Valve", 1), ("Valve", "1")]
+    assert parse_all(None) == []
+    assert parse_all(()) == []
+
+
+def test_parse_all_takes_200_and_refuses_201():
+    assert len(parse_all([f"e/{n}" for n in range(MAX_REFERENCES)])) == MAX_REFERENCES
+    with pytest.raises(Refused, match="more than 200"):
+        parse_all([f"e/{n}" for n in range(MAX_REFERENCES + 1)])
+
+
+@pytest.mark.parametrize("given", ["e/1", {"e/1": 1}, 5, (VALVE, "v1")])
+def test_parse_all_needs_a_list(given):
+    # A tuple (VALVE, "v1") is a list of two references, and VALVE alone is not one.
+    with pytest.raises(Refused):
+        parse_all(given)
+
+
+def test_records_and_entities_are_told_apart():
+    assert is_record("Entry") and is_record("Playbook") and is_record("Task")
+    assert not is_record("Valve")
+    assert pattern("Lesson", "x", "$k") == "(x:`Lesson` {id: $k})"
+    assert pattern("Valve", "x", "$k") == "(x:`Valve`:Entity {key: $k})"
+    with pytest.raises(Refused):
+        pattern("Valve`) DELETE (x", "x", "$k")
+
+
+def test_ordered_sorts_by_label_then_numbers_before_text():
+    given = [("Valve", "b"), ("Episode", "z"), ("Valve", 10), ("Valve", "a"), ("Valve", 2)]
+    assert ordered(given) == [("Episode", "z"), ("Valve", 2), ("Valve", 10), ("Valve", "a"), ("Valve", "b")]
+
+
+def test_from_store_names_records_by_id_and_entities_by_key():
+    assert from_store(["Entry"], "e/1", None) == ("Entry", "e/1")
+    assert from_store(["Entity", "Valve"], "an id value", "v1") == ("Valve", "v1")
+    assert from_store(["Valve", "Entity", "ValveToEmbed"], None, 5) == ("Valve", 5)
+    with pytest.raises(ValueError):
+        from_store(["Entity"], None, "k")
+    assert shown([None, [["Valve", "Entity"], None, "v1"], [["Episode"], "e", None]]) == [
+        ("Episode", "e"),
+        ("Valve", "v1"),
+    ]
+    assert describe(("Valve", 5)) == "Valve 5"
+
+
+# existing() and missing()
+
+
+def test_existing_finds_entities_and_records_in_one_read(graph):
+    _valves(graph)
+    graph.query(
+        "CREATE (:Entry {id: 'e/1'}), (:Episode {id: 'e'}), (:Lesson {id: 'l1'}), (:Playbook {id: 'p#1'})"
+    )
+    asked = parse_all(
+        [
+            (VALVE, "v1"),
+            (VALVE, 5),
+            (HALL, "h1"),
+            "e/1",
+            ("Episode", "e"),
+            ("Lesson", "l1"),
+            ("Playbook", "p#1"),
+            (VALVE, "5"),  # the key 5 is a number: "5" is another key
+            (VALVE, "v9"),
+            "e/2",
+            ("Lesson", "l2"),
+            ("Playbook", "p#2"),
+            ("Task", "t1"),
+            ("Handoff", "h1"),  # a hall has the key h1, not a handoff
+        ]
+    )
+    counted = Counting(graph)
+    found = existing(counted, asked)
+    assert counted.reads == 1
+    assert found == set(asked[:7])
+    assert missing(graph, asked) == asked[7:]
+
+
+def test_a_node_with_the_label_but_not_an_entity_is_not_found(graph):
+    graph.query("CREATE (:Valve {key: 'bare'}), (:Entity {key: 'bare'}), (:Entry {key: 'e/1'})")
+    assert existing(graph, [("Valve", "bare"), ("Entry", "e/1")]) == set()
+
+
+def test_existing_on_a_graph_that_does_not_exist_finds_nothing(graph):
+    assert existing(graph, [("Valve", "v1"), ("Entry", "e/1")]) == set()
+    assert missing(graph, [("Valve", "v1")]) == [("Valve", "v1")]
+    assert existing(graph, []) == set()
+
+
+def test_finding_binds_node_and_place_and_guards_the_count(graph):
+    _valves(graph)
+    clause, params = finding([("Valve", "v1"), ("Hall", "h1"), ("Valve", "nope")])
+    result = read(graph, clause + "RETURN [pair IN found | [pair[0].key, pair[1]]], size(found)", params)
+    pairs, size = result[0]
+    assert sorted(pairs) == [["h1", 1], ["v1", 0]]
+    assert size == 2
+    clause, params = finding([])
+    assert params == {}
+    assert read(graph, clause + "RETURN size(found)", params) == [[0]]

@@ -1,0 +1,496 @@
+"""embed(), nearest(), embed_entries(), nearest_entries(): recall by meaning with a model the test writes."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+
+import pytest
+from falkordb import FalkorDB
+from lighthouse import Kind, Refused, ensure_schema, remember
+from lighthouse.episodes import open_episode, record
+from lighthouse.recall.vector import (
+    EmbedderError,
+    embed,
+    embed_entries,
+    entry_dimensions,
+    mark_name,
+    nearest,
+    nearest_entries,
+    vectors_of,
+)
+from lighthouse.values import words
+
+DIMS = 64
+MANUAL = Kind("Manual", key="code", text=("title", "body"), dimensions=DIMS)
+PLAIN = Kind("Plain", text=("note",))  # text, but no vectors
+T = [f"2026-01-0{day}T00:00:00Z" for day in range(1, 10)]
+
+
+def bag(texts: list[str]) -> list[list[float]]:
+    """A model that is the same in every process: each word adds 1 at a place its hash picks."""
+    found = []
+    for text in texts:
+        vector = [0.0] * DIMS
+        vector[0] = 0.01  # so a text whose words all fall elsewhere still has a direction
+        for word in words(text).split():
+            vector[1 + int(hashlib.sha256(word.encode()).hexdigest(), 16) % (DIMS - 1)] += 1.0
+        found.append(vector)
+    return found
+
+
+class Counting:
+    """The bag model, remembering every list of texts it was asked about."""
+
+    def __init__(self, then=None) -> None:
+        self.asked: list[list[str]] = []
+        self.then = then
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        self.asked.append(list(texts))
+        if self.then is not None:
+            self.then(texts)
+        return bag(texts)
+
+    @property
+    def texts(self) -> int:
+        return sum(len(one) for one in self.asked)
+
+
+@pytest.fixture
+def world(graph):
+    ensure_schema(graph, [MANUAL, PLAIN], entry_dimensions=DIMS)
+    return graph
+
+
+def put(graph, key, title=None, body=None, t=T[0], **more) -> None:
+    given = {name: item for name, item in (("title", title), ("body", body)) if item is not None}
+    receipts = remember(graph, MANUAL, by="writer", rows=[{"key": key, "t": t, "values": {**given, **more}}])
+    assert receipts[0]["status"] in ("created", "changed"), receipts
+
+
+def stored(graph, key) -> tuple:
+    """The labels, model and vector of an entity as the graph holds them."""
+    rows = graph.ro_query(
+        "MATCH (e:Manual {key: $key}) RETURN labels(e), e.model, e.embedding", {"key": key}
+    ).result_set
+    return tuple(rows[0])
+
+
+def keys(found: list[dict]) -> list:
+    return [item["key"] for item in found]
+
+
+def manuals(graph) -> None:
+    put(graph, "pump", "Pump", "the seal of the pump leaks water")
+    put(graph, "fan", "Fan", "the fan blade is bent and noisy")
+    put(graph, "belt", "Belt", "the conveyor belt slips when cold")
+
+
+# --- embed() and nearest() -----------------------------------------------------------------------
+
+
+def test_embed_gives_vectors_and_nearest_finds_by_meaning(world):
+    manuals(world)
+    assert embed(world, MANUAL, bag, "bag") == {"embedded": 3, "waiting": 0}
+    found = nearest(world, MANUAL, "my pump seal leaks", bag, "bag")
+    assert keys(found)[0] == "pump"
+    assert found[0]["title"] == "Pump" and found[0]["body"] == "the seal of the pump leaks water"
+    assert not {"words", "embedding", "model", "rev", "code", "entry", "valid_to"} & set(found[0])
+    assert {"valid_from", "seen_last", "by", "recorded_at"} <= set(found[0])
+    scores = [item["score"] for item in found]
+    assert scores == sorted(scores, reverse=True) and 0 < scores[0] <= 1.0 + 1e-6
+    labels, model, vector = stored(world, "pump")
+    assert labels == ["Manual", "Entity"] and model == "bag"
+    assert math.isclose(math.fsum(x * x for x in vector), 1.0, rel_tol=1e-5)  # stored at unit length
+
+
+def test_nearest_limit_ties_and_vectors(world):
+    for key in ("b", "a", "c"):
+        put(world, key, "same words here")
+    put(world, "d", "other things entirely")
+    embed(world, MANUAL, bag, "bag")
+    found = nearest(world, MANUAL, "same words here", bag, "bag", limit=3, vectors=True)
+    assert keys(found) == ["a", "b", "c"]  # equal scores in key order
+    assert all(len(item["vector"]) == DIMS for item in found)
+    assert math.isclose(math.fsum(x * x for x in found[0]["vector"]), 1.0, rel_tol=1e-5)
+    assert "vector" not in nearest(world, MANUAL, "same", bag, "bag")[0]
+    assert len(nearest(world, MANUAL, "same", bag, "bag", limit=1)) == 1
+
+
+def test_embed_reads_only_the_entities_that_wait(world):
+    for number in range(30):
+        put(world, f"m{number}", f"manual {number}", "how to fix a pump")
+    counting = Counting()
+    assert embed(world, MANUAL, counting, "bag") == {"embedded": 30, "waiting": 0}
+    assert counting.texts == 30
+    for number in range(30, 40):
+        put(world, f"m{number}", f"manual {number}", "how to fix a fan")
+    again = Counting()
+    assert embed(world, MANUAL, again, "bag") == {"embedded": 10, "waiting": 0}
+    assert len(again.asked) == 1 and sorted(again.asked[0]) == sorted(
+        f"manual {number}\nhow to fix a fan" for number in range(30, 40)
+    )
+    idle = Counting()
+    assert embed(world, MANUAL, idle, "bag") == {"embedded": 0, "waiting": 0}
+    assert idle.asked == []  # nothing waits: the model is not asked
+
+
+def test_embed_takes_at_most_limit(world):
+    for number in range(25):
+        put(world, number, f"manual {number}")
+    assert embed(world, MANUAL, bag, "bag", limit=10) == {"embedded": 10, "waiting": 15}
+    assert embed(world, MANUAL, bag, "bag", limit=10) == {"embedded": 10, "waiting": 5}
+    assert embed(world, MANUAL, bag, "bag", limit=10) == {"embedded": 5, "waiting": 0}
+    assert len(nearest(world, MANUAL, "manual 7", bag, "bag", limit=30)) == 25  # whole-number keys too
+
+
+def test_a_vector_never_answers_for_text_that_is_gone(world):
+    manuals(world)
+    embed(world, MANUAL, bag, "bag")
+    put(world, "pump", "Pump", "the impeller is worn", t=T[1])
+    labels, model, vector = stored(world, "pump")
+    assert "ManualToEmbed" in labels and model is None and vector is None
+    assert "pump" not in keys(nearest(world, MANUAL, "seal of the pump leaks water", bag, "bag"))
+    assert "pump" not in keys(nearest(world, MANUAL, "impeller worn", bag, "bag"))
+    assert embed(world, MANUAL, bag, "bag") == {"embedded": 1, "waiting": 0}
+    assert keys(nearest(world, MANUAL, "impeller worn", bag, "bag"))[0] == "pump"
+
+
+def test_a_change_of_a_value_that_is_not_text_keeps_the_vector(world):
+    put(world, "pump", "Pump", "the seal leaks", status="ok")
+    embed(world, MANUAL, bag, "bag")
+    before = stored(world, "pump")
+    put(world, "pump", "Pump", "the seal leaks", status="broken", t=T[1])
+    after = stored(world, "pump")
+    assert after == before and "ManualToEmbed" not in after[0]
+    found = nearest(world, MANUAL, "seal leaks", bag, "bag")
+    assert found[0]["key"] == "pump" and found[0]["status"] == "broken"
+    idle = Counting()
+    assert embed(world, MANUAL, idle, "bag") == {"embedded": 0, "waiting": 0} and idle.asked == []
+
+
+def test_a_text_changed_while_the_model_worked_gets_no_vector_from_that_call(world, db):
+    manuals(world)
+    other = FalkorDB(host=os.environ["FALKORDB_HOST"], port=int(os.environ["FALKORDB_PORT"]))
+    elsewhere = other.select_graph(world.name)
+
+    def meanwhile(texts):
+        receipts = remember(
+            elsewhere,
+            MANUAL,
+            by="other",
+            rows=[{"key": "fan", "t": T[1], "values": {"title": "Fan", "body": "the fan motor hums"}}],
+        )
+        assert receipts[0]["status"] == "changed"
+
+    assert embed(world, MANUAL, Counting(then=meanwhile), "bag") == {"embedded": 2, "waiting": 1}
+    labels, model, vector = stored(world, "fan")
+    assert "ManualToEmbed" in labels and model is None and vector is None
+    assert "fan" not in keys(nearest(world, MANUAL, "fan blade bent noisy", bag, "bag"))
+    counting = Counting()
+    assert embed(world, MANUAL, counting, "bag") == {"embedded": 1, "waiting": 0}
+    assert counting.asked == [["Fan\nthe fan motor hums"]]
+    assert keys(nearest(world, MANUAL, "fan motor hums", bag, "bag"))[0] == "fan"
+
+
+class Answer:
+    def __init__(self, answer) -> None:
+        self.answer = answer
+
+    def __call__(self, texts):
+        return self.answer(texts)
+
+
+BAD_ANSWERS = {
+    "too few": lambda texts: bag(texts)[1:],
+    "too many": lambda texts: [*bag(texts), bag(["x"])[0]],
+    "too short": lambda texts: [vector[:-1] for vector in bag(texts)],
+    "too long": lambda texts: [[*vector, 1.0] for vector in bag(texts)],
+    "nan": lambda texts: [[math.nan, *vector[1:]] for vector in bag(texts)],
+    "inf": lambda texts: [[*vector[:-1], math.inf] for vector in bag(texts)],
+    "-inf": lambda texts: [[-math.inf, *vector[1:]] for vector in bag(texts)],
+    "zeros": lambda texts: [[0.0] * DIMS for _ in texts],
+    "one zero vector": lambda texts: [*bag(texts)[:-1], [0] * DIMS],
+    "a dict": lambda texts: {text: vector for text, vector in zip(texts, bag(texts), strict=True)},
+    "a string": lambda texts: "vectors",
+    "none": lambda texts: None,
+    "a generator": lambda texts: (vector for vector in bag(texts)),
+    "a text in a vector": lambda texts: [["1.0"] * DIMS for _ in texts],
+    "a bool in a vector": lambda texts: [[True] * DIMS for _ in texts],
+    "a vector that is a string": lambda texts: ["x" * DIMS for _ in texts],
+    "a vector that is a dict": lambda texts: [dict.fromkeys(range(DIMS), 1.0) for _ in texts],
+    "a huge whole number": lambda texts: [[10**400] * DIMS for _ in texts],
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_ANSWERS))
+def test_a_bad_answer_raises_and_stores_nothing(world, name):
+    manuals(world)
+    with pytest.raises(EmbedderError):
+        embed(world, MANUAL, Answer(BAD_ANSWERS[name]), "bag")
+    for key in ("pump", "fan", "belt"):
+        labels, model, vector = stored(world, key)
+        assert "ManualToEmbed" in labels and model is None and vector is None
+    assert embed(world, MANUAL, bag, "bag") == {"embedded": 3, "waiting": 0}  # the next good answer
+
+
+@pytest.mark.parametrize("name", ["nan", "zeros", "too short", "a string"])
+def test_a_bad_answer_to_a_question_raises(world, name):
+    manuals(world)
+    embed(world, MANUAL, bag, "bag")
+    with pytest.raises(EmbedderError):
+        nearest(world, MANUAL, "pump", Answer(BAD_ANSWERS[name]), "bag")
+
+
+def test_huge_and_tiny_numbers_are_stored_at_unit_length():
+    huge = vectors_of([[1e300, 1e300, 0.0]], 1, 3)[0]
+    tiny = vectors_of([(1e-300, 0, -1e-300)], 1, 3)[0]
+    assert huge == pytest.approx([0.70710678, 0.70710678, 0.0])
+    assert tiny == pytest.approx([0.70710678, 0.0, -0.70710678])
+    assert vectors_of([], 0, 3) == []
+
+
+def test_tiny_vectors_stay_comparable_in_the_index(world):
+    manuals(world)
+    tiny = lambda texts: [[x * 1e-30 for x in vector] for vector in bag(texts)]  # noqa: E731
+    embed(world, MANUAL, tiny, "tiny")
+    found = nearest(world, MANUAL, "pump seal", tiny, "tiny")
+    assert keys(found)[0] == "pump" and all(math.isfinite(item["score"]) for item in found)
+
+
+def test_vectors_of_another_model_are_never_compared(world):
+    manuals(world)
+    embed(world, MANUAL, bag, "bag")
+    assert nearest(world, MANUAL, "pump seal", bag, "other") == []
+    assert keys(nearest(world, MANUAL, "pump seal", bag, "bag"))[0] == "pump"
+
+
+def test_a_new_model_marks_every_entity_with_text_once(world):
+    manuals(world)
+    put(world, "blank", status="no text")  # no text: never waits
+    remember(world, MANUAL, by="w", rows=[{"key": "empty", "t": T[0], "values": {"title": ""}}])
+    embed(world, MANUAL, bag, "bag")
+    counting = Counting()
+    assert embed(world, MANUAL, counting, "bag-2", limit=2) == {"embedded": 2, "waiting": 1}
+    assert embed(world, MANUAL, counting, "bag-2", limit=2) == {"embedded": 1, "waiting": 0}
+    assert counting.texts == 3  # each entity with text once
+    assert embed(world, MANUAL, counting, "bag-2") == {"embedded": 0, "waiting": 0}
+    assert counting.texts == 3
+    assert keys(nearest(world, MANUAL, "pump seal", bag, "bag-2"))[0] == "pump"
+    assert nearest(world, MANUAL, "pump seal", bag, "bag") == []  # replaced
+    assert stored(world, "blank")[1:] == (None, None) and "ManualToEmbed" not in stored(world, "blank")[0]
+    assert "ManualToEmbed" not in stored(world, "empty")[0]
+    back = Counting()
+    assert embed(world, MANUAL, back, "bag") == {"embedded": 3, "waiting": 0}  # back again: once more
+    assert back.texts == 3
+
+
+def test_marking_goes_over_many_spans(world, monkeypatch):
+    from lighthouse.recall import vector
+
+    monkeypatch.setattr(vector, "MARK_SPAN", 7)  # a span of 7 node ids, so marking takes many queries
+    for number in range(40):
+        put(world, number, f"manual {number}")
+    embed(world, MANUAL, bag, "bag", limit=1_000)
+    counting = Counting()
+    assert embed(world, MANUAL, counting, "bag-2", limit=1_000) == {"embedded": 40, "waiting": 0}
+    assert counting.texts == 40
+
+
+def test_a_model_that_took_over_meanwhile_wins(world):
+    manuals(world)
+
+    def switch(texts):
+        embed(world, MANUAL, bag, "newer", limit=1)
+
+    assert embed(world, MANUAL, Counting(then=switch), "older") == {"embedded": 0, "waiting": 2}
+    assert nearest(world, MANUAL, "pump", bag, "older") == []
+    assert embed(world, MANUAL, bag, "newer") == {"embedded": 2, "waiting": 0}
+    assert len(nearest(world, MANUAL, "pump", bag, "newer")) == 3
+
+
+def test_nearest_looks_past_vectors_of_another_model(world):
+    for number in range(40):
+        put(world, number, "pump seal leaks", f"copy {number}")
+    put(world, "far", "fan blade")
+    embed(world, MANUAL, bag, "bag")
+    # As in the middle of a change of model: 40 vectors of the old model nearer than the one of the new.
+    world.query("MATCH (e:Manual) WHERE e.key <> 'far' SET e.model = 'old'")
+    found = nearest(world, MANUAL, "pump seal leaks", bag, "bag", limit=3)
+    assert keys(found) == ["far"]
+
+
+def test_an_entity_left_with_no_text_only_loses_its_label(world):
+    put(world, "pump", "Pump")
+    world.query("MATCH (e:Manual {key: 'pump'}) REMOVE e.title")  # by hand: the write rule never does this
+    assert embed(world, MANUAL, Counting(), "bag") == {"embedded": 0, "waiting": 0}
+    assert "ManualToEmbed" not in stored(world, "pump")[0]
+
+
+def test_embed_refuses_what_it_cannot_use(world):
+    for kind in (PLAIN, "Manual", None):
+        with pytest.raises(Refused):
+            embed(world, kind, bag, "bag")
+    for model in ("", " padded ", "x" * 201, 7, None):
+        with pytest.raises(Refused):
+            embed(world, MANUAL, bag, model)
+    for limit in (0, 1_001, True, 1.5, "10"):
+        with pytest.raises(Refused):
+            embed(world, MANUAL, bag, "bag", limit=limit)
+    with pytest.raises(Refused):
+        embed(world, MANUAL, "not a function", "bag")
+
+
+def test_embed_needs_the_schema(graph):
+    remember(graph, MANUAL, by="w", rows=[{"key": "pump", "t": T[0], "values": {"title": "Pump"}}])
+    with pytest.raises(Refused, match="ensure_schema"):
+        embed(graph, MANUAL, bag, "bag")
+    with pytest.raises(Refused, match="ensure_schema"):
+        nearest(graph, MANUAL, "pump", bag, "bag")
+
+
+def test_nearest_refuses_what_it_cannot_use(world):
+    for question in (None, 7, "a\x00b", "x" * 100_001):
+        with pytest.raises(Refused):
+            nearest(world, MANUAL, question, bag, "bag")
+    for limit in (0, 1_001, False):
+        with pytest.raises(Refused):
+            nearest(world, MANUAL, "pump", bag, "bag", limit=limit)
+    for timeout in (0, 5_001, True):
+        with pytest.raises(Refused):
+            nearest(world, MANUAL, "pump", bag, "bag", timeout=timeout)
+    with pytest.raises(Refused):
+        nearest(world, MANUAL, "pump", bag, "bag", vectors="yes")
+    with pytest.raises(Refused):
+        nearest(world, PLAIN, "pump", bag, "bag")
+    asked = Counting()
+    assert nearest(world, MANUAL, "  \n ", asked, "bag") == [] and asked.asked == []
+
+
+def test_nearest_on_a_graph_that_does_not_exist(db):
+    assert nearest(db.select_graph("never_made_vector"), MANUAL, "pump", bag, "bag") == []
+
+
+def test_a_question_reaches_the_embedder_as_it_is(world):
+    manuals(world)
+    embed(world, MANUAL, bag, "bag")
+    asked = Counting()
+    nearest(world, MANUAL, "*) RETURN 1 //", asked, "bag")
+    assert asked.asked == [["*) RETURN 1 //"]]
+
+
+def test_the_index_must_have_the_kind_s_dimensions(graph):
+    ensure_schema(graph, [Kind("Manual", key="code", text=("title", "body"), dimensions=8)])
+    put(graph, "pump", "Pump")
+    with pytest.raises(Refused, match="dimensions"):
+        nearest(graph, MANUAL, "pump", bag, "bag")
+
+
+# --- entries --------------------------------------------------------------------------------------
+
+
+def entries(graph, texts: list[str], episode: str = "ep") -> list[str]:
+    assert open_episode(graph, episode, by="watcher")["status"] in ("opened", "unchanged")
+    found = []
+    for text in texts:
+        receipt = record(graph, episode, "observation", by="watcher", values={"note": text, "level": 3})
+        assert receipt["status"] == "recorded", receipt
+        found.append(receipt["id"])
+    return found
+
+
+def test_entries_get_vectors_and_are_found_by_meaning(world):
+    ids = entries(world, ["the pump seal leaks", "the fan is noisy", "the belt slips"])
+    record(world, "ep", "forecast", by="forecaster", values={"summary": "pump fails soon", "hours": 6})
+    assert entry_dimensions(world) == DIMS
+    assert embed_entries(world, bag, "bag") == {"embedded": 4, "waiting": 0}
+    found = nearest_entries(world, "pump seal", bag, "bag")
+    assert found[0]["id"] == ids[0]
+    assert found[0]["values"] == {"note": "the pump seal leaks", "level": 3}
+    assert {"id", "episode", "seq", "type", "by", "at", "values", "score"} == set(found[0])
+    only = nearest_entries(world, "pump", bag, "bag", types=["forecast"])
+    assert [item["type"] for item in only] == ["forecast"]
+    assert nearest_entries(world, "pump", bag, "other") == []
+    assert all(len(item["vector"]) == DIMS for item in nearest_entries(world, "pump", bag, "bag", vectors=True))
+
+
+def test_entry_text_is_its_text_values_in_the_order_of_their_names(world):
+    open_episode(world, "ep", by="w")
+    record(world, "ep", "note", by="w", values={"zeta": "last", "alpha": "first", "count": 2})
+    record(world, "ep", "note", by="w", values={"count": 2})  # no text: no vector, the mark passes it
+    counting = Counting()
+    assert embed_entries(world, counting, "bag") == {"embedded": 1, "waiting": 0}
+    assert counting.asked == [["first\nlast"]]
+
+
+def test_embed_entries_reads_what_came_since_its_mark(world):
+    entries(world, [f"note {number}" for number in range(30)])
+    first = Counting()
+    assert embed_entries(world, first, "bag", limit=20) == {"embedded": 20, "waiting": 10}
+    assert embed_entries(world, first, "bag", limit=20) == {"embedded": 10, "waiting": 0}
+    assert first.texts == 30
+    entries(world, [f"later {number}" for number in range(10)], episode="ep2")
+    again = Counting()
+    assert embed_entries(world, again, "bag") == {"embedded": 10, "waiting": 0}
+    assert sorted(again.asked[0]) == sorted(f"later {number}" for number in range(10))
+    mark = world.ro_query(f"MATCH (st:Stamp) RETURN st.`{mark_name('bag')}`, st.serial").result_set[0]
+    assert mark == [40, 40]
+    other = Counting()  # another model has a mark of its own, from the start
+    assert embed_entries(world, other, "bag-2", limit=1_000) == {"embedded": 40, "waiting": 0}
+    assert len(nearest_entries(world, "note 3", bag, "bag-2", limit=50)) == 40
+
+
+def test_embed_entries_goes_past_entries_without_text(world):
+    open_episode(world, "ep", by="w")
+    for number in range(25):
+        record(world, "ep", "count", by="w", values={"n": number})
+    record(world, "ep", "note", by="w", values={"note": "at last"})
+    counting = Counting()
+    assert embed_entries(world, counting, "bag", limit=5) == {"embedded": 1, "waiting": 0}
+    assert counting.asked == [["at last"]]
+
+
+@pytest.mark.parametrize("name", ["too few", "nan", "zeros", "a dict"])
+def test_a_bad_answer_for_entries_stores_nothing_and_keeps_the_mark(world, name):
+    entries(world, ["one", "two"])
+    with pytest.raises(EmbedderError):
+        embed_entries(world, Answer(BAD_ANSWERS[name]), "bag")
+    assert world.ro_query("MATCH (n:Entry) WHERE n.embedding IS NOT NULL RETURN count(n)").result_set == [[0]]
+    assert embed_entries(world, bag, "bag") == {"embedded": 2, "waiting": 0}
+
+
+def test_two_calls_at_once_store_each_entry_once(world):
+    entries(world, ["one", "two", "three"])
+
+    def meanwhile(texts):
+        if len(texts) == 3 and not meanwhile.done:
+            meanwhile.done = True
+            assert embed_entries(world, bag, "bag") == {"embedded": 3, "waiting": 0}
+
+    meanwhile.done = False
+    assert embed_entries(world, Counting(then=meanwhile), "bag") == {"embedded": 0, "waiting": 0}
+
+
+def test_entries_need_their_index(graph):
+    ensure_schema(graph, [MANUAL])
+    entries(graph, ["one"])
+    with pytest.raises(Refused, match="entry_dimensions"):
+        embed_entries(graph, bag, "bag")
+    with pytest.raises(Refused, match="entry_dimensions"):
+        nearest_entries(graph, "one", bag, "bag")
+
+
+def test_entry_calls_refuse_what_they_cannot_use(world, db):
+    for limit in (0, 1_001, None):
+        with pytest.raises(Refused):
+            embed_entries(world, bag, "bag", limit=limit)
+    with pytest.raises(Refused):
+        embed_entries(world, None, "bag")
+    for types in ([], "note", [7], ["x"] * 201):
+        with pytest.raises(Refused):
+            nearest_entries(world, "x", bag, "bag", types=types)
+    with pytest.raises(Refused, match="Stamp"):
+        embed_entries(db.select_graph("never_made_entries"), bag, "bag")
+    assert nearest_entries(db.select_graph("never_made_entries"), "x", bag, "bag") == []

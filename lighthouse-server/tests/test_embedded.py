@@ -1,0 +1,376 @@
+"""The embedded FalkorDB: started, persisted, stopped, refused with a clear ServerError; the environment read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import time
+
+import pytest
+
+from lighthouse_server.embedded import (
+    LOCK_NAME,
+    Server,
+    ServerError,
+    binaries,
+    connect_or_start,
+    free_port,
+    from_environment,
+    start,
+)
+
+
+def _answers(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def server():
+    running = start()
+    yield running
+    running.stop()
+
+
+# start() and stop()
+
+
+def test_start_on_a_free_port_runs_the_graph_module(server: Server) -> None:
+    assert server.host == "127.0.0.1"
+    assert server.running
+    assert server.data_dir is None
+    graph = server.client().select_graph("g")
+    assert graph.query("CREATE (n:A {v: 1}) RETURN n.v").result_set == [[1]]
+    assert "g" in server.client().list_graphs()
+    assert server.client().connection.info("server")["process_id"] == server.process.pid
+
+
+def test_a_server_without_data_dir_keeps_nothing_on_disk(server: Server) -> None:
+    config = server.client().connection.config_get("appendonly")
+    assert config["appendonly"] == "no"
+    assert server.client().connection.config_get("save")["save"] == ""
+
+
+def test_start_on_a_given_port() -> None:
+    port = free_port()
+    with start(port=port) as running:
+        assert running.port == port
+        assert _answers(port)
+        assert running.client().connection.ping()
+    assert not running.running
+    assert not _answers(port)
+
+
+def test_stop_ends_the_process_cleanly_and_twice_is_harmless() -> None:
+    running = start()
+    running.stop()
+    assert running.process.returncode == 0  # SHUTDOWN, not a signal
+    assert not _answers(running.port)
+    running.stop()  # nothing left to stop: no error
+    assert running.process.returncode == 0
+
+
+def test_an_external_server_is_not_stopped(server: Server) -> None:
+    external = Server(server.host, server.port)
+    assert not external.running
+    external.stop()
+    assert server.client().connection.ping()
+
+
+def test_data_survives_a_clean_stop_and_a_new_start(tmp_path) -> None:
+    folder = tmp_path / "data"
+    with start(data_dir=folder) as first:
+        assert first.data_dir == folder.resolve()
+        assert first.client().connection.config_get("appendonly")["appendonly"] == "yes"
+        graph = first.client().select_graph("kept")
+        graph.query("UNWIND range(1, 50) AS i CREATE (:Thing {i: i, name: 'n' + toString(i)})")
+    assert first.process.returncode == 0
+    assert (folder / "appendonlydir").is_dir()
+    assert any((folder / "appendonlydir").iterdir())
+    with start(data_dir=folder) as second:
+        graph = second.client().select_graph("kept")
+        result = graph.query("MATCH (t:Thing) RETURN count(t), sum(t.i), max(t.name)").result_set
+        assert result == [[50, 1275, "n9"]]
+    with start(data_dir=str(folder), port=free_port()) as third:  # a str and another port: same data
+        assert third.client().select_graph("kept").query("MATCH (t:Thing) RETURN count(t)").result_set == [
+            [50]
+        ]
+
+
+def test_the_append_only_file_keeps_writes_through_a_crash(tmp_path) -> None:
+    # SIGKILL: no shutdown, no snapshot (the save rules are not met); only the AOF can bring it back.
+    folder = tmp_path / "data"
+    first = start(data_dir=folder)
+    try:
+        first.client().select_graph("crash").query("CREATE (:Thing {i: 7})")
+        time.sleep(1.5)  # appendfsync everysec
+        first.process.kill()
+        first.process.wait(timeout=10)
+    finally:
+        first.stop()
+    assert not (folder / "dump.rdb").exists()
+    with start(data_dir=folder) as second:
+        found = second.client().select_graph("crash").query("MATCH (t:Thing) RETURN t.i").result_set
+        assert found == [[7]]
+
+
+def test_a_data_dir_is_created_with_its_parents(tmp_path) -> None:
+    folder = tmp_path / "a" / "b" / "c"
+    with start(data_dir=folder) as running:
+        assert running.client().connection.ping()
+    assert folder.is_dir()
+    assert (folder / "falkordb.log").is_file()
+
+
+# Refusals
+
+
+def test_a_taken_port_is_refused(server: Server) -> None:
+    with pytest.raises(ServerError, match=f"port {server.port} is taken"):
+        start(port=server.port)
+    assert server.client().connection.ping()  # the server that holds it is untouched
+
+
+def test_a_port_held_by_a_plain_listener_is_refused() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        with pytest.raises(ServerError, match="is taken"):
+            start(port=port)
+
+
+def test_a_port_bound_but_not_listening_is_reported_as_taken() -> None:
+    # No answer to a probe, so the server tries to bind and exits: the message still says why.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        port = holder.getsockname()[1]
+        with pytest.raises(ServerError, match=f"port {port} is taken"):
+            start(port=port, wait=10)
+
+
+@pytest.mark.parametrize("port", [0, -1, 65536, 70000, "6379", 6379.0, True])
+def test_a_port_that_is_not_a_port_is_refused(port) -> None:
+    with pytest.raises(ServerError, match="1 to 65535"):
+        start(port=port)
+
+
+def test_the_highest_port_is_accepted_as_a_number() -> None:
+    # 65535 passes the check; whether it is free decides the rest.
+    try:
+        running = start(port=65535)
+    except ServerError as error:
+        assert "taken" in str(error)
+    else:
+        assert running.port == 65535
+        running.stop()
+
+
+@pytest.mark.parametrize("wait", [0, -1, 601, "5", True])
+def test_a_wait_that_is_not_a_duration_is_refused(wait) -> None:
+    with pytest.raises(ServerError, match="wait"):
+        start(wait=wait)
+
+
+def test_missing_binaries_are_named(tmp_path) -> None:
+    with pytest.raises(ServerError, match="redis-server is missing"):
+        binaries(tmp_path)
+    with pytest.raises(ServerError, match="redis-server is missing"):
+        start(binaries_dir=tmp_path)
+
+
+def test_a_missing_module_is_named(tmp_path) -> None:
+    real_server, _ = binaries()
+    (tmp_path / "redis-server").symlink_to(real_server)
+    with pytest.raises(ServerError, match="falkordb.so is missing"):
+        start(binaries_dir=tmp_path)
+
+
+def test_a_server_that_is_not_executable_is_named(tmp_path) -> None:
+    (tmp_path / "redis-server").write_text("not a program")
+    os.chmod(tmp_path / "redis-server", 0o644)
+    (tmp_path / "falkordb.so").write_text("not a module")
+    with pytest.raises(ServerError, match="not executable"):
+        start(binaries_dir=tmp_path)
+
+
+def test_a_module_that_does_not_load_stops_the_start_with_the_log(tmp_path) -> None:
+    real_server, _ = binaries()
+    (tmp_path / "redis-server").symlink_to(real_server)
+    (tmp_path / "falkordb.so").write_text("not a module")
+    port = free_port()
+    with pytest.raises(ServerError, match="did not start") as raised:
+        start(port=port, binaries_dir=tmp_path, wait=10)
+    assert "falkordb.so" in str(raised.value)  # the log tail says which module failed
+    assert not _answers(port)
+
+
+def test_the_installed_binaries_are_found() -> None:
+    server_bin, module = binaries()
+    assert server_bin.name == "redis-server" and server_bin.is_file()
+    assert module.name == "falkordb.so" and module.is_file()
+    assert binaries(server_bin.parent) == (server_bin, module)
+
+
+def test_a_data_dir_under_a_file_is_refused(tmp_path) -> None:
+    (tmp_path / "file").write_text("a file, not a folder")
+    port = free_port()
+    with pytest.raises(ServerError, match="not writable"):
+        start(port=port, data_dir=tmp_path / "file" / "sub")
+    assert not _answers(port)  # nothing was started
+
+
+def test_a_data_dir_that_is_a_file_is_refused(tmp_path) -> None:
+    (tmp_path / "file").write_text("a file, not a folder")
+    with pytest.raises(ServerError, match="not writable"):
+        start(data_dir=tmp_path / "file")
+
+
+def test_an_empty_data_dir_name_is_refused() -> None:
+    with pytest.raises(ServerError, match="empty"):
+        start(data_dir=" ")
+
+
+def test_a_data_dir_in_use_is_refused_until_its_server_stops(tmp_path) -> None:
+    folder = tmp_path / "data"
+    first = start(data_dir=folder)
+    try:
+        assert (folder / LOCK_NAME).exists()
+        with pytest.raises(ServerError, match="in use"):
+            start(data_dir=folder)
+        first.client().select_graph("g").query("CREATE (:A)")
+    finally:
+        first.stop()
+    with start(data_dir=folder) as second:
+        assert second.client().select_graph("g").query("MATCH (a:A) RETURN count(a)").result_set == [[1]]
+
+
+def test_the_running_server_holds_the_data_dir_lock_itself(tmp_path) -> None:
+    # Were this process to die, its server would still run: the directory must stay locked.
+    folder = tmp_path / "data"
+    first = start(data_dir=folder)
+    try:
+        first._lock.close()  # what this process held is gone; the server's copy remains
+        with pytest.raises(ServerError, match="in use"):
+            start(data_dir=folder)
+    finally:
+        first.stop()
+    start(data_dir=folder).stop()
+
+
+def test_a_binary_folder_that_does_not_exist_is_refused(tmp_path) -> None:
+    with pytest.raises(ServerError, match="missing"):
+        start(binaries_dir=tmp_path / "nowhere")
+
+
+def test_a_server_copied_elsewhere_still_starts(tmp_path) -> None:
+    server_bin, module = binaries()
+    shutil.copy2(server_bin, tmp_path / "redis-server")
+    shutil.copy2(module, tmp_path / "falkordb.so")
+    with start(binaries_dir=tmp_path) as running:
+        assert running.client().select_graph("g").query("RETURN 1").result_set == [[1]]
+
+
+# from_environment()
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({}, None),
+        ({"FALKORDB_URL": "", "FALKORDB_HOST": "", "FALKORDB_PORT": ""}, None),
+        ({"FALKORDB_URL": "redis://db.example:7000"}, ("db.example", 7000)),
+        ({"FALKORDB_URL": "falkor://10.0.0.5"}, ("10.0.0.5", 6379)),
+        ({"FALKORDB_URL": "falkordb://h:1"}, ("h", 1)),
+        ({"FALKORDB_URL": "redis://h:65535/"}, ("h", 65535)),
+        ({"FALKORDB_URL": "redis://h:6380/0"}, ("h", 6380)),
+        ({"FALKORDB_URL": "redis://[::1]:6390"}, ("::1", 6390)),
+        ({"FALKORDB_URL": " redis://h:6381 "}, ("h", 6381)),
+        # The URL wins over host and port.
+        ({"FALKORDB_URL": "redis://u:1", "FALKORDB_HOST": "x", "FALKORDB_PORT": "2"}, ("u", 1)),
+        ({"FALKORDB_HOST": "db", "FALKORDB_PORT": "6390"}, ("db", 6390)),
+        ({"FALKORDB_HOST": "db"}, ("db", 6379)),
+        ({"FALKORDB_PORT": "6391"}, ("127.0.0.1", 6391)),
+        ({"FALKORDB_PORT": " 1 "}, ("127.0.0.1", 1)),
+        ({"FALKORDB_PORT": "65535"}, ("127.0.0.1", 65535)),
+    ],
+)
+def test_from_environment_names_the_server(environ, expected) -> None:
+    assert from_environment(environ) == expected
+
+
+@pytest.mark.parametrize(
+    ("environ", "says"),
+    [
+        ({"FALKORDB_URL": "http://h:1"}, "redis://host:port"),
+        ({"FALKORDB_URL": "h:6379"}, "redis://host:port"),
+        ({"FALKORDB_URL": "redis://"}, "redis://host:port"),
+        ({"FALKORDB_URL": "redis://:6379"}, "redis://host:port"),
+        ({"FALKORDB_URL": "redis://h:abc"}, "port"),
+        ({"FALKORDB_URL": "redis://h:70000"}, "port"),
+        ({"FALKORDB_URL": "redis://h:0"}, "1 to 65535"),
+        ({"FALKORDB_URL": "redis://user:secret@h:6379"}, "password"),
+        ({"FALKORDB_URL": "redis://:secret@h:6379"}, "password"),
+        ({"FALKORDB_URL": "redis://h:6379/3"}, "nothing after"),
+        ({"FALKORDB_URL": "redis://h:6379?x=1"}, "nothing after"),
+        ({"FALKORDB_URL": "redis://h:6379#x"}, "nothing after"),
+        ({"FALKORDB_PORT": "abc"}, "FALKORDB_PORT"),
+        ({"FALKORDB_PORT": "0"}, "1 to 65535"),
+        ({"FALKORDB_PORT": "65536"}, "1 to 65535"),
+        ({"FALKORDB_PORT": "-1"}, "FALKORDB_PORT"),
+        ({"FALKORDB_PORT": "6379.0"}, "FALKORDB_PORT"),
+        ({"FALKORDB_PORT": "\u0663"}, "FALKORDB_PORT"),  # an Arabic-Indic three: a digit, not ASCII
+        ({"FALKORDB_HOST": "db", "FALKORDB_PORT": "x"}, "FALKORDB_PORT"),
+        ({"FALKORDB_HOST": "bad host"}, "FALKORDB_HOST"),
+        ({"FALKORDB_HOST": "db/evil"}, "FALKORDB_HOST"),
+        ({"FALKORDB_HOST": "a@b"}, "FALKORDB_HOST"),
+        ({"FALKORDB_HOST": "h" * 254}, "FALKORDB_HOST"),
+    ],
+)
+def test_from_environment_refuses_what_names_no_server(environ, says) -> None:
+    with pytest.raises(ServerError, match=says):
+        from_environment(environ)
+
+
+def test_from_environment_reads_the_process_environment(monkeypatch) -> None:
+    monkeypatch.delenv("FALKORDB_URL", raising=False)
+    monkeypatch.setenv("FALKORDB_HOST", "envhost")
+    monkeypatch.setenv("FALKORDB_PORT", "6400")
+    assert from_environment() == ("envhost", 6400)
+    monkeypatch.setenv("FALKORDB_URL", "redis://urlhost:6401")
+    assert from_environment() == ("urlhost", 6401)
+
+
+def test_a_host_of_253_characters_is_accepted() -> None:
+    assert from_environment({"FALKORDB_HOST": "h" * 253}) == ("h" * 253, 6379)
+
+
+# connect_or_start()
+
+
+def test_connect_or_start_uses_the_named_server(monkeypatch, server: Server) -> None:
+    monkeypatch.setenv("FALKORDB_URL", f"redis://127.0.0.1:{server.port}")
+    found = connect_or_start()
+    assert (found.host, found.port) == ("127.0.0.1", server.port)
+    assert found.process is None  # not ours: stop() leaves it running
+    found.stop()
+    assert server.client().connection.ping()
+
+
+def test_connect_or_start_refuses_a_named_server_that_does_not_answer(monkeypatch) -> None:
+    monkeypatch.delenv("FALKORDB_URL", raising=False)
+    monkeypatch.setenv("FALKORDB_HOST", "127.0.0.1")
+    monkeypatch.setenv("FALKORDB_PORT", str(free_port()))
+    with pytest.raises(ServerError, match="does not answer"):
+        connect_or_start()
+
+
+def test_connect_or_start_starts_one_when_none_is_named(monkeypatch, tmp_path) -> None:
+    for name in ("FALKORDB_URL", "FALKORDB_HOST", "FALKORDB_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    with connect_or_start(data_dir=tmp_path / "data") as running:
+        assert running.process is not None and running.running
+        assert running.data_dir == (tmp_path / "data").resolve()
+    assert running.process.returncode == 0
