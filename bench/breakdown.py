@@ -24,15 +24,37 @@ def label(query: str) -> str:
     return re.sub(r"\s+", " ", query).strip()[:90]
 
 
+class Tallies:
+    """The queries of all timed graphs since the last report."""
+
+    def __init__(self) -> None:
+        self.by_query: dict[str, Tally] = defaultdict(Tally)
+
+    def report(self, seconds: float) -> str:
+        """The tallies since the last report, then cleared; seconds: what the workload's timed part took."""
+        lines = [f"    {'calls':>6} {'server s':>9} {'trip s':>8}  query"]
+        trips = 0.0
+        for name, tally in sorted(self.by_query.items(), key=lambda item: -item[1].trip_ms):
+            trips += tally.trip_ms / 1000
+            lines.append(
+                f"    {tally.calls:>6} {tally.server_ms / 1000:>9.2f} {tally.trip_ms / 1000:>8.2f}  {name}"
+            )
+        lines.append(f"    timed seconds minus all round trips (time in Python): {seconds - trips:.2f} s")
+        self.by_query.clear()
+        return "\n".join(lines)
+
+
 class TimedGraph:
-    def __init__(self, graph) -> None:
+    """A graph whose query() and ro_query() are counted in tallies; everything else is the graph's."""
+
+    def __init__(self, graph, tallies: Tallies) -> None:
         self._graph = graph
-        self.tallies: dict[str, Tally] = defaultdict(Tally)
+        self._tallies = tallies
 
     def _timed(self, method, query: str, *args, **kwargs):
         began = time.perf_counter()
         result = method(query, *args, **kwargs)
-        tally = self.tallies[label(query)]
+        tally = self._tallies.by_query[label(query)]
         tally.calls += 1
         tally.trip_ms += (time.perf_counter() - began) * 1000
         tally.server_ms += float(getattr(result, "run_time_ms", 0.0) or 0.0)
@@ -46,16 +68,3 @@ class TimedGraph:
 
     def __getattr__(self, name: str):
         return getattr(self._graph, name)
-
-    def report(self, seconds: float) -> str:
-        """The tallies since the last report, then cleared; seconds: what the whole workload took."""
-        lines = [f"    {'calls':>6} {'server s':>9} {'trip s':>8}  query"]
-        trips = 0.0
-        for name, tally in sorted(self.tallies.items(), key=lambda item: -item[1].trip_ms):
-            trips += tally.trip_ms / 1000
-            lines.append(
-                f"    {tally.calls:>6} {tally.server_ms / 1000:>9.2f} {tally.trip_ms / 1000:>8.2f}  {name}"
-            )
-        lines.append(f"    Python outside the queries (including checks and row making): {seconds - trips:.2f} s")
-        self.tallies.clear()
-        return "\n".join(lines)

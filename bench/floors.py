@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import time
 
-from fleet import DEVICE
+from fleet import AGENT, DEVICE
 from registry import Context, Measured, expect, workload
+
+from lighthouse import ensure_schema
+from lighthouse.values import words
 
 _CREATE = (
     "UNWIND $rows AS row "
@@ -16,6 +19,24 @@ _CREATE = (
     "temperature: row.temperature, firmware: row.firmware, last_seen: localdatetime(row.last_seen)})"
 )
 _MATCH = "MATCH (n:Device {key: $key}) RETURN properties(n)"
+
+
+# The nodes and edges that remember() makes for a new entity, written blind in one query per batch:
+# the entity, its first State, HAS_STATE, LOCATED_IN to a merged Room and USED_BY to three merged Teams.
+_SHAPE = (
+    "UNWIND $rows AS row "
+    "CREATE (e:Device:Entity {key: row.key, serial: row.key, rev: 1, valid_from: localdatetime(row.t), "
+    "  words: row.words, by: $by, recorded_at: localdatetime($now), last_seen: localdatetime(row.last_seen)}) "
+    "SET e += row.values "
+    "CREATE (e)-[:HAS_STATE]->(s:State {kind: 'Device', key: row.key, valid_from: localdatetime(row.t), "
+    "  by: $by, recorded_at: localdatetime($now), words: row.words, last_seen: localdatetime(row.last_seen)}) "
+    "SET s += row.values "
+    "MERGE (room:Room {key: row.room}) ON CREATE SET room:Entity, room.rev = 0, room.code = row.room "
+    "CREATE (e)-[:LOCATED_IN {valid_from: localdatetime(row.t), by: $by, recorded_at: localdatetime($now)}]->(room) "
+    "FOREACH (name IN row.teams | "
+    "  MERGE (team:Team {key: name}) ON CREATE SET team:Entity, team.rev = 0, team.name = name "
+    "  CREATE (e)-[:USED_BY {valid_from: localdatetime(row.t), by: $by, recorded_at: localdatetime($now)}]->(team))"
+)
 
 
 def _flat(row: dict) -> dict:
@@ -63,3 +84,42 @@ def indexed_match(ctx: Context) -> Measured:
         expect(len(answer) == 1 and answer[0][0]["key"] == key, f"indexed_match of {key} gave {answer!r}")
         checked += 1
     return Measured(len(keys), seconds, checked)
+
+
+def _shaped(row: dict) -> dict:
+    plain = {name: item for name, item in row["values"].items() if name not in DEVICE.times}
+    return {
+        "key": row["key"],
+        "t": row["t"].rstrip("Z"),
+        "values": plain,
+        "last_seen": row["values"]["last_seen"].rstrip("Z"),
+        "words": words(row["values"]["note"]),
+        "room": row["relations"]["LOCATED_IN"],
+        "teams": row["relations"]["USED_BY"],
+    }
+
+
+@workload(
+    "unwind_shape",
+    "rows",
+    floor="unwind_create",
+    about="raw Cypher writing the nodes and edges a create makes (no reads, no decisions), same indexes",
+)
+def unwind_shape(ctx: Context) -> Measured:
+    """What the server alone needs for the graph a create leaves: a reference, with no target."""
+    shape_graph = ctx.new_graph("shape")
+    ensure_schema(shape_graph, [DEVICE])  # the same indexes as the library's graph
+    created = ctx.fleet.create_rows()
+    rows = [_shaped(row) for row in created]
+    batches = [rows[start : start + ctx.batch] for start in range(0, len(rows), ctx.batch)]
+    nodes = edges = 0
+    now = created[0]["t"].rstrip("Z")
+    began = time.perf_counter()
+    for batch in batches:
+        result = shape_graph.query(_SHAPE, {"rows": batch, "by": AGENT, "now": now})
+        nodes, edges = nodes + int(result.nodes_created), edges + int(result.relationships_created)
+    seconds = time.perf_counter() - began
+    targets = len({row["room"] for row in rows}) + len({team for row in rows for team in row["teams"]})
+    expect(nodes == 2 * len(rows) + targets, f"unwind_shape created {nodes} nodes, not {2 * len(rows) + targets}")
+    expect(edges == 5 * len(rows), f"unwind_shape created {edges} edges, not {5 * len(rows)}")
+    return Measured(len(rows), seconds, len(rows))

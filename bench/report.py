@@ -19,7 +19,7 @@ class Figure:
     floor: str | None
     ratio: float | None  # rate / the floor's rate
     target: float | None
-    verdict: str  # PASS, MISS, or "floor"
+    verdict: str  # PASS, MISS, "floor", or "info" (a ratio with no target)
 
 
 def figure(chosen: Workload, measured: Measured, figures: dict[str, Figure]) -> Figure:
@@ -27,7 +27,10 @@ def figure(chosen: Workload, measured: Measured, figures: dict[str, Figure]) -> 
     if chosen.floor is None:
         return Figure(chosen.name, chosen.unit, measured.count, measured.seconds, rate, None, None, None, "floor")
     ratio = rate / figures[chosen.floor].rate
-    verdict = "PASS" if ratio >= chosen.target else "MISS"
+    if chosen.target is None:
+        verdict = "info"
+    else:
+        verdict = "PASS" if ratio >= chosen.target else "MISS"
     return Figure(
         chosen.name,
         chosen.unit,
@@ -45,9 +48,8 @@ def line(one: Figure) -> str:
     head = f"{one.name:<14} {one.count:>7} {one.unit:<5} {one.seconds:>8.2f} s {one.rate:>10.1f} {one.unit}/s"
     if one.floor is None:
         return f"{head}   floor"
-    return (
-        f"{head}   {one.ratio * 100:6.1f} % of {one.floor} (target {one.target * 100:.0f} %)  {one.verdict}"
-    )
+    goal = "no target" if one.target is None else f"target {one.target * 100:.0f} %"
+    return f"{head}   {one.ratio * 100:6.1f} % of {one.floor} ({goal})  {one.verdict}"
 
 
 def write_json(path: str, settings: dict, figures: list[Figure]) -> None:

@@ -17,7 +17,7 @@ import sys
 import time
 import uuid
 
-from breakdown import TimedGraph
+from breakdown import Tallies, TimedGraph
 from fleet import DEVICE, Fleet
 from registry import WORKLOADS, BenchError, Context, selection
 from report import Figure, figure, line, write_json
@@ -67,12 +67,17 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
 def listing() -> str:
     rows = []
     for chosen in WORKLOADS.values():
-        goal = "floor" if chosen.floor is None else f">= {chosen.target * 100:.0f} % of {chosen.floor}"
+        if chosen.floor is None:
+            goal = "floor"
+        elif chosen.target is None:
+            goal = f"compared with {chosen.floor}"
+        else:
+            goal = f">= {chosen.target * 100:.0f} % of {chosen.floor}"
         rows.append(f"{chosen.name:<14} {chosen.unit:<5} {goal:<26} {chosen.about}")
     return "\n".join(rows)
 
 
-def measure(ctx: Context, names: list[str] | None, profile: bool, breakdown: bool) -> list[Figure]:
+def measure(ctx: Context, names: list[str] | None, profile: bool, tallies: Tallies | None) -> list[Figure]:
     figures: dict[str, Figure] = {}
     for chosen in selection(names):
         profiler = cProfile.Profile() if profile else None
@@ -82,8 +87,8 @@ def measure(ctx: Context, names: list[str] | None, profile: bool, breakdown: boo
             raise BenchError(f"{chosen.name} checked {measured.checked} of its {measured.count} {chosen.unit}")
         figures[chosen.name] = figure(chosen, measured, figures)
         print(line(figures[chosen.name]), flush=True)
-        if breakdown:
-            print(ctx.graph.report(measured.seconds), flush=True)
+        if tallies is not None:
+            print(tallies.report(measured.seconds), flush=True)
         if profiler is not None:
             pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(12)
     return list(figures.values())
@@ -106,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     began = time.perf_counter()
+    ctx = None
     try:
         ensure_schema(graph, [DEVICE])
         ctx = Context(
@@ -117,14 +123,16 @@ def main(argv: list[str] | None = None) -> int:
             args.calls,
             args.late,
         )
-        if args.breakdown:
-            ctx.graph = TimedGraph(graph)
-        figures = measure(ctx, args.only, args.profile, args.breakdown)
+        tallies = Tallies() if args.breakdown else None
+        if tallies is not None:
+            ctx.wrap = lambda watched: TimedGraph(watched, tallies)
+            ctx.graph, ctx.floor_graph = ctx.wrap(graph), ctx.wrap(floor_graph)
+        figures = measure(ctx, args.only, args.profile, tallies)
     except BenchError as error:
         print(f"WRONG WORK: {error}", file=sys.stderr, flush=True)
         return 1
     finally:
-        for used in (graph, floor_graph):
+        for used in (graph, floor_graph, *(ctx.extra_graphs if ctx is not None else [])):
             with contextlib.suppress(Exception):  # a graph that was never written does not exist
                 used.delete()
         server.stop()

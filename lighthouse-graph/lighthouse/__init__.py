@@ -1,9 +1,15 @@
 """Lighthouse: temporal, graph-native memory for AI agents on FalkorDB."""
 
 from .clock import now, stamp
+from .episodes import close_episode, episode, episodes_about, open_episode, record
+from .extraction import extract, extract_again
 from .graphs import ensure_schema, tenant, world
+from .handoffs import accept, hand_off, handoffs_for
 from .kinds import SELF, Kind
 from .read import as_of, history, related
+from .recall.text import TooSlow, search, search_entries, search_history
+from .recall.traverse import pointing_at, similar
+from .tasks import add_task, claim, complete, release, task, tasks
 from .values import Refused
 from .write.batches import remember
 from .write.failures import failures
@@ -13,14 +19,36 @@ __all__ = [
     "SELF",
     "Kind",
     "Refused",
+    "TooSlow",
+    "accept",
+    "add_task",
     "as_of",
+    "claim",
+    "close_episode",
+    "complete",
     "ensure_schema",
+    "episode",
+    "episodes_about",
+    "extract",
+    "extract_again",
     "failures",
+    "hand_off",
+    "handoffs_for",
     "history",
     "now",
+    "open_episode",
+    "pointing_at",
+    "record",
     "related",
+    "release",
     "remember",
+    "search",
+    "search_entries",
+    "search_history",
+    "similar",
     "stamp",
+    "task",
+    "tasks",
     "tenant",
     "update",
     "world",

@@ -7,6 +7,11 @@ An entry stores its values twice: as JSON text in `content`, which reads give ba
 gives floats back to 15 digits only), and each as a property named v_<name>, so a query can select
 entries by a value (MATCH (n:Entry) WHERE n.v_status = 'hot'). words holds the letters and digits of
 its text values, for the full-text index; reads never show it.
+
+Receipts: opened, unchanged, recorded, closed; refusals, each kept as a WriteFailure: invalid, missing
+(an entity it is about, or evidence, does not exist), unknown (no such episode), ended (the episode
+has its outcome: it takes no entry and is not opened again), conflict (opened again about other
+entities), failed (FalkorDB refused the query).
 """
 
 from __future__ import annotations
@@ -175,7 +180,8 @@ def _why_not(graph, clause: str, params: dict, cites: list) -> tuple[str, str] |
         return "unknown", f"the episode {params['episode']!r} does not exist: open it first"
     if ended:
         return "ended", f"the episode {params['episode']!r} has ended: it takes no more entries"
-    absent = [cites[place] for place in range(len(cites)) if place not in set(found)]
+    seen = set(found)
+    absent = [cites[place] for place in range(len(cites)) if place not in seen]
     if absent:
         shown = ", ".join(references.describe(one) for one in absent[:5])
         return "missing", f"evidence that does not exist: {shown}"

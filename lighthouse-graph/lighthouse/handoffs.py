@@ -48,7 +48,13 @@ _GIVE = (
 
 
 def hand_off(
-    graph, id: object, by: object, to: object, points_to: object, note: object = None, at: object = None
+    graph,
+    id: object,
+    by: object,
+    to: object,
+    points_to: object = None,
+    note: object = None,
+    at: object = None,
 ) -> dict:
     """Passes work to another agent: {"id", "status": "given"}.
 

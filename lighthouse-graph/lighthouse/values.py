@@ -67,11 +67,9 @@ def text(value: object, what: str, limit: int = MAX_TEXT) -> str:
 
 def name(value: object, what: str = "a name") -> str:
     """A name (agent, user, id): 1 to 200 visible characters, nothing that cannot be printed."""
-    value = text(value, what, limit=4 * MAX_NAME)
+    value = text(value, what, limit=MAX_NAME)
     if not value or value != value.strip():
         raise Refused(f"{what} must be non-empty with no space at either end: {_shown(value)}")
-    if len(value) > MAX_NAME:
-        raise Refused(f"{what} is longer than {MAX_NAME} characters")
     for char in value:
         # C: controls, format marks (such as bidi overrides), unassigned; Zl, Zp: line breaks.
         if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp"):
@@ -149,6 +147,8 @@ def measured(whole: object, what: str = "a row") -> int:
         raise Refused(f"{what} cannot be read: {str(error)[:200]}") from None
     except RecursionError:
         raise Refused(f"{what} is nested too deep to read") from None
+    except Exception as error:  # an object whose str() raises: hostile input is refused, not a crash
+        raise Refused(f"{what} holds a {type(error).__name__} when read") from None
     if size > MAX_ROW:
         raise Refused(f"{what} is longer than {MAX_ROW:,} characters")
     return size
@@ -173,13 +173,16 @@ def lease(seconds: object) -> int:
 
 
 def words(content: str) -> str:
-    """The letters and digits of a text, case folded, one space between words: what the index reads."""
+    """The letters and digits of a text, case folded, one space between words: what the index reads.
+
+    A combining mark stays in its word: in many scripts it is part of the letter.
+    """
     out: list[str] = []
     current: list[str] = []
     # NFKC first and last: a letter and its accent written apart, or a ligature, read as one word.
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", content).casefold())
     for char in folded:
-        if char.isalnum():
+        if char.isalnum() or (current and unicodedata.category(char)[0] == "M"):
             current.append(char)
         elif current:
             out.append("".join(current))

@@ -15,7 +15,18 @@ from hypothesis import strategies as st
 from lighthouse import ensure_schema, failures, history, remember
 from lighthouse.write.batches import write_rows
 from lighthouse.write.rows import prepare
-from oracle import ACCEPTED, Oracle, accepted_in_time_order, arrivals, at, check_key, cuts, moment, probes_for, sent
+from oracle import (
+    ACCEPTED,
+    Oracle,
+    accepted_in_time_order,
+    arrivals,
+    at,
+    check_key,
+    cuts,
+    moment,
+    probes_for,
+    sent,
+)
 
 from lighthouse import clock
 
@@ -132,9 +143,7 @@ def test_missing_entries_are_checked_in_one_read_for_the_batch(graph, db):
     assert [r["status"] for r in receipts] == ["created", "missing", "created"]
     assert "look/9" in receipts[1]["reason"]
     assert sum("Entry {id: id}" in text for _, text in commands) == 1
-    linked = graph.ro_query(
-        "MATCH (s:State)-[:FROM]->(n:Entry) RETURN s.key, n.id ORDER BY s.key"
-    ).result_set
+    linked = graph.ro_query("MATCH (s:State)-[:FROM]->(n:Entry) RETURN s.key, n.id ORDER BY s.key").result_set
     assert linked == [["d1", "look/3"], ["d2", "look/3"]]
     assert [s["entry"] for s in history(graph, DEVICE, "d1")] == ["look/3"]
     # The same values from another entry are unchanged, and the State keeps its entry.
@@ -272,8 +281,10 @@ def test_an_entity_that_was_only_a_target_is_created_by_its_first_row(graph):
 
 def test_busy_after_five_reads_that_each_found_another_writer(graph, db):
     statuses(graph, [row(0)])
-    rival = FalkorDB(host=db.connection.connection_pool.connection_kwargs["host"],
-                     port=db.connection.connection_pool.connection_kwargs["port"]).select_graph(graph.name)
+    rival = FalkorDB(
+        host=db.connection.connection_pool.connection_kwargs["host"],
+        port=db.connection.connection_pool.connection_kwargs["port"],
+    ).select_graph(graph.name)
     moments = iter(range(1, 10))
     reads = []
 
@@ -300,8 +311,12 @@ def test_eight_writers_on_the_same_entities_lose_nothing(graph, db):
     keys = ["w1", "w2", "w3"]
     contents = [{"status": "ok"}, {"status": "hot"}, {"status": "hot", "level": 2}]
     pool = [
-        {"key": key, "t": at(hour), "values": chooser.choice(contents),
-         "relations": {"LOCATED_IN": chooser.choice(["r1", "r2"])}}
+        {
+            "key": key,
+            "t": at(hour),
+            "values": chooser.choice(contents),
+            "relations": {"LOCATED_IN": chooser.choice(["r1", "r2"])},
+        }
         for key in keys
         for hour in chooser.sample(range(24), 10)
     ]
@@ -344,7 +359,10 @@ def test_eight_writers_on_the_same_entities_lose_nothing(graph, db):
 def test_every_accepted_row_holds_at_its_time_after_racing(graph, db):
     """Whatever the order the writers won in: each accepted row says what holds at its time."""
     host = db.connection.connection_pool.connection_kwargs
-    pool = [{"key": "z", "t": at(hour), "values": {"status": random.Random(hour).choice("abc")}} for hour in range(30)]
+    pool = [
+        {"key": "z", "t": at(hour), "values": {"status": random.Random(hour).choice("abc")}}
+        for hour in range(30)
+    ]
     results = []
 
     def writer(number):

@@ -224,10 +224,7 @@ def test_a_stamp_goes_through_falkordb_and_back_unchanged(graph, given) -> None:
     assert clock.from_store(stored) == clock.parse(given)
 
 
-_COMPARED = (
-    "WITH localdatetime($a) AS a, localdatetime($b) AS b "
-    "RETURN a < b, b > a, a <= b, a = b, a <> b"
-)
+_COMPARED = "WITH localdatetime($a) AS a, localdatetime($b) AS b RETURN a < b, b > a, a <= b, a = b, a <> b"
 
 
 def test_the_ends_of_the_window_compare_right_in_falkordb(graph) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
+import time
 
+import pytest
 from lighthouse.conversation import forgetting
 from lighthouse.conversation.forgetting import forget_session, forget_user
 from lighthouse.conversation.recall import said, said_about
@@ -23,17 +24,38 @@ from lighthouse.values import Refused
 PUMP = Kind("Pump", key="tag")
 
 
-@pytest.fixture
-def chat(graph):
-    ensure_schema(graph, [PUMP])
+def ready(graph, kinds):
+    """ensure_schema(), then a wait until every index is built.
+
+    FalkorDB 4.22 builds a new index in the background: found here, a query that used one still under
+    construction crashed the server (SIGSEGV in RediSearch_GetResultsIterator) or missed a node.
+    """
+    ensure_schema(graph, kinds)
+    deadline = time.monotonic() + 30
+    query = "CALL db.indexes() YIELD status RETURN status"
+    while any(status != "OPERATIONAL" for (status,) in graph.query(query).result_set):
+        assert time.monotonic() < deadline, "the indexes were not built in 30 seconds"
+        time.sleep(0.01)
     return graph
 
 
+@pytest.fixture
+def chat(graph):
+    return ready(graph, [PUMP])
+
+
 def every_property(graph) -> list[str]:
-    """Each property of each node and edge, as text: what an erasure must leave nothing of."""
+    """Each label, type, property name and value of each node and edge, as text: what an erasure must
+    leave nothing of."""
     nodes = graph.query("MATCH (n) RETURN labels(n), properties(n)").result_set
-    edges = graph.query("MATCH ()-[e]->() RETURN type(e), properties(e)").result_set
-    return [f"{name} {props}" for name, props in nodes + edges]
+    edges = graph.query("MATCH ()-[e]->() RETURN [type(e)], properties(e)").result_set
+    found: list[str] = []
+    for names, props in nodes + edges:
+        found += names
+        for name, item in props.items():
+            found.append(name)
+            found += [str(one) for one in item] if isinstance(item, list) else [str(item)]
+    return found
 
 
 def holds(graph, marker: str) -> bool:
@@ -51,8 +73,8 @@ def count(graph, label: str) -> int:
 # --- erasure ------------------------------------------------------------------------------------
 
 
-def test_after_forget_user_no_property_holds_what_the_user_said(chat):
-    user = "erin-zq"
+@pytest.mark.parametrize("user", ["erin-zq", "Zoë-日本 quote'\"#"])
+def test_after_forget_user_no_property_holds_what_the_user_said(chat, user):
     secrets = {
         "text": "alpha-secret-text",
         "value": "beta-secret-value",
@@ -67,10 +89,12 @@ def test_after_forget_user_no_property_holds_what_the_user_said(chat):
     say(chat, user, "s2", "user", "three", by=user, mentions=[(PUMP, "shared")])
     summarize(chat, user, "s1", secrets["summary"], upto=2, by="desk")
     # refused writes of the user: each kept as a WriteFailure until the user is forgotten
-    assert say(chat, user, "s1", "user", secrets["refused text"] + "x" * 100_000, by=user)["status"] == "invalid"
-    assert say(chat, user, "s3", "user", "t", by=user, values={"text": secrets["refused value"]})["status"] == (
-        "invalid"
+    assert (
+        say(chat, user, "s1", "user", secrets["refused text"] + "x" * 100_000, by=user)["status"] == "invalid"
     )
+    assert say(chat, user, "s3", "user", "t", by=user, values={"text": secrets["refused value"]})[
+        "status"
+    ] == ("invalid")
     assert say(chat, user, "bad\x00id", "user", secrets["refused text"], by=user)["status"] == "invalid"
     assert summarize(chat, user, "s1", secrets["refused summary"], upto=99, by="desk")["status"] == "invalid"
     # another user, who keeps everything
@@ -118,12 +142,12 @@ def test_forgetting_one_user_leaves_another_users_session_of_the_same_name(chat)
     assert [m["text"] for m in messages(chat, "bob", "main")] == ["bob text"]
 
 
-def test_forget_user_does_not_reach_users_whose_names_start_alike(chat):
-    for user in ("an", "ann", "ann2", "anna"):
+def test_forget_user_does_not_reach_users_whose_names_are_alike(chat):
+    for user in ("an", "ann", "ann2", "anna", "Ann", "ANN", "änn", "Zoe"):
         say(chat, user, "main", "user", f"{user} said", by=user)
     forget_user(chat, "ann")
     assert messages(chat, "ann", "main") == []
-    for user in ("an", "ann2", "anna"):
+    for user in ("an", "ann2", "anna", "Ann", "ANN", "änn", "Zoe"):
         assert [m["text"] for m in messages(chat, user, "main")] == [f"{user} said"]
 
 

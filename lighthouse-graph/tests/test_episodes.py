@@ -232,16 +232,24 @@ def test_a_cited_entity_is_pinned_to_the_time_of_the_entry(pumps):
 
 
 def test_cites_keep_the_order_given(pumps):
-    record(pumps, "p1-hot", "observation", by="watcher")
-    graph_cites = ["p1-hot/1", (PUMP, "p2"), (ZONE, "z1"), (PUMP, 7), ("Episode", "p1-hot"), (PUMP, "p1")]
-    record(pumps, "p1-hot", "forecast", by="watcher", cites=graph_cites)
-    assert episode(pumps, "p1-hot")["entries"][1]["cites"] == [
-        ("Entry", "p1-hot/1"),
+    for n in range(12):
+        record(pumps, "p1-hot", "observation", by="watcher", values={"n": n})
+    given = [f"p1-hot/{n}" for n in (11, 2, 10, 1, 12, 3)]
+    given[3:3] = [(PUMP, "p2"), (ZONE, "z1"), (PUMP, 7), ("Episode", "p1-hot"), (PUMP, "p1"), "p1-hot/4"]
+    record(pumps, "p1-hot", "forecast", by="watcher", cites=given)
+    assert episode(pumps, "p1-hot")["entries"][12]["cites"] == [
+        ("Entry", "p1-hot/11"),
+        ("Entry", "p1-hot/2"),
+        ("Entry", "p1-hot/10"),
         ("Pump", "p2"),
         ("Zone", "z1"),
         ("Pump", 7),
         ("Episode", "p1-hot"),
         ("Pump", "p1"),
+        ("Entry", "p1-hot/4"),
+        ("Entry", "p1-hot/1"),
+        ("Entry", "p1-hot/12"),
+        ("Entry", "p1-hot/3"),
     ]
 
 

@@ -152,9 +152,14 @@ def test_only_the_receiver_accepts_and_only_once(boilers):
     assert accept(boilers, "h1", by="planner")["status"] == "accepted"
     first = handoffs_for(boilers, "planner", accepted=True)[0]["accepted_at"]
     assert abs(first - now()) < timedelta(seconds=5)
+    # Accepted again later: its first time stays.
+    boilers.query("MATCH (h:Handoff {id: 'h1'}) SET h.accepted_at = localdatetime('2026-01-01T00:00:00')")
     after = snapshot(boilers)
     assert accept(boilers, "h1", by="planner") == {"id": "h1", "status": "unchanged"}
     assert snapshot(boilers) == after
+    assert handoffs_for(boilers, "planner", accepted=True)[0]["accepted_at"] == datetime(
+        2026, 1, 1, tzinfo=UTC
+    )
     assert [f["reason"] for f in failures(boilers)] == ["denied"]
 
 

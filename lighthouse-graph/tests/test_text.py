@@ -76,6 +76,13 @@ def test_equal_scores_come_in_key_order_and_limit_keeps_the_first(world):
     assert keys(search(world, DEVICE, "same words", limit=2)) == ["d1", "d2"]
 
 
+def test_equal_scores_put_whole_number_keys_before_names(world):
+    for key in ("b", 30, "a", 4):
+        put(world, key, "same words")
+    assert keys(search(world, DEVICE, "same")) == [4, 30, "a", "b"]
+    assert keys(search_history(world, DEVICE, "same")) == [4, 30, "a", "b"]
+
+
 def test_a_result_shows_the_current_values_and_no_words(world):
     remember(
         world,
@@ -289,7 +296,7 @@ def test_refusals_of_kind_question_match_limit_and_timeout(world, find):
             find(world, DEVICE, question)
     with pytest.raises(Refused, match="match"):
         find(world, DEVICE, "pump", match="some")
-    for limit in (0, 1_001, -1, True, "10", 2.0):
+    for limit in (0, 1_001, -1, True, "10", 2.0, 10**5000):
         with pytest.raises(Refused, match="limit"):
             find(world, DEVICE, "pump", limit=limit)
     for timeout in (0, 5_001, True, 1.5):

@@ -287,6 +287,26 @@ def test_a_new_model_marks_every_entity_with_text_once(world):
     assert back.texts == 3
 
 
+def test_marking_leaves_out_what_has_a_vector_of_the_model(world):
+    manuals(world)
+    embed(world, MANUAL, bag, "bag")
+    # Another process switched the kind to another model and stopped before it marked anything.
+    world.query("MATCH (st:Stamp) SET st.embed_model_Manual = 'other', st.embed_after_Manual = null")
+    idle = Counting()
+    assert embed(world, MANUAL, idle, "bag", limit=1) == {"embedded": 0, "waiting": 0}
+    assert idle.asked == []
+
+
+def test_a_vector_of_the_model_is_kept_when_the_entity_waits_again(world):
+    manuals(world)
+    embed(world, MANUAL, bag, "bag")
+    embed(world, MANUAL, bag, "bag-2", limit=1)  # marks all three, gives one a vector of bag-2
+    back = Counting()
+    assert embed(world, MANUAL, back, "bag") == {"embedded": 1, "waiting": 0}
+    assert back.texts == 1  # two still had their vector of bag
+    assert len(nearest(world, MANUAL, "pump", bag, "bag")) == 3
+
+
 def test_marking_goes_over_many_spans(world, monkeypatch):
     from lighthouse.recall import vector
 
@@ -413,7 +433,9 @@ def test_entries_get_vectors_and_are_found_by_meaning(world):
     only = nearest_entries(world, "pump", bag, "bag", types=["forecast"])
     assert [item["type"] for item in only] == ["forecast"]
     assert nearest_entries(world, "pump", bag, "other") == []
-    assert all(len(item["vector"]) == DIMS for item in nearest_entries(world, "pump", bag, "bag", vectors=True))
+    assert all(
+        len(item["vector"]) == DIMS for item in nearest_entries(world, "pump", bag, "bag", vectors=True)
+    )
 
 
 def test_entry_text_is_its_text_values_in_the_order_of_their_names(world):

@@ -13,7 +13,7 @@ import uuid
 
 from ..graphs import read
 from ..write.failures import _plain_text
-from .talk import own_session, own_user, session_key, sessions_range
+from .talk import own_session, own_user, session_key
 
 STEP = 200  # messages, or failures, deleted by one query
 # What a conversation's refusals are kept under: kind in failures.Failure.
@@ -63,9 +63,7 @@ def _forget_messages(graph, key: str) -> dict:
     """Deletes one session a step at a time until it is gone: how many messages and references went."""
     gone = {"sessions": 0, "messages": 0, "references": 0}
     while True:
-        rows = graph.query(
-            _STEP, {"session_key": key, "step": STEP, "stamp": uuid.uuid4().hex}
-        ).result_set
+        rows = graph.query(_STEP, {"session_key": key, "step": STEP, "stamp": uuid.uuid4().hex}).result_set
         if not rows:
             return gone
         messages, references, emptied = rows[0]
@@ -105,7 +103,7 @@ def forget_session(graph, user, session) -> dict:
     return gone
 
 
-_USER_SESSIONS = "MATCH (s:Session) WHERE s.key >= $low AND s.key < $high RETURN s.key"
+_USER_SESSIONS = "MATCH (s:Session) WHERE s.user = $user RETURN s.key"
 
 
 def forget_user(graph, user) -> dict:
@@ -115,9 +113,8 @@ def forget_user(graph, user) -> dict:
     where the application gave it as `by` of another write, and copies of the database.
     """
     user = own_user(user)
-    low, high = sessions_range(user)
     gone = {"sessions": 0, "messages": 0, "references": 0}
-    for (key,) in read(graph, _USER_SESSIONS, {"low": low, "high": high}):
+    for (key,) in read(graph, _USER_SESSIONS, {"user": user}):
         for name, number in _forget_messages(graph, key).items():
             gone[name] += number
     gone["failures"] = _forget_failures(graph, user, None)

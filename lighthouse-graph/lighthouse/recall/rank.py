@@ -69,7 +69,7 @@ def _fused(rankings: dict, k: int) -> list[dict]:
             if name in found["places"]:  # an item a ranking repeats counts at its best place only
                 continue
             found["places"][name] = place
-            for field, content in (item.items() if isinstance(item, dict) else []):
+            for field, content in item.items() if isinstance(item, dict) else []:
                 found["fields"].setdefault(field, content)  # the ranking named first wins a field
     # fsum: equal places give equal scores, whatever order they are added in.
     ranked = sorted(
@@ -83,7 +83,10 @@ def _fused(rankings: dict, k: int) -> list[dict]:
     results = []
     for found in ranked:
         field, _type, key = found["id"]
-        result = {field: key, **{f: c for f, c in found["fields"].items() if f not in (field, "score", "places")}}
+        result = {
+            field: key,
+            **{f: c for f, c in found["fields"].items() if f not in (field, "score", "places")},
+        }
         result["score"] = math.fsum(1 / (k + place) for place in found["places"].values())
         result["places"] = found["places"]
         results.append(result)

@@ -29,13 +29,21 @@ MATCHES = {"all": " ", "any": "|"}  # how the index's query language joins words
 _HIDDEN = ["words", "embedding", "model", "text_hash", "rev"]
 
 
+def key_order(key: str) -> str:
+    """ORDER BY terms that put keys in the order Python sorts them here: whole numbers, then names.
+
+    FalkorDB alone puts names before numbers. toString() of a name is the name itself.
+    """
+    return f"CASE WHEN toString({key}) = {key} THEN 1 ELSE 0 END, {key}"
+
+
 class TooSlow(RuntimeError):
     """A search that FalkorDB stopped because it ran longer than its time allows."""
 
 
 def checked_limit(limit: object) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
-        raise Refused(f"limit is a whole number from 1 to {MAX_RESULTS:,}, not {str(limit)[:40]!r}")
+        raise Refused(f"limit is a whole number from 1 to {MAX_RESULTS:,}")
     return limit
 
 
@@ -61,7 +69,7 @@ def index_query(question: object, match: object = "all") -> str | None:
     None when the question has no letters or digits: there is nothing to ask.
     """
     if not isinstance(match, str) or match not in MATCHES:
-        raise Refused(f'match is "all" or "any", not {str(match)[:40]!r}')
+        raise Refused('match is "all" or "any"')
     found = values.question(question)
     return MATCHES[match].join(found) if found else None
 
@@ -86,7 +94,7 @@ def _shown(kind: Kind, key: object, score: float, listed: list, entry: object) -
 def _search_query(kind: Kind) -> str:
     return (
         f"CALL db.idx.fulltext.queryNodes('{kind.label}', $query) YIELD node, score "
-        "WITH node AS found, score ORDER BY score DESC, found.key LIMIT $limit "
+        f"WITH node AS found, score ORDER BY score DESC, {key_order('found.key')} LIMIT $limit "
         "RETURN found.key, score, [name IN keys(found) WHERE NOT name IN $hidden | [name, found[name]]]"
     )
 
@@ -120,12 +128,12 @@ def search(
 _HISTORY_QUERY = (
     "CALL db.idx.fulltext.queryNodes('State', $query) YIELD node, score "
     "WITH node AS state, score WHERE state.kind = $label "
-    "WITH state, score ORDER BY score DESC, state.key, state.valid_from LIMIT $limit "
+    f"WITH state, score ORDER BY score DESC, {key_order('state.key')}, state.valid_from LIMIT $limit "
     "OPTIONAL MATCH (state)-[:FROM]->(source:Entry) "
     "RETURN state.key AS found, score, "
     "  [name IN keys(state) WHERE NOT name IN $hidden | [name, state[name]]], source.id, "
     "  state.valid_from AS began "
-    "ORDER BY score DESC, found, began"
+    f"ORDER BY score DESC, {key_order('found')}, began"
 )
 
 

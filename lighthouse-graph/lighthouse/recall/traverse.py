@@ -5,11 +5,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .. import clock
+from ..graphs import read
 from ..kinds import Kind
 from ..read import _checked, _moment
 from ..values import Refused
-from .text import STOP_AFTER, bounded, checked_limit, checked_timeout
-from ..graphs import read
+from .text import STOP_AFTER, bounded, checked_limit, checked_timeout, key_order
 
 
 def _in_order(item: object) -> tuple[str, object]:
@@ -18,9 +18,19 @@ def _in_order(item: object) -> tuple[str, object]:
 
 
 def _relation(kind: Kind, relation: object) -> str:
-    if not isinstance(relation, str) or relation not in kind.relations:
-        raise Refused(f"{kind.label} has no relation {str(relation)[:80]!r}")
+    if not isinstance(relation, str):
+        raise Refused(f"a relation is named by text, not {type(relation).__name__}")
+    if relation not in kind.relations:
+        raise Refused(f"{kind.label} has no relation {ascii(relation[:80])}")
     return relation
+
+
+def _holds(edge: str, at: str) -> str:
+    """The edge held at the time the parameter names: begun at or before it, and not ended by then."""
+    return (
+        f"{edge}.valid_from <= localdatetime(${at}) "
+        f"AND ({edge}.valid_to IS NULL OR {edge}.valid_to > localdatetime(${at}))"
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -28,8 +38,7 @@ def _pointing_query(kind: Kind, relation: str) -> str:
     target = kind.target(relation)
     return (
         f"MATCH (x:`{target.label}` {{key: $target}})<-[r:`{relation}`]-(e:`{kind.label}`) "
-        "WHERE r.valid_from <= localdatetime($at) AND (r.valid_to IS NULL OR r.valid_to > localdatetime($at)) "
-        "RETURN DISTINCT e.key"
+        f"WHERE {_holds('r', 'at')} RETURN DISTINCT e.key"
     )
 
 
@@ -47,18 +56,21 @@ def pointing_at(graph, kind: Kind, relation: str, target_key: object, at: object
 @lru_cache(maxsize=1024)
 def _similar_query(kind: Kind, relations: tuple[str, ...]) -> str:
     types = "|".join(f"`{relation}`" for relation in relations)
+    order = f"ORDER BY shared DESC, {key_order('found')} LIMIT $limit "
     # The entity's relations that hold now, then every edge of the same type into the same target,
-    # closed or open: an entity that shared a target in the past is found too.
+    # closed or open, so an entity that shared a target in the past is found too. Peers are counted
+    # first and only the best get their pairs listed: a list for every peer costs more than the count.
     return (
-        f"MATCH (e:`{kind.label}` {{key: $key}})-[r:{types}]->(x) "
-        "WHERE r.valid_from <= localdatetime($now) AND (r.valid_to IS NULL OR r.valid_to > localdatetime($now)) "
+        f"MATCH (e:`{kind.label}` {{key: $key}})-[r:{types}]->(x) WHERE {_holds('r', 'now')} "
         "WITH DISTINCT e, type(r) AS rel, x "
-        f"MATCH (x)<-[other:{types}]-(peer:`{kind.label}`) "
-        "WHERE type(other) = rel AND id(peer) <> id(e) "
-        "WITH DISTINCT peer, rel, x.key AS target "
-        "WITH peer, collect([rel, target]) AS through "
-        "RETURN peer.key AS found, size(through) AS shared, through "
-        "ORDER BY shared DESC, found LIMIT $limit"
+        f"MATCH (x)<-[other:{types}]-(peer:`{kind.label}`) WHERE type(other) = rel AND id(peer) <> id(e) "
+        "WITH DISTINCT e, peer, rel, x "
+        "WITH e, peer, count(*) AS shared "
+        f"WITH e, peer, shared, peer.key AS found {order}"
+        f"MATCH (e)-[mine:{types}]->(y)<-[theirs:{types}]-(peer) "
+        f"WHERE type(mine) = type(theirs) AND {_holds('mine', 'now')} "
+        "WITH peer, found, shared, collect(DISTINCT [type(mine), y.key]) AS through "
+        f"RETURN found, shared, through {order}"
     )
 
 
@@ -91,6 +103,8 @@ def similar(
     params = {"key": key, "now": clock.stamp(), "limit": limit}
     found = []
     for peer, shared, through in bounded(graph, _similar_query(kind, chosen), params, timeout):
-        pairs = sorted(((rel, target) for rel, target in through), key=lambda pair: (pair[0], *_in_order(pair[1])))
+        pairs = sorted(
+            ((rel, target) for rel, target in through), key=lambda pair: (pair[0], *_in_order(pair[1]))
+        )
         found.append({"key": peer, "shared": shared, "through": pairs})
     return found

@@ -100,15 +100,6 @@ def _stamp_names(kind: Kind) -> tuple[str, str, str]:
     return f"embed_model_{kind.label}", f"embed_after_{kind.label}", f"embed_upto_{kind.label}"
 
 
-def _has_text(kind: Kind) -> str:
-    """Cypher true when the entity's text (text_of(): the text values, one per line) is not empty."""
-    listed = ", ".join(f"e.`{name}`" for name in kind.text)
-    return (
-        f"(size([v IN [{listed}] WHERE v IS NOT NULL]) > 1 "
-        f"OR any(v IN [{listed}] WHERE v IS NOT NULL AND v <> ''))"
-    )
-
-
 @lru_cache(maxsize=256)
 def _switch_query(kind: Kind) -> str:
     model, after, upto = _stamp_names(kind)
@@ -122,9 +113,13 @@ def _switch_query(kind: Kind) -> str:
 @lru_cache(maxsize=256)
 def _mark_query(kind: Kind) -> str:
     model, after, upto = _stamp_names(kind)
+    listed = ", ".join(
+        f"e.`{name}`" for name in kind.text
+    )  # text_of() is not empty: two values, or one not ""
     return (
         f"OPTIONAL MATCH (e:`{kind.label}`) WHERE id(e) > $after AND id(e) <= $upto "
-        f"AND {_has_text(kind)} AND coalesce(e.model, '') <> $model "
+        f"AND (size([v IN [{listed}] WHERE v IS NOT NULL]) > 1 OR any(v IN [{listed}] WHERE v <> '')) "
+        "AND coalesce(e.model, '') <> $model "
         f"FOREACH (_ IN CASE WHEN e IS NULL THEN [] ELSE [1] END | SET e:`{kind.embed_label}`) "
         "WITH count(e) AS marked "
         f"MATCH (st:Stamp) WHERE st.`{model}` = $model AND st.`{after}` = $after "
@@ -154,7 +149,7 @@ def _follow_model(graph, kind: Kind, model: str) -> None:
 @lru_cache(maxsize=256)
 def _waiting_query(kind: Kind) -> str:
     listed = ", ".join(f"e.`{name}`" for name in kind.text)
-    return f"MATCH (e:`{kind.embed_label}`) RETURN e.key, [{listed}] LIMIT $limit"
+    return f"MATCH (e:`{kind.embed_label}`) RETURN e.key, [{listed}], e.model = $model LIMIT $limit"
 
 
 @lru_cache(maxsize=256)
@@ -167,9 +162,10 @@ def _store_query(kind: Kind) -> str:
     return (
         f"MATCH (st:Stamp) WHERE st.`{_stamp_names(kind)[0]}` = $model "
         "UNWIND $rows AS r "
-        f"MATCH (e:`{kind.label}` {{key: r.key}}) WHERE e:`{kind.embed_label}` "
-        "SET e.embedding = CASE WHEN r.vector IS NULL THEN null ELSE vecf32(r.vector) END, "
-        "    e.model = CASE WHEN r.vector IS NULL THEN null ELSE $model END "
+        f"MATCH (e:`{kind.label}` {{key: r.key}}) WHERE e:`{kind.embed_label}` AND {same} "
+        "SET e.embedding = CASE WHEN r.kept THEN e.embedding WHEN r.vector IS NULL THEN null "
+        "      ELSE vecf32(r.vector) END, "
+        "    e.model = CASE WHEN r.kept THEN e.model WHEN r.vector IS NULL THEN null ELSE $model END "
         f"REMOVE e:`{kind.embed_label}` "
         "RETURN count(r.vector)"
     )
@@ -186,14 +182,15 @@ def embed(graph, kind: Kind, embedder: Callable, model: str, limit: int = 500) -
     kind = _checked_kind(kind)
     model, limit = _checked_call(embedder, model, limit, MAX_EMBED)
     _follow_model(graph, kind, model)
-    rows = [
-        {"key": key, "text": listed} for key, listed in read(graph, _waiting_query(kind), {"limit": limit})
-    ]
+    # An entity that waits with a vector of this model already (marked for a model that was used in
+    # between) keeps it; one with no text left only loses its label.
+    found = read(graph, _waiting_query(kind), {"limit": limit, "model": model})
+    rows = [{"key": key, "text": listed, "kept": bool(kept)} for key, listed, kept in found]
     present = [{n: v for n, v in zip(kind.text, row["text"], strict=True) if v is not None} for row in rows]
-    texts = [text_of(kind, given) for given in present]
+    texts = ["" if row["kept"] else text_of(kind, given) for row, given in zip(rows, present, strict=True)]
     vectors = iter(_asked(embedder, [text for text in texts if text], kind.dimensions))
     for row, text in zip(rows, texts, strict=True):
-        row["vector"] = next(vectors) if text else None  # an entity with no text left only loses its label
+        row["vector"] = next(vectors) if text else None
     embedded = 0
     for chunk in _chunks(rows, kind.dimensions):
         found = graph.query(_store_query(kind), {"rows": chunk, "model": model}).result_set
@@ -307,7 +304,7 @@ def mark_name(model: str) -> str:
 
 _SLICE_QUERY = (
     "MATCH (st:Stamp) OPTIONAL MATCH (n:Entry) WHERE n.serial > $after AND n.serial <= $upto "
-    "RETURN st.serial, collect(CASE WHEN n IS NULL THEN null ELSE [n.serial, n.id, n.content, n.model] END)"
+    "RETURN coalesce(st.serial, 0), collect(CASE WHEN n IS NULL THEN null ELSE [n.serial, n.id, n.content, n.model] END)"
 )
 
 
@@ -331,17 +328,16 @@ def embed_entries(graph, embedder: Callable, model: str, limit: int = 500) -> di
     """
     model, limit = _checked_call(embedder, model, limit, MAX_EMBED)
     dimensions, mark = entry_dimensions(graph), mark_name(model)
-    stamp = read(graph, f"MATCH (st:Stamp) RETURN st.serial, coalesce(st.`{mark}`, 0)")
+    stamp = read(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0), coalesce(st.`{mark}`, 0)")
     if not stamp or dimensions is None:
         raise Refused("the graph has no Stamp: run ensure_schema() before embed_entries()")
-    top, start = stamp[0][0] or 0, stamp[0][1]
+    top, start = stamp[0]
     after, todo, texts = start, [], []
     for _ in range(MAX_SLICES):
         if after >= top or len(todo) >= limit:
             break
         upto = after + limit - len(todo)
         top, listed = read(graph, _SLICE_QUERY, {"after": after, "upto": upto})[0]
-        top = top or 0
         for serial, entry_id, content, current in sorted(item for item in listed if item is not None):
             text = entry_text(json.loads(content)) if content else ""
             if text and current != model:  # an entry with no text gets no vector; the mark passes it
@@ -362,8 +358,8 @@ def embed_entries(graph, embedder: Callable, model: str, limit: int = 500) -> di
         if not found:  # another call moved the mark first: it stores what follows
             break
         embedded, moved = embedded + found[0][0], upto
-    waiting = read(graph, f"MATCH (st:Stamp) RETURN st.serial - coalesce(st.`{mark}`, 0)")
-    return {"embedded": embedded, "waiting": max(0, waiting[0][0] or 0) if waiting else 0}
+    waiting = read(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0) - coalesce(st.`{mark}`, 0)")
+    return {"embedded": embedded, "waiting": max(0, waiting[0][0])}
 
 
 _NEAREST_ENTRIES = (

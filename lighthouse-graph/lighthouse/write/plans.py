@@ -94,7 +94,8 @@ def _new_plan(kind: Kind, row: Row, rev: int) -> dict:
         "entity": [],
         "state_sets": [],
         "new_state": [],
-        "unlink": [],
+        "unlink_prev": None,
+        "unlink_next": None,
         "edge_sets": [],
         "open": {relation: [] for relation in kind.relations},
     }
@@ -143,7 +144,7 @@ def _new_state(
         }
     )
     if prev is not None and nxt is not None:  # the link between them is replaced: the one deleting write
-        plan["unlink"].append({"prev": prev.id, "next": nxt.id})
+        plan["unlink_prev"], plan["unlink_next"] = prev.id, nxt.id
         plan["restamp"] = True
 
 
@@ -255,9 +256,12 @@ def _apply_query(kind: Kind) -> str:
         "      old.valid_from = CASE WHEN su.field = 'valid_from' THEN localdatetime(su.at) ELSE old.valid_from END, "
         "      old.seen_last = CASE WHEN su.field = 'seen_last' THEN localdatetime(su.at) ELSE old.seen_last END "
         "  RETURN count(*) AS state_sets } "
-        "CALL { WITH e, row UNWIND row.unlink AS ul "
-        "  MATCH (before)-[link:NEXT]->(after) WHERE id(before) = ul.prev AND id(after) = ul.next DELETE link "
-        "  RETURN count(*) AS unlinked } "
+        # Not in CALL {}: FalkorDB 4.22 carried out a DELETE inside CALL {} for the first row of the query only.
+        "WITH e, row "
+        "OPTIONAL MATCH (before:State)-[link:NEXT]->(after:State) "
+        "WHERE id(before) = row.unlink_prev AND id(after) = row.unlink_next "
+        "DELETE link "
+        "WITH e, row "
         "CALL { WITH e, row UNWIND row.new_state AS n "
         f"  CREATE (e)-[:HAS_STATE]->(s:State {{kind: '{kind.label}', key: row.key, valid_from: localdatetime(n.valid_from), "
         "    by: $by, recorded_at: localdatetime($now), words: n.words}) "
