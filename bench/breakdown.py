@@ -33,11 +33,19 @@ class Tallies:
     def report(self, seconds: float) -> str:
         """The tallies since the last report, then cleared; seconds: what the workload's timed part took."""
         lines = [f"    {'calls':>6} {'server s':>9} {'trip s':>8}  query"]
-        trips = 0.0
+        trips = sum(tally.trip_ms for tally in self.by_query.values()) / 1000
+        small = Tally()
         for name, tally in sorted(self.by_query.items(), key=lambda item: -item[1].trip_ms):
-            trips += tally.trip_ms / 1000
+            if tally.trip_ms < 5:  # set-up and checks: shown together
+                small.calls, small.server_ms = small.calls + tally.calls, small.server_ms + tally.server_ms
+                small.trip_ms += tally.trip_ms
+                continue
             lines.append(
                 f"    {tally.calls:>6} {tally.server_ms / 1000:>9.2f} {tally.trip_ms / 1000:>8.2f}  {name}"
+            )
+        if small.calls:
+            lines.append(
+                f"    {small.calls:>6} {small.server_ms / 1000:>9.2f} {small.trip_ms / 1000:>8.2f}  (other queries)"
             )
         lines.append(f"    timed seconds minus all round trips (time in Python): {seconds - trips:.2f} s")
         self.by_query.clear()

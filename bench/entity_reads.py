@@ -10,9 +10,8 @@ import time
 from datetime import datetime, timedelta
 
 from fleet import DEVICE, state_differs
-from registry import Context, Measured, expect, workload
-
 from lighthouse import as_of, history, related
+from registry import Context, Measured, expect, workload
 
 _READS_NEED = ("create", "change", "late")
 

@@ -7,9 +7,8 @@ from collections import Counter
 from datetime import timedelta
 
 from fleet import AGENT, DEVICE
-from registry import Context, Measured, expect, workload
-
 from lighthouse import remember
+from registry import Context, Measured, expect, workload
 
 
 def _remember(ctx: Context, rows: list[dict]) -> tuple[list[dict], float]:

@@ -25,12 +25,11 @@ class Figure:
 def figure(chosen: Workload, measured: Measured, figures: dict[str, Figure]) -> Figure:
     rate = measured.count / measured.seconds if measured.seconds > 0 else float("inf")
     if chosen.floor is None:
-        return Figure(chosen.name, chosen.unit, measured.count, measured.seconds, rate, None, None, None, "floor")
+        return Figure(
+            chosen.name, chosen.unit, measured.count, measured.seconds, rate, None, None, None, "floor"
+        )
     ratio = rate / figures[chosen.floor].rate
-    if chosen.target is None:
-        verdict = "info"
-    else:
-        verdict = "PASS" if ratio >= chosen.target else "MISS"
+    verdict = "info" if chosen.target is None else "PASS" if ratio >= chosen.target else "MISS"
     return Figure(
         chosen.name,
         chosen.unit,

@@ -19,38 +19,46 @@ import uuid
 
 from breakdown import Tallies, TimedGraph
 from fleet import DEVICE, Fleet
+from lighthouse import ensure_schema
+from lighthouse_server import embedded
 from registry import WORKLOADS, BenchError, Context, selection
 from report import Figure, figure, line, write_json
 
-from lighthouse import ensure_schema
-from lighthouse_server import embedded
-
-# The modules that register workloads, in the order they run: floors, then writes, then reads.
+# The modules that register workloads, in the order they run: each floor just before what it measures.
 # A new workload is one function in one of these modules, or a module added here.
-WORKLOAD_MODULES = ("floors", "entity_writes", "entity_reads")
+WORKLOAD_MODULES = ("write_floors", "entity_writes", "read_floors", "entity_reads")
 for module in WORKLOAD_MODULES:
     importlib.import_module(module)
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--entities", type=int, default=10_000, help="entities written (default 10,000)")
     parser.add_argument(
         "--late", type=int, default=None, help="late rows (default: a fifth of the entities, 2,000 at 10,000)"
     )
-    parser.add_argument("--calls", type=int, default=2_000, help="calls of each read workload (default 2,000)")
     parser.add_argument(
-        "--only", action="append", default=None, metavar="WORKLOAD",
+        "--calls", type=int, default=2_000, help="calls of each read workload (default 2,000)"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=None,
+        metavar="WORKLOAD",
         help="run this workload, what it needs and its floor (repeatable, or comma-separated)",
     )
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     parser.add_argument("--seed", type=int, default=2, help="seed of the random keys and times")
     parser.add_argument(
-        "--profile", action="store_true",
+        "--profile",
+        action="store_true",
         help="print where Python spends its time in each workload (the figures then include the profiler)",
     )
     parser.add_argument(
-        "--breakdown", action="store_true",
+        "--breakdown",
+        action="store_true",
         help="print each query's calls, FalkorDB time and round-trip time per workload",
     )
     parser.add_argument("--list", action="store_true", help="list the workloads and stop")
@@ -84,7 +92,9 @@ def measure(ctx: Context, names: list[str] | None, profile: bool, tallies: Talli
         with profiler or contextlib.nullcontext():
             measured = chosen.run(ctx)
         if measured.checked != measured.count:
-            raise BenchError(f"{chosen.name} checked {measured.checked} of its {measured.count} {chosen.unit}")
+            raise BenchError(
+                f"{chosen.name} checked {measured.checked} of its {measured.count} {chosen.unit}"
+            )
         figures[chosen.name] = figure(chosen, measured, figures)
         print(line(figures[chosen.name]), flush=True)
         if tallies is not None:
@@ -146,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         "total_seconds": round(time.perf_counter() - began, 2),
     }
     missed = [one.name for one in figures if one.verdict == "MISS"]
-    print(f"{len(figures)} workloads in {settings['total_seconds']} s; targets missed: {', '.join(missed) or 'none'}")
+    print(
+        f"{len(figures)} workloads in {settings['total_seconds']} s; targets missed: {', '.join(missed) or 'none'}"
+    )
     if args.json:
         write_json(args.json, settings, figures)
     return 0

@@ -1,6 +1,17 @@
 """Lighthouse: temporal, graph-native memory for AI agents on FalkorDB."""
 
 from .clock import now, stamp
+from .conversation import (
+    context,
+    forget_session,
+    forget_user,
+    messages,
+    said,
+    said_about,
+    say,
+    sessions,
+    summarize,
+)
 from .episodes import close_episode, episode, episodes_about, open_episode, record
 from .extraction import extract, extract_again
 from .graphs import ensure_schema, tenant, world
@@ -26,15 +37,19 @@ __all__ = [
     "claim",
     "close_episode",
     "complete",
+    "context",
     "ensure_schema",
     "episode",
     "episodes_about",
     "extract",
     "extract_again",
     "failures",
+    "forget_session",
+    "forget_user",
     "hand_off",
     "handoffs_for",
     "history",
+    "messages",
     "now",
     "open_episode",
     "pointing_at",
@@ -42,11 +57,16 @@ __all__ = [
     "related",
     "release",
     "remember",
+    "said",
+    "said_about",
+    "say",
     "search",
     "search_entries",
     "search_history",
+    "sessions",
     "similar",
     "stamp",
+    "summarize",
     "task",
     "tasks",
     "tenant",

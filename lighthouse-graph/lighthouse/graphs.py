@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 import uuid
 
 from redis.exceptions import ResponseError
@@ -47,7 +48,7 @@ def read(graph, query: str, params: dict | None = None, timeout: int | None = No
 
 
 def _shown(given: object) -> str:
-    return ascii(given[:80]) if isinstance(given, str) else type(given).__name__
+    return ascii(given[:80])[:80] if isinstance(given, str) else type(given).__name__
 
 
 def world(client, name: str = WORLD):
@@ -97,10 +98,28 @@ def _create(graph, statement: str) -> None:
             raise
 
 
-def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None) -> str:
+def _wait_until_built(graph, wait: float) -> None:
+    """Returns once every index answers; FalkorDB builds them in the background."""
+    deadline = time.monotonic() + wait
+    while True:
+        building = read(
+            graph,
+            "CALL db.indexes() YIELD label, status WHERE status <> 'OPERATIONAL' RETURN label, status",
+        )
+        if not building:
+            return
+        if time.monotonic() >= deadline:
+            shown = ", ".join(f"{label} ({status})" for label, status in building)
+            raise TimeoutError(f"indexes still being built after {wait:g} s: {shown}")
+        time.sleep(0.02)
+
+
+def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None, wait: float = 60.0) -> str:
     """Gives a graph its Stamp, the indexes of its records and of each kind. Returns the stamp's id.
 
     Running it again changes nothing. Stop the writers while it adds a kind to a graph in use.
+    It returns once every index is built (or raises TimeoutError after wait seconds): a full-text
+    index that is still being built answers nothing, not even for nodes written after it.
     """
     if not isinstance(kinds, list | tuple) or not all(isinstance(kind, Kind) for kind in kinds):
         raise Refused("kinds must be a list of Kind")
@@ -110,6 +129,8 @@ def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None)
         or not 1 <= entry_dimensions <= 4096
     ):
         raise Refused("entry_dimensions must be a whole number from 1 to 4096")
+    if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait <= 86_400:
+        raise Refused("wait is a number of seconds from 0 to 86,400")
     every = {kind.label: kind for kind in kinds}
     for kind in kinds:
         for relation in kind.relations:
@@ -152,4 +173,5 @@ def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None)
                 f"CREATE VECTOR INDEX FOR (n:`{label}`) ON (n.embedding) "
                 f"OPTIONS {{dimension: {size}, similarityFunction: 'cosine'}}",
             )
+    _wait_until_built(graph, wait)
     return stamp

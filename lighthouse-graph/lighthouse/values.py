@@ -46,7 +46,7 @@ def _shown(given: object) -> str:
     """A short, printable form of what was given, for a message."""
     try:
         if isinstance(given, str):
-            return ascii(given[:80])
+            return ascii(given[:80])[:80]
         return ascii(given)[:80] if isinstance(given, int) else type(given).__name__
     except ValueError:  # an int too long to print
         return "a number too long to show"

@@ -121,8 +121,10 @@ def test_forget_session_leaves_the_users_other_sessions(chat):
     say(chat, "ann", "b", "user", "keep me", by="ann", mentions=[(PUMP, "p1")])
     say(chat, "ann", "a", "user", "t", by="ann", at="2999-01-01T00:00:00Z")  # refused in a
     say(chat, "ann", "b", "user", "t", by="ann", at="2998-01-01T00:00:00Z")  # refused in b
+    summarize(chat, "ann", "a", "summary 2997", upto=5, by="desk")  # a refused summary of a
     gone = forget_session(chat, "ann", "a")
-    assert gone == {"sessions": 1, "messages": 1, "references": 0, "failures": 1}
+    assert gone == {"sessions": 1, "messages": 1, "references": 0, "failures": 2}
+    assert not holds(chat, "2997")
     assert messages(chat, "ann", "a") == []
     assert [m["text"] for m in messages(chat, "ann", "b")] == ["keep me"]
     assert [m["text"] for m in said_about(chat, "ann", (PUMP, "p1"))] == ["keep me"]

@@ -81,7 +81,18 @@ def test_said_about_limit(chat):
             said_about(chat, "ann", (PUMP, "p1"), limit=bad)
 
 
-@pytest.mark.parametrize("bad", [(PUMP, None), ("Entity", "x"), ("bad label", 1), "x" * 201, 5, None])
+class Hostile:
+    """An object that fails whenever it is printed."""
+
+    def __str__(self):
+        raise RuntimeError("printed")
+
+    __repr__ = __str__
+
+
+@pytest.mark.parametrize(
+    "bad", [(PUMP, None), ("Entity", "x"), ("bad label", 1), "x" * 201, 5, None, Hostile(), (PUMP, Hostile())]
+)
 def test_said_about_refuses_what_is_not_a_reference(chat, bad):
     with pytest.raises(Refused):
         said_about(chat, "ann", bad)
@@ -147,7 +158,7 @@ def test_said_limit(chat):
             said(chat, "ann", "pump", limit=bad)
 
 
-@pytest.mark.parametrize("bad", [None, 5, b"bytes", ["pump"]])
+@pytest.mark.parametrize("bad", [None, 5, b"bytes", ["pump"], Hostile()])
 def test_said_refuses_a_question_that_is_not_text(chat, bad):
     with pytest.raises(Refused):
         said(chat, "ann", bad)

@@ -7,6 +7,8 @@ import json
 import pytest
 
 from lighthouse import values
+from lighthouse.graphs import ensure_schema
+from lighthouse.kinds import Kind
 from lighthouse.values import (
     INT_RANGE,
     MAX_ITEMS,
@@ -491,7 +493,7 @@ def test_a_name_at_the_limit_is_stored_as_given(graph) -> None:
     ],
 )
 def test_the_index_finds_each_word_of_words_by_the_question(graph, text, asked) -> None:
-    graph.query("CALL db.idx.fulltext.createNodeIndex('Note', 'words')")
+    ensure_schema(graph, [Kind("Note", text=("body",))])  # the full-text index on words, built
     graph.query("CREATE (:Note {words: $w})", {"w": values.words(text)})
     graph.query("CREATE (:Note {words: 'unrelated filler'})")
     [word] = values.question(asked)

@@ -63,16 +63,16 @@ def _load(threads: int):
         import onnxruntime
         from tokenizers import Tokenizer
     except ImportError as error:
-        raise EmbedderUnavailable(f'{error.name} is missing: pip install "lighthouse-server[embedder]"') from None
+        raise EmbedderUnavailable(
+            f'{error.name} is missing: pip install "lighthouse-server[embedder]"'
+        ) from None
     tokenizer = Tokenizer.from_file(str(_file("tokenizer")))
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
     tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")  # to the longest
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    session = onnxruntime.InferenceSession(
-        str(_file("model")), options, providers=["CPUExecutionProvider"]
-    )
+    session = onnxruntime.InferenceSession(str(_file("model")), options, providers=["CPUExecutionProvider"])
     return numpy, tokenizer, session
 
 
@@ -81,7 +81,9 @@ def _vectors(numpy, tokenizer, session, texts: list[str]) -> list[list[float]]:
     encoded = tokenizer.encode_batch(texts)
     ids = numpy.array([one.ids for one in encoded], dtype=numpy.int64)
     mask = numpy.array([one.attention_mask for one in encoded], dtype=numpy.int64)
-    tokens = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": numpy.zeros_like(ids)})[0]
+    tokens = session.run(
+        None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": numpy.zeros_like(ids)}
+    )[0]
     summed = (tokens * mask[..., None]).sum(axis=1)
     means = summed / numpy.maximum(mask.sum(axis=1, keepdims=True), 1)
     lengths = numpy.maximum(numpy.linalg.norm(means, axis=1, keepdims=True), 1e-12)
@@ -107,7 +109,9 @@ def local_embedder(threads: int | None = None) -> tuple[Callable[[list[str]], li
         found: list[list[float]] = [[] for _ in texts]
         for start in range(0, len(order), BATCH):
             chosen = order[start : start + BATCH]
-            for place, vector in zip(chosen, _vectors(numpy, tokenizer, session, [texts[p] for p in chosen]), strict=True):
+            for place, vector in zip(
+                chosen, _vectors(numpy, tokenizer, session, [texts[p] for p in chosen]), strict=True
+            ):
                 found[place] = vector
         return found
 

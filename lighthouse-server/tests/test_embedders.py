@@ -9,7 +9,6 @@ from importlib import metadata
 import pytest
 from lighthouse import Kind, ensure_schema, remember
 from lighthouse.recall.vector import embed, nearest
-
 from lighthouse_server import embedders
 from lighthouse_server.embedders import DIMENSIONS, MODEL_NAME, EmbedderUnavailable, local_embedder
 
@@ -28,7 +27,7 @@ def _missing() -> list[str]:
 
 needs_extra = pytest.mark.skipif(
     bool(_missing()),
-    reason=f'the optional extra is not installed (missing {", ".join(_missing())}): '
+    reason=f"the optional extra is not installed (missing {', '.join(_missing())}): "
     'pip install "lighthouse-server[embedder]"',
 )
 

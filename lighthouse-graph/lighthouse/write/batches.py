@@ -85,17 +85,14 @@ def write_rows(
                         Failure(error.reason, kind.label, row.key, row.raw, str(error), by, index=index)
                     )
                     del pending[index]
-        late = [
-            row
-            for row in pending.values()
-            if partial is None
-            and current[typed(row.key)].current is not None
-            and row.t < current[typed(row.key)].current.valid_from
-        ]
+        late = [row for row in pending.values() if partial is None and _is_late(row, current)]
         arounds = read_around(graph, kind, late, current)
+        late_indexes = {row.index for row in late}
         plans = {"now": [], "late": []}
         decided = {}
         for index, row in pending.items():
+            if index in late_indexes and index not in arounds:
+                continue  # a late row that the second read did not find: read again
             around = arounds.get(index) or current[typed(row.key)]
             status, plan = decide(kind, row, around, partial=partial is not None)
             decided[index] = status
@@ -107,18 +104,21 @@ def write_rows(
                     refusals.append(
                         Failure(status, kind.label, row.key, row.raw, _why(status), by, index=index)
                     )
-        written = set()
-        for group in ("now", "late"):
-            written |= apply_plans(graph, kind, by, plans[group])
-        for index in list(pending):
-            if index in written or index in statuses:
-                statuses.setdefault(index, decided[index])
-                del pending[index]
+        for group in ("now", "late"):  # a receipt is given as soon as its query is written
+            for index in apply_plans(graph, kind, by, plans[group]):
+                statuses[index] = decided[index]
+        for index in [index for index in pending if index in statuses]:
+            del pending[index]
         if not pending:
             return
     for index, row in pending.items():
         statuses[index] = "busy"
         refusals.append(Failure("busy", kind.label, row.key, row.raw, _why("busy"), by, index=index))
+
+
+def _is_late(row: Row, current: dict) -> bool:
+    held = current[typed(row.key)].current
+    return held is not None and row.t < held.valid_from
 
 
 def _why(status: str) -> str:

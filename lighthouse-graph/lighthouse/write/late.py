@@ -67,7 +67,7 @@ def _around_query(kind: Kind) -> str:
         "WITH e, row, t, s, n "
         "OPTIONAL MATCH (e)-[r]->(x) WHERE type(r) IN $types AND r.valid_from <= coalesce(n.valid_from, t) "
         "  AND (r.valid_to IS NULL OR r.valid_to > coalesce(s.valid_from, t)) "
-        f"RETURN row.i, e.rev, id(s), properties(s), id(n), properties(n), "
+        "RETURN row.i, id(s), properties(s), id(n), properties(n), "
         "collect([type(r), x.key, id(r), r.valid_from, r.valid_to])"
     )
 
@@ -86,12 +86,12 @@ def read_around(graph, kind: Kind, rows: list[Row], current: dict) -> dict[int, 
     )
     found = {}
     by_index = {row.index: row for row in rows}
-    for index, rev, sid, sprops, nid, nprops, listed in result:
+    for index, sid, sprops, nid, nprops, listed in result:
         row = by_index[index]
         edges = edges_from(listed)
-        around = Around(
-            rev=rev or 0, props=current[typed(row.key)].props, current=current[typed(row.key)].current
-        )
+        now = current[typed(row.key)]
+        # The revision of the first read: a writer that came between the two reads makes the plan wait.
+        around = Around(rev=now.rev, props=now.props, current=now.current)
         around.prev = state_view(kind, sid, sprops, edges)
         around.next = state_view(kind, nid, nprops, edges)
         around.edges_prev = holding(edges, row.t) if around.prev else {}

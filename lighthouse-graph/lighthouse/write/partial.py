@@ -28,6 +28,11 @@ def _completed(kind: Kind, row: Row, changes: dict, relations: dict):
                 merged[name] = item
         linked = dict(around.current.relations)
         linked.update(relations)
+        # The full row obeys the limits of a row: what the update adds to the current State may not.
+        if len(merged) > limits.MAX_VALUES:
+            raise Refused(f"the row this update makes holds more than {limits.MAX_VALUES} values")
+        shown = {rel: sorted(map(str, targets)) for rel, targets in linked.items()}
+        limits.measured({"key": row.key, "t": clock.stamp(row.t), "values": merged, "relations": shown})
         return Row(row.index, row.key, row.t, merged, linked, row.entry, row.raw)
 
     return complete
@@ -54,6 +59,8 @@ def update(
             raise Refused("update() needs its time t")
         if given is not None and not isinstance(given, dict):
             raise Refused("values must be a dict")
+        if given is not None and len(given) > limits.MAX_VALUES:
+            raise Refused(f"values holds more than {limits.MAX_VALUES} values")
         changes = {name: item for name, item in (given or {}).items() if item is not None}
         removed = {name for name, item in (given or {}).items() if item is None}
         plain = checked_values(kind, changes)

@@ -120,9 +120,9 @@ def _becomes_current(kind: Kind, plan: dict, row: Row, around: Around, t: str) -
             "valid_from": t,
             "seen_last": None,
             "words": words(new_text),
-            "retext": bool(kind.dimensions)
-            and bool(new_text)
-            and (new_text != old_text or around.current is None),
+            # A text that changed loses its vector; it waits for a new one only when there is text to embed.
+            "retext": bool(kind.dimensions) and (new_text != old_text or around.current is None),
+            "embed": bool(new_text),
         }
     )
 
@@ -220,9 +220,11 @@ def _apply_query(kind: Kind) -> str:
     # Every variable has a name of its own: FalkorDB 4.22 let a name bound inside CALL {} clash with the
     # same name in a later FOREACH, which then silently created nothing.
     embed = (
-        f"SET e:`{kind.embed_label}`, e.embedding = null, e.model = null"
+        "    FOREACH (_ IN CASE WHEN v.retext THEN [1] ELSE [] END | SET e.embedding = null, e.model = null) "
+        f"    FOREACH (_ IN CASE WHEN v.retext AND v.embed THEN [1] ELSE [] END | SET e:`{kind.embed_label}`) "
+        f"    FOREACH (_ IN CASE WHEN v.retext AND NOT v.embed THEN [1] ELSE [] END | REMOVE e:`{kind.embed_label}`)"
         if kind.dimensions
-        else "SET e.rev = e.rev"
+        else ""
     )
     opens = ""
     for relation in kind.relations:
@@ -247,7 +249,7 @@ def _apply_query(kind: Kind) -> str:
         "    SET e += v.clear "
         f"    SET e += v.props, e.words = v.words, e.by = $by, e.recorded_at = localdatetime($now)"
         f"{_time_sets('e', 'v.times', kind.times)} "
-        f"    FOREACH (_ IN CASE WHEN v.retext THEN [1] ELSE [] END | {embed}))) "
+        f"{embed})) "
         "FOREACH (_ IN CASE WHEN row.restamp AND st IS NOT NULL THEN [1] ELSE [] END | SET st.id = $stamp) "
         "WITH e, row "
         "CALL { WITH e, row UNWIND row.state_sets AS su "

@@ -1,6 +1,7 @@
-"""The floors: what the same server does with plain Cypher, for the library's figures to be compared with.
+"""The write floor: what the same server does with plain Cypher, for the writes to be compared with.
 
-They run on a graph of their own, on the same server, with nodes of the same properties as the devices.
+It runs on a graph of its own, on the same server, with nodes of the same properties as the devices.
+The shape reference writes the whole graph a create leaves, on another fresh graph.
 """
 
 from __future__ import annotations
@@ -8,17 +9,15 @@ from __future__ import annotations
 import time
 
 from fleet import AGENT, DEVICE
-from registry import Context, Measured, expect, workload
-
 from lighthouse import ensure_schema
 from lighthouse.values import words
+from registry import Context, Measured, expect, workload
 
 _CREATE = (
     "UNWIND $rows AS row "
     "CREATE (n:Device:Entity {key: row.key, serial: row.key, status: row.status, note: row.note, "
     "temperature: row.temperature, firmware: row.firmware, last_seen: localdatetime(row.last_seen)})"
 )
-_MATCH = "MATCH (n:Device {key: $key}) RETURN properties(n)"
 
 
 # The nodes and edges that remember() makes for a new entity, written blind in one query per batch:
@@ -65,27 +64,6 @@ def unwind_create(ctx: Context) -> Measured:
     return Measured(len(rows), seconds, created)
 
 
-@workload(
-    "indexed_match",
-    "calls",
-    needs=("unwind_create",),
-    about="single-node MATCH by the indexed key, properties returned, one call each",
-)
-def indexed_match(ctx: Context) -> Measured:
-    """The read floor: one node by its indexed key, a round trip per call."""
-    keys = [ctx.rng.choice(ctx.fleet.keys) for _ in range(ctx.calls)]
-    answers = []
-    began = time.perf_counter()
-    for key in keys:
-        answers.append(ctx.floor_graph.ro_query(_MATCH, {"key": key}).result_set)
-    seconds = time.perf_counter() - began
-    checked = 0
-    for key, answer in zip(keys, answers, strict=True):
-        expect(len(answer) == 1 and answer[0][0]["key"] == key, f"indexed_match of {key} gave {answer!r}")
-        checked += 1
-    return Measured(len(keys), seconds, checked)
-
-
 def _shaped(row: dict) -> dict:
     plain = {name: item for name, item in row["values"].items() if name not in DEVICE.times}
     return {
@@ -120,6 +98,8 @@ def unwind_shape(ctx: Context) -> Measured:
         nodes, edges = nodes + int(result.nodes_created), edges + int(result.relationships_created)
     seconds = time.perf_counter() - began
     targets = len({row["room"] for row in rows}) + len({team for row in rows for team in row["teams"]})
-    expect(nodes == 2 * len(rows) + targets, f"unwind_shape created {nodes} nodes, not {2 * len(rows) + targets}")
+    expect(
+        nodes == 2 * len(rows) + targets, f"unwind_shape created {nodes} nodes, not {2 * len(rows) + targets}"
+    )
     expect(edges == 5 * len(rows), f"unwind_shape created {edges} edges, not {5 * len(rows)}")
     return Measured(len(rows), seconds, len(rows))
