@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 import pytest
-
 from lighthouse import clock
 from lighthouse.clock import EARLIEST, LATEST, TimeError
 
@@ -113,7 +112,7 @@ def test_time_error_is_a_value_error() -> None:
 
 
 def test_the_window_is_narrower_than_2_to_the_31_seconds() -> None:
-    assert EARLIEST == datetime(2000, 1, 1, tzinfo=UTC)
+    assert datetime(2000, 1, 1, tzinfo=UTC) == EARLIEST
     assert (LATEST - EARLIEST).total_seconds() == 2**31 - 1
     assert clock.stamp(LATEST) == "2068-01-19T03:14:07"
 

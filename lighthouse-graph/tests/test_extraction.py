@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from devices import DEVICE, KINDS
-
 from lighthouse.episodes import open_episode, record
 from lighthouse.extraction import extract, extract_again
 from lighthouse.graphs import ensure_schema

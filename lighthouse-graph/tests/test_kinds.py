@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from lighthouse.kinds import OWNED_LABELS, OWNED_NAMES, OWNED_RELATIONS, PLAIN_NAME, SELF, Kind
 
 ROOM = Kind("Room", key="code")

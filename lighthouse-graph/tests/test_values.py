@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from lighthouse import values
 from lighthouse.graphs import ensure_schema
 from lighthouse.kinds import Kind
@@ -414,7 +413,7 @@ def test_a_lease_from_one_second_to_seven_days() -> None:
         ("हिन्दी भाषा", "हिन्दी भाषा"),  # marks stay in their word
         ("\u0301 alone", "alone"),
         ("r2d2 x-42", "r2d2 x 42"),
-        ("*|@note:x -y \"q\"", "note x y q"),
+        ('*|@note:x -y "q"', "note x y q"),
         ("a\x00b\ud800c", "a b c"),
         ("设备 😀 ok", "设备 ok"),
     ],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 
@@ -10,52 +9,10 @@ import pytest
 from falkordb import FalkorDB
 from lighthouse import Kind, Refused, ensure_schema, remember
 from lighthouse.episodes import open_episode, record
-from lighthouse.recall.vector import (
-    EmbedderError,
-    embed,
-    embed_entries,
-    entry_dimensions,
-    mark_name,
-    nearest,
-    nearest_entries,
-    vectors_of,
-)
-from lighthouse.values import words
-
-DIMS = 64
-MANUAL = Kind("Manual", key="code", text=("title", "body"), dimensions=DIMS)
-PLAIN = Kind("Plain", text=("note",))  # text, but no vectors
-T = [f"2026-01-0{day}T00:00:00Z" for day in range(1, 10)]
-
-
-def bag(texts: list[str]) -> list[list[float]]:
-    """A model that is the same in every process: each word adds 1 at a place its hash picks."""
-    found = []
-    for text in texts:
-        vector = [0.0] * DIMS
-        vector[0] = 0.01  # so a text whose words all fall elsewhere still has a direction
-        for word in words(text).split():
-            vector[1 + int(hashlib.sha256(word.encode()).hexdigest(), 16) % (DIMS - 1)] += 1.0
-        found.append(vector)
-    return found
-
-
-class Counting:
-    """The bag model, remembering every list of texts it was asked about."""
-
-    def __init__(self, then=None) -> None:
-        self.asked: list[list[str]] = []
-        self.then = then
-
-    def __call__(self, texts: list[str]) -> list[list[float]]:
-        self.asked.append(list(texts))
-        if self.then is not None:
-            self.then(texts)
-        return bag(texts)
-
-    @property
-    def texts(self) -> int:
-        return sum(len(one) for one in self.asked)
+from lighthouse.recall.text import TooSlow
+from lighthouse.recall.entry_vectors import embed_entries, mark_name
+from lighthouse.recall.vector import EmbedderError, embed, nearest, vectors_of
+from meaning import BAD_ANSWERS, DIMS, MANUAL, PLAIN, Answer, Counting, T, bag
 
 
 @pytest.fixture
@@ -195,36 +152,6 @@ def test_a_text_changed_while_the_model_worked_gets_no_vector_from_that_call(wor
     assert keys(nearest(world, MANUAL, "fan motor hums", bag, "bag"))[0] == "fan"
 
 
-class Answer:
-    def __init__(self, answer) -> None:
-        self.answer = answer
-
-    def __call__(self, texts):
-        return self.answer(texts)
-
-
-BAD_ANSWERS = {
-    "too few": lambda texts: bag(texts)[1:],
-    "too many": lambda texts: [*bag(texts), bag(["x"])[0]],
-    "too short": lambda texts: [vector[:-1] for vector in bag(texts)],
-    "too long": lambda texts: [[*vector, 1.0] for vector in bag(texts)],
-    "nan": lambda texts: [[math.nan, *vector[1:]] for vector in bag(texts)],
-    "inf": lambda texts: [[*vector[:-1], math.inf] for vector in bag(texts)],
-    "-inf": lambda texts: [[-math.inf, *vector[1:]] for vector in bag(texts)],
-    "zeros": lambda texts: [[0.0] * DIMS for _ in texts],
-    "one zero vector": lambda texts: [*bag(texts)[:-1], [0] * DIMS],
-    "a dict": lambda texts: {text: vector for text, vector in zip(texts, bag(texts), strict=True)},
-    "a string": lambda texts: "vectors",
-    "none": lambda texts: None,
-    "a generator": lambda texts: (vector for vector in bag(texts)),
-    "a text in a vector": lambda texts: [["1.0"] * DIMS for _ in texts],
-    "a bool in a vector": lambda texts: [[True] * DIMS for _ in texts],
-    "a vector that is a string": lambda texts: ["x" * DIMS for _ in texts],
-    "a vector that is a dict": lambda texts: [dict.fromkeys(range(DIMS), 1.0) for _ in texts],
-    "a huge whole number": lambda texts: [[10**400] * DIMS for _ in texts],
-}
-
-
 @pytest.mark.parametrize("name", list(BAD_ANSWERS))
 def test_a_bad_answer_raises_and_stores_nothing(world, name):
     manuals(world)
@@ -342,6 +269,34 @@ def test_nearest_looks_past_vectors_of_another_model(world):
     assert keys(found) == ["far"]
 
 
+def test_nearest_stops_when_its_time_is_up(world):
+    # 3,000 vectors of another model: each look for more neighbours finds none of this one.
+    world.query(
+        "UNWIND range(1, 3000) AS i CREATE (e:Manual:Entity {key: i, model: 'old', "
+        "embedding: vecf32([x IN range(1, $dims) | toFloat((i * x) % 17 + 1)])})",
+        {"dims": DIMS},
+    )
+    with pytest.raises(TooSlow):
+        nearest(world, MANUAL, "pump", bag, "bag", timeout=1)
+    assert nearest(world, MANUAL, "pump", bag, "bag") == []  # within 5 seconds: none of this model
+
+
+def test_a_large_answer_is_written_in_several_queries(world, monkeypatch):
+    from lighthouse.recall import vector
+
+    monkeypatch.setattr(vector, "MAX_CARRIED", 1)  # one row a query
+    for number in range(5):
+        put(world, number, f"manual {number}")
+    assert embed(world, MANUAL, bag, "bag") == {"embedded": 5, "waiting": 0}
+    assert len(nearest(world, MANUAL, "manual", bag, "bag")) == 5
+    open_episode(world, "ep", by="w")
+    for number in range(6):
+        record(world, "ep", "note", by="w", values={"note": f"note {number}"} if number != 4 else {"n": 4})
+    record(world, "ep", "count", by="w", values={"n": 7})
+    assert embed_entries(world, bag, "bag") == {"embedded": 5, "waiting": 0}
+    assert world.ro_query(f"MATCH (st:Stamp) RETURN st.`{mark_name('bag')}`").result_set == [[7]]
+
+
 def test_an_entity_left_with_no_text_only_loses_its_label(world):
     put(world, "pump", "Pump")
     world.query("MATCH (e:Manual {key: 'pump'}) REMOVE e.title")  # by hand: the write rule never does this
@@ -406,113 +361,3 @@ def test_the_index_must_have_the_kind_s_dimensions(graph):
     put(graph, "pump", "Pump")
     with pytest.raises(Refused, match="dimensions"):
         nearest(graph, MANUAL, "pump", bag, "bag")
-
-
-# --- entries --------------------------------------------------------------------------------------
-
-
-def entries(graph, texts: list[str], episode: str = "ep") -> list[str]:
-    assert open_episode(graph, episode, by="watcher")["status"] in ("opened", "unchanged")
-    found = []
-    for text in texts:
-        receipt = record(graph, episode, "observation", by="watcher", values={"note": text, "level": 3})
-        assert receipt["status"] == "recorded", receipt
-        found.append(receipt["id"])
-    return found
-
-
-def test_entries_get_vectors_and_are_found_by_meaning(world):
-    ids = entries(world, ["the pump seal leaks", "the fan is noisy", "the belt slips"])
-    record(world, "ep", "forecast", by="forecaster", values={"summary": "pump fails soon", "hours": 6})
-    assert entry_dimensions(world) == DIMS
-    assert embed_entries(world, bag, "bag") == {"embedded": 4, "waiting": 0}
-    found = nearest_entries(world, "pump seal", bag, "bag")
-    assert found[0]["id"] == ids[0]
-    assert found[0]["values"] == {"note": "the pump seal leaks", "level": 3}
-    assert {"id", "episode", "seq", "type", "by", "at", "values", "score"} == set(found[0])
-    only = nearest_entries(world, "pump", bag, "bag", types=["forecast"])
-    assert [item["type"] for item in only] == ["forecast"]
-    assert nearest_entries(world, "pump", bag, "other") == []
-    assert all(
-        len(item["vector"]) == DIMS for item in nearest_entries(world, "pump", bag, "bag", vectors=True)
-    )
-
-
-def test_entry_text_is_its_text_values_in_the_order_of_their_names(world):
-    open_episode(world, "ep", by="w")
-    record(world, "ep", "note", by="w", values={"zeta": "last", "alpha": "first", "count": 2})
-    record(world, "ep", "note", by="w", values={"count": 2})  # no text: no vector, the mark passes it
-    counting = Counting()
-    assert embed_entries(world, counting, "bag") == {"embedded": 1, "waiting": 0}
-    assert counting.asked == [["first\nlast"]]
-
-
-def test_embed_entries_reads_what_came_since_its_mark(world):
-    entries(world, [f"note {number}" for number in range(30)])
-    first = Counting()
-    assert embed_entries(world, first, "bag", limit=20) == {"embedded": 20, "waiting": 10}
-    assert embed_entries(world, first, "bag", limit=20) == {"embedded": 10, "waiting": 0}
-    assert first.texts == 30
-    entries(world, [f"later {number}" for number in range(10)], episode="ep2")
-    again = Counting()
-    assert embed_entries(world, again, "bag") == {"embedded": 10, "waiting": 0}
-    assert sorted(again.asked[0]) == sorted(f"later {number}" for number in range(10))
-    mark = world.ro_query(f"MATCH (st:Stamp) RETURN st.`{mark_name('bag')}`, st.serial").result_set[0]
-    assert mark == [40, 40]
-    other = Counting()  # another model has a mark of its own, from the start
-    assert embed_entries(world, other, "bag-2", limit=1_000) == {"embedded": 40, "waiting": 0}
-    assert len(nearest_entries(world, "note 3", bag, "bag-2", limit=50)) == 40
-
-
-def test_embed_entries_goes_past_entries_without_text(world):
-    open_episode(world, "ep", by="w")
-    for number in range(25):
-        record(world, "ep", "count", by="w", values={"n": number})
-    record(world, "ep", "note", by="w", values={"note": "at last"})
-    counting = Counting()
-    assert embed_entries(world, counting, "bag", limit=5) == {"embedded": 1, "waiting": 0}
-    assert counting.asked == [["at last"]]
-
-
-@pytest.mark.parametrize("name", ["too few", "nan", "zeros", "a dict"])
-def test_a_bad_answer_for_entries_stores_nothing_and_keeps_the_mark(world, name):
-    entries(world, ["one", "two"])
-    with pytest.raises(EmbedderError):
-        embed_entries(world, Answer(BAD_ANSWERS[name]), "bag")
-    assert world.ro_query("MATCH (n:Entry) WHERE n.embedding IS NOT NULL RETURN count(n)").result_set == [[0]]
-    assert embed_entries(world, bag, "bag") == {"embedded": 2, "waiting": 0}
-
-
-def test_two_calls_at_once_store_each_entry_once(world):
-    entries(world, ["one", "two", "three"])
-
-    def meanwhile(texts):
-        if len(texts) == 3 and not meanwhile.done:
-            meanwhile.done = True
-            assert embed_entries(world, bag, "bag") == {"embedded": 3, "waiting": 0}
-
-    meanwhile.done = False
-    assert embed_entries(world, Counting(then=meanwhile), "bag") == {"embedded": 0, "waiting": 0}
-
-
-def test_entries_need_their_index(graph):
-    ensure_schema(graph, [MANUAL])
-    entries(graph, ["one"])
-    with pytest.raises(Refused, match="entry_dimensions"):
-        embed_entries(graph, bag, "bag")
-    with pytest.raises(Refused, match="entry_dimensions"):
-        nearest_entries(graph, "one", bag, "bag")
-
-
-def test_entry_calls_refuse_what_they_cannot_use(world, db):
-    for limit in (0, 1_001, None):
-        with pytest.raises(Refused):
-            embed_entries(world, bag, "bag", limit=limit)
-    with pytest.raises(Refused):
-        embed_entries(world, None, "bag")
-    for types in ([], "note", [7], ["x"] * 201):
-        with pytest.raises(Refused):
-            nearest_entries(world, "x", bag, "bag", types=types)
-    with pytest.raises(Refused, match="Stamp"):
-        embed_entries(db.select_graph("never_made_entries"), bag, "bag")
-    assert nearest_entries(db.select_graph("never_made_entries"), "x", bag, "bag") == []

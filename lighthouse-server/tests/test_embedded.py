@@ -8,7 +8,6 @@ import socket
 import time
 
 import pytest
-
 from lighthouse_server.embedded import (
     LOCK_NAME,
     Server,

@@ -26,7 +26,7 @@ MAX_TYPES = 200  # entry types one search_entries() may name
 MATCHES = {"all": " ", "any": "|"}  # how the index's query language joins words for each way to match
 
 # What a search shows of a node besides its values: the index's input and the vector stay in the graph.
-_HIDDEN = ["words", "embedding", "model", "text_hash", "rev"]
+HIDDEN = ["words", "embedding", "model", "text_hash", "rev"]
 
 
 def key_order(key: str) -> str:
@@ -82,7 +82,7 @@ def _text_kind(kind: object) -> Kind:
     return kind
 
 
-def _shown(kind: Kind, key: object, score: float, listed: list, entry: object) -> dict:
+def shown_entity(kind: Kind, key: object, score: float, listed: list, entry: object) -> dict:
     """A found node as the reads show a State, with its key and score first (they win over a value's name)."""
     found = {"key": key, "score": score}
     for name, item in shown(kind, dict(listed), entry).items():
@@ -114,11 +114,11 @@ def search(
     limit, timeout = checked_limit(limit), checked_timeout(timeout)
     if asked is None:
         return []
-    hidden = [*_HIDDEN, *([kind.key] if kind.key != "key" else [])]
+    hidden = [*HIDDEN, *([kind.key] if kind.key != "key" else [])]
     rows = bounded(graph, _search_query(kind), {"query": asked, "limit": limit, "hidden": hidden}, timeout)
     found = []
     for key, score, listed in rows:
-        item = _shown(kind, key, score, listed, None)
+        item = shown_entity(kind, key, score, listed, None)
         del item["entry"], item["valid_to"]  # the entity node is the current State: it has no end
         found.append(item)
     return found
@@ -151,9 +151,9 @@ def search_history(
     limit, timeout = checked_limit(limit), checked_timeout(timeout)
     if asked is None:
         return []
-    params = {"query": asked, "label": kind.label, "limit": limit, "hidden": _HIDDEN}
+    params = {"query": asked, "label": kind.label, "limit": limit, "hidden": HIDDEN}
     rows = bounded(graph, _HISTORY_QUERY, params, timeout)
-    return [_shown(kind, key, score, listed, entry) for key, score, listed, entry, _began in rows]
+    return [shown_entity(kind, key, score, listed, entry) for key, score, listed, entry, _began in rows]
 
 
 _ENTRIES_QUERY = (
@@ -164,7 +164,7 @@ _ENTRIES_QUERY = (
 )
 
 
-def _types(types: object) -> list[str] | None:
+def checked_types(types: object) -> list[str] | None:
     if types is None:
         return None
     if not isinstance(types, list | tuple) or not types:
@@ -189,7 +189,7 @@ def search_entries(
     types: only entries of these types. Same question rules and timeout as search().
     """
     asked = index_query(question, match)
-    limit, timeout, wanted = checked_limit(limit), checked_timeout(timeout), _types(types)
+    limit, timeout, wanted = checked_limit(limit), checked_timeout(timeout), checked_types(types)
     if asked is None:
         return []
     params = {"query": asked, "types": wanted, "limit": limit}

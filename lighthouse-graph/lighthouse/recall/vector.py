@@ -10,8 +10,6 @@ Stamp, so a call that stops midway goes on where it stopped.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import numbers
 import time
@@ -20,17 +18,24 @@ from functools import lru_cache
 
 from redis.exceptions import ResponseError
 
-from .. import clock, values
-from ..episodes import text_of as entry_text
+from .. import values
 from ..graphs import read
 from ..kinds import Kind
 from ..values import Refused
 from ..write.rows import text_of
-from .text import _HIDDEN, STOP_AFTER, TooSlow, _shown, _types, bounded, checked_limit, checked_timeout
+from .text import (
+    HIDDEN,
+    STOP_AFTER,
+    TooSlow,
+    bounded,
+    checked_limit,
+    checked_timeout,
+    shown_entity,
+)
 
 MAX_EMBED = 1_000  # entities or entries one call gives vectors to
 MARK_SPAN = 20_000  # node ids one marking query looks at
-MAX_NUMBERS = 100_000  # numbers of vectors one write query carries
+MAX_CARRIED = 1_000_000  # numbers of vectors and characters of text that one write query carries
 MAX_SLICES = 20  # slices of serials one embed_entries() reads
 MAX_K = 10_000  # neighbours asked of the index at most, when other models' vectors crowd the nearest
 
@@ -47,7 +52,7 @@ def _checked_kind(kind: object) -> Kind:
     return kind
 
 
-def _checked_call(embedder: object, model: object, limit: object, most: int) -> tuple[str, int]:
+def checked_call(embedder: object, model: object, limit: object, most: int) -> tuple[str, int]:
     if not callable(embedder):
         raise Refused("embedder must be a function: a list of texts in, one vector for each out")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= most:
@@ -85,14 +90,20 @@ def vectors_of(answer: object, count: int, dimensions: int) -> list[list[float]]
     return found
 
 
-def _asked(embedder: Callable, texts: list[str], dimensions: int) -> list[list[float]]:
+def asked_model(embedder: Callable, texts: list[str], dimensions: int) -> list[list[float]]:
     return vectors_of(embedder(list(texts)), len(texts), dimensions) if texts else []
 
 
-def _chunks(rows: list[dict], dimensions: int) -> list[list[dict]]:
-    """Rows cut so that one query carries at most MAX_NUMBERS numbers."""
-    size = max(1, MAX_NUMBERS // dimensions)
-    return [rows[start : start + size] for start in range(0, len(rows), size)]
+def write_chunks(rows: list[dict], dimensions: int) -> list[list[dict]]:
+    """Rows cut so that one query carries at most MAX_CARRIED numbers and characters of text."""
+    chunks, size = [[]], 0
+    for row in rows:
+        cost = dimensions + sum(len(text) for text in row.get("text") or [] if text)
+        if chunks[-1] and size + cost > MAX_CARRIED:
+            chunks, size = [*chunks, []], 0
+        chunks[-1].append(row)
+        size += cost
+    return chunks if rows else []
 
 
 def _stamp_names(kind: Kind) -> tuple[str, str, str]:
@@ -113,9 +124,8 @@ def _switch_query(kind: Kind) -> str:
 @lru_cache(maxsize=256)
 def _mark_query(kind: Kind) -> str:
     model, after, upto = _stamp_names(kind)
-    listed = ", ".join(
-        f"e.`{name}`" for name in kind.text
-    )  # text_of() is not empty: two values, or one not ""
+    # The text, text_of(), is not empty: two values or more, or one that is not "".
+    listed = ", ".join(f"e.`{name}`" for name in kind.text)
     return (
         f"OPTIONAL MATCH (e:`{kind.label}`) WHERE id(e) > $after AND id(e) <= $upto "
         f"AND (size([v IN [{listed}] WHERE v IS NOT NULL]) > 1 OR any(v IN [{listed}] WHERE v <> '')) "
@@ -172,27 +182,23 @@ def _store_query(kind: Kind) -> str:
 
 
 def embed(graph, kind: Kind, embedder: Callable, model: str, limit: int = 500) -> dict:
-    """Gives a vector of `model` to up to `limit` entities of a kind whose text waits for one.
-
-    Reads only the entities labelled <Label>ToEmbed, asks embedder(texts) once, checks the whole answer
-    (EmbedderError, and nothing stored, when it is not one vector per text of the kind's dimensions, of
-    finite numbers, not all zeros), and stores each vector only if the entity's text is still what the
-    model was asked about. Returns {"embedded", "waiting"}: call again until waiting is 0.
-    """
+    """Gives a vector of `model` to up to `limit` entities of a kind labelled <Label>ToEmbed, asking
+    embedder(texts) once. An answer that is not one vector per text of the kind's dimensions, of finite
+    numbers, not all zeros, raises EmbedderError and stores nothing. A vector is stored only if the text is
+    still what the model was asked about. Returns {"embedded", "waiting"}: call again until waiting is 0."""
     kind = _checked_kind(kind)
-    model, limit = _checked_call(embedder, model, limit, MAX_EMBED)
+    model, limit = checked_call(embedder, model, limit, MAX_EMBED)
     _follow_model(graph, kind, model)
-    # An entity that waits with a vector of this model already (marked for a model that was used in
-    # between) keeps it; one with no text left only loses its label.
+    # One that waits with a vector of this model (marked for another in between) keeps it.
     found = read(graph, _waiting_query(kind), {"limit": limit, "model": model})
     rows = [{"key": key, "text": listed, "kept": bool(kept)} for key, listed, kept in found]
     present = [{n: v for n, v in zip(kind.text, row["text"], strict=True) if v is not None} for row in rows]
     texts = ["" if row["kept"] else text_of(kind, given) for row, given in zip(rows, present, strict=True)]
-    vectors = iter(_asked(embedder, [text for text in texts if text], kind.dimensions))
+    vectors = iter(asked_model(embedder, [text for text in texts if text], kind.dimensions))
     for row, text in zip(rows, texts, strict=True):
         row["vector"] = next(vectors) if text else None
     embedded = 0
-    for chunk in _chunks(rows, kind.dimensions):
+    for chunk in write_chunks(rows, kind.dimensions):
         found = graph.query(_store_query(kind), {"rows": chunk, "model": model}).result_set
         embedded += found[0][0] if found else 0
     waiting = read(graph, f"MATCH (e:`{kind.embed_label}`) RETURN count(e)")
@@ -221,20 +227,20 @@ def _closest(graph, query: str, params: dict, limit: int, timeout: int) -> list:
         k = min(k * 8, MAX_K)
 
 
-def _nearest(graph, query: str, params: dict, dimensions: int | None, asked: tuple) -> list:
+def nearest_rows(graph, query: str, params: dict, dimensions: int | None, asked: tuple) -> list:
     """The rows nearest to the question, best first: [identity, score, order, ...]."""
     question, embedder, limit, timeout = asked
     if dimensions is None or not question.strip():  # no graph yet, or nothing asked
         return []
-    params["vector"] = _asked(embedder, [question], dimensions)[0]
+    params["vector"] = asked_model(embedder, [question], dimensions)[0]
     found = _closest(graph, query, params, limit, timeout)
     return sorted(found, key=lambda item: (-item[1], type(item[2]).__name__, item[2]))[:limit]
 
 
-def _asking(
+def question_vector(
     question: object, embedder: object, model: object, limit: object, timeout: object, vectors: object
 ):
-    model, limit = _checked_call(embedder, model, checked_limit(limit), 1_000)
+    model, limit = checked_call(embedder, model, checked_limit(limit), 1_000)
     if not isinstance(vectors, bool):
         raise Refused("vectors is True or False")
     return model, (values.text(question, "a question"), embedder, limit, checked_timeout(timeout))
@@ -270,131 +276,14 @@ def nearest(
     timeout: milliseconds, at most 5,000; past it, TooSlow.
     """
     kind = _checked_kind(kind)
-    model, asked = _asking(question, embedder, model, limit, timeout, vectors)
-    hidden = [*_HIDDEN, *([kind.key] if kind.key != "key" else [])]
+    model, asked = question_vector(question, embedder, model, limit, timeout, vectors)
+    hidden = [*HIDDEN, *([kind.key] if kind.key != "key" else [])]
     params = {"model": model, "hidden": hidden, "vectors": vectors}
     results = []
-    for key, score, _key, listed, stored in _nearest(
+    for key, score, _key, listed, stored in nearest_rows(
         graph, _nearest_query(kind), params, kind.dimensions, asked
     ):
-        item = _shown(kind, key, score, listed, None)
+        item = shown_entity(kind, key, score, listed, None)
         del item["entry"], item["valid_to"]  # the entity node is the current State: it has no end
-        results.append({**item, "vector": list(stored)} if vectors else item)
-    return results
-
-
-# --- entries -------------------------------------------------------------------------------------
-
-
-def entry_dimensions(graph) -> int | None:
-    """The dimensions of the entries' vector index; None for a graph that does not exist yet."""
-    indexes = read(graph, "CALL db.indexes() YIELD label, types, options RETURN label, types, options")
-    for label, types, options in indexes:
-        if label == "Entry" and "VECTOR" in (types or {}).get("embedding", []):
-            return int(options["embedding"]["dimension"])
-    if indexes:
-        raise Refused("entries have no vector index: ensure_schema(graph, kinds, entry_dimensions=...) first")
-    return None
-
-
-def mark_name(model: str) -> str:
-    """The Stamp's property that holds the serial up to which entries have vectors of a model."""
-    return "embed_mark_" + hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
-
-
-_SLICE_QUERY = (
-    "MATCH (st:Stamp) OPTIONAL MATCH (n:Entry) WHERE n.serial > $after AND n.serial <= $upto "
-    "RETURN coalesce(st.serial, 0), collect(CASE WHEN n IS NULL THEN null ELSE [n.serial, n.id, n.content, n.model] END)"
-)
-
-
-@lru_cache(maxsize=256)
-def _entries_store_query(mark: str) -> str:
-    # The mark moves in the query that stores the vectors, and only from where this call read it.
-    return (
-        f"MATCH (st:Stamp) WHERE coalesce(st.`{mark}`, 0) = $after SET st.`{mark}` = $upto "
-        "WITH st CALL { WITH st UNWIND $rows AS r MATCH (n:Entry {id: r.id}) "
-        "  SET n.embedding = vecf32(r.vector), n.model = $model RETURN count(n) AS written } "
-        "RETURN written"
-    )
-
-
-def embed_entries(graph, embedder: Callable, model: str, limit: int = 500) -> dict:
-    """Gives a vector of `model` to up to `limit` entries with text, read by serial from this model's mark.
-
-    The text of an entry is its text values in the order of their names, one per line. An entry never
-    changes, so its vector stands for good. Returns {"embedded", "waiting"}: waiting counts the entries
-    stored since the mark, text or none.
-    """
-    model, limit = _checked_call(embedder, model, limit, MAX_EMBED)
-    dimensions, mark = entry_dimensions(graph), mark_name(model)
-    stamp = read(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0), coalesce(st.`{mark}`, 0)")
-    if not stamp or dimensions is None:
-        raise Refused("the graph has no Stamp: run ensure_schema() before embed_entries()")
-    top, start = stamp[0]
-    after, todo, texts = start, [], []
-    for _ in range(MAX_SLICES):
-        if after >= top or len(todo) >= limit:
-            break
-        upto = after + limit - len(todo)
-        top, listed = read(graph, _SLICE_QUERY, {"after": after, "upto": upto})[0]
-        for serial, entry_id, content, current in sorted(item for item in listed if item is not None):
-            text = entry_text(json.loads(content)) if content else ""
-            if text and current != model:  # an entry with no text gets no vector; the mark passes it
-                todo.append({"id": entry_id, "serial": serial})
-                texts.append(text)
-        after = min(upto, top)
-    rows = [
-        {**item, "vector": vector}
-        for item, vector in zip(todo, _asked(embedder, texts, dimensions), strict=True)
-    ]
-    embedded, moved = 0, start
-    chunks = _chunks(rows, dimensions) if rows else ([[]] if after > start else [])
-    for place, chunk in enumerate(chunks):
-        upto = after if place == len(chunks) - 1 else chunk[-1]["serial"]
-        found = graph.query(
-            _entries_store_query(mark), {"rows": chunk, "model": model, "after": moved, "upto": upto}
-        ).result_set
-        if not found:  # another call moved the mark first: it stores what follows
-            break
-        embedded, moved = embedded + found[0][0], upto
-    waiting = read(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0) - coalesce(st.`{mark}`, 0)")
-    return {"embedded": embedded, "waiting": max(0, waiting[0][0])}
-
-
-_NEAREST_ENTRIES = (
-    "CALL db.idx.vector.queryNodes('Entry', 'embedding', $k, vecf32($vector)) YIELD node, score "
-    "WITH collect(CASE WHEN node.model = $model AND ($types IS NULL OR node.type IN $types) "
-    "  THEN [node.id, 1.0 - score, node.serial, node.episode, node.seq, node.type, node.by, node.at, "
-    "    node.content, CASE WHEN $vectors THEN node.embedding ELSE null END] ELSE null END) AS found, "
-    "  count(node) AS seen "
-    "RETURN found, seen"
-)
-
-
-def nearest_entries(
-    graph,
-    question: object,
-    embedder: Callable,
-    model: str,
-    limit: int = 10,
-    types: object = None,
-    *,
-    vectors: bool = False,
-    timeout: int = STOP_AFTER,
-) -> list[dict]:
-    """The entries whose text is nearest in meaning to the question, best first; types: only these.
-
-    Each result: id, episode, seq, type, by, at, values, score (cosine similarity; ties go to the entry
-    stored first), and with vectors=True the stored unit vector. Same timeout as nearest().
-    """
-    model, asked = _asking(question, embedder, model, limit, timeout, vectors)
-    params = {"model": model, "types": _types(types), "vectors": vectors}
-    results = []
-    for entry_id, score, _serial, episode, seq, entry_type, by, at, content, stored in _nearest(
-        graph, _NEAREST_ENTRIES, params, entry_dimensions(graph), asked
-    ):
-        item = {"id": entry_id, "episode": episode, "seq": seq, "type": entry_type, "by": by}
-        item |= {"at": clock.from_store(at), "values": json.loads(content) if content else {}, "score": score}
         results.append({**item, "vector": list(stored)} if vectors else item)
     return results

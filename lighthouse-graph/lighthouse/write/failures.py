@@ -7,7 +7,10 @@ from dataclasses import dataclass
 
 from .. import clock
 from ..graphs import read
-from ..values import kept
+from ..kinds import Kind
+from ..values import Refused, kept
+
+MAX_LISTED = 10_000  # refusals one call of failures() gives
 
 # The statuses that are refusals: each is stored as a WriteFailure.
 REFUSALS = frozenset({"stale", "conflict", "missing", "invalid", "failed", "busy", "unknown"})
@@ -78,14 +81,25 @@ def record_failure(graph, failure: Failure) -> None:
     record_failures(graph, [failure])
 
 
-def failures(graph, kind: str | None = None, reason: str | None = None, limit: int = 100) -> list[dict]:
-    """The stored refusals, newest first: reason, message, kind, key, content, times, first_at, last_at."""
+def failures(graph, kind: object = None, reason: str | None = None, limit: int = 100) -> list[dict]:
+    """The stored refusals, newest first: reason, message, kind, key, content, times, first_at, last_at.
+
+    kind: a Kind or a label; limit: 1 to 10,000.
+    """
+    if isinstance(kind, Kind):
+        kind = kind.label
+    if kind is not None and not isinstance(kind, str):
+        raise Refused(f"kind must be a Kind or a label, not {type(kind).__name__}")
+    if reason is not None and not isinstance(reason, str):
+        raise Refused(f"reason must be text, not {type(reason).__name__}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
+        raise Refused(f"limit must be a whole number from 1 to {MAX_LISTED:,}")
     result = read(
         graph,
         "MATCH (f:WriteFailure) WHERE ($kind IS NULL OR f.kind = $kind) AND ($reason IS NULL OR f.reason = $reason) "
         "RETURN f.reason, f.message, f.kind, f.key, f.content, f.times, f.first_at, f.last_at, f.by, f.owner "
         "ORDER BY f.last_at DESC, f.fingerprint LIMIT $limit",
-        {"kind": kind, "reason": reason, "limit": int(limit)},
+        {"kind": kind, "reason": reason, "limit": limit},
     )
     names = ("reason", "message", "kind", "key", "content", "times", "first_at", "last_at", "by", "owner")
     return [dict(zip(names, row, strict=True)) for row in result]

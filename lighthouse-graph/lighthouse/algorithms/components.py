@@ -1,0 +1,57 @@
+"""Groups: union-find over numbered nodes, and the one order and size every answer of groups() has."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..references import ordered
+from .kept import MAX_NAMES
+
+Name = tuple[str, object]  # (label, key) of an entity, (label, id) of a record
+
+
+def components(size: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]:
+    """The weakly connected components of nodes 0..size-1: edges join whichever way they point."""
+    parent = list(range(size))
+
+    def root(node: int) -> int:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]  # halve the path: later finds are shorter
+            node = parent[node]
+        return node
+
+    for start, end in edges:
+        one, other = root(start), root(end)
+        if one != other:
+            parent[max(one, other)] = min(one, other)
+    found: dict[int, list[int]] = {}
+    for node in range(size):
+        found.setdefault(root(node), []).append(node)
+    return list(found.values())
+
+
+def name_key(name: Name) -> tuple:
+    """The order of names: by label, then whole numbers before text keys."""
+    return (name[0], isinstance(name[1], str), name[1])
+
+
+def shaped(groups: Iterable[tuple[int, list[Name]]], limit: int, in_order: bool = False) -> list[dict]:
+    """Groups as answers give them: [{"size", "members"}], largest first, ties by their first member.
+
+    groups: (size, members) pairs, members all listed unless in_order says they come in the answer's
+    order already. Members are sorted; one answer lists at most 10,000 names, so a group past that lists
+    those that fit and its size says how many it has.
+    """
+    listed = [(size, ordered(list(members))) for size, members in groups]
+    if not in_order:
+        listed.sort(key=lambda group: (-group[0], name_key(group[1][0]) if group[1] else ()))
+    answer, room = [], MAX_NAMES
+    for size, members in listed[:limit]:
+        shown = members[:room]
+        room -= len(shown)
+        answer.append({"size": size, "members": shown})
+    return answer
+
+
+def names_in(answer: list[dict]) -> int:
+    return sum(len(group["members"]) for group in answer)

@@ -1,0 +1,280 @@
+"""What a hostile caller can try on the write path: it costs one refused write, and nobody else anything."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from devices import DEVICE, PERSON
+from lighthouse import as_of, clock, history, related, remember, update
+from lighthouse.graphs import read
+from lighthouse.values import Refused
+from oracle import at
+
+QUERY_TEXT = ["') DETACH DELETE n //", "`}) MATCH (n) DETACH DELETE n //", "$x", "{", "}", '"; DROP', "\\"]
+
+
+@pytest.fixture
+def world(graph):
+    """A graph with something in it that an attack must leave as it is."""
+    graph.query("CREATE (:Entry {id: 'look/1'})")
+    remember(
+        graph,
+        DEVICE,
+        "feed",
+        [
+            {"key": "base", "t": at(0), "values": {"status": "ok"}, "relations": {"USED_BY": ["red", "blue"]}},
+            {"key": "base", "t": at(2), "values": {"status": "hot"}, "relations": {"LOCATED_IN": "r1"}},
+        ],
+    )
+    return graph
+
+
+def census(graph) -> tuple:
+    """Every node but the failures and every edge, with their properties; and the failures: count, times."""
+    nodes = read(graph, "MATCH (n) WHERE NOT n:WriteFailure RETURN labels(n), properties(n), id(n)")
+    edges = read(graph, "MATCH (a)-[r]->(b) RETURN type(r), properties(r), id(a), id(b)")
+    kept = read(graph, "MATCH (f:WriteFailure) RETURN count(f), sum(f.times)")
+    return sorted(map(repr, nodes)), sorted(map(repr, edges)), [kept[0][0], kept[0][1] or 0] if kept else [0, 0]
+
+
+def refused_once(graph, action, status: str = "invalid"):
+    """Runs a write that must be refused: one more WriteFailure, and no other node or edge changed."""
+    nodes, edges, (failures, times) = census(graph)
+    try:
+        found = action()
+    except Refused as error:
+        found = {"status": error.reason, "raised": True}
+    if isinstance(found, list):
+        [found] = found
+    after = census(graph)
+    assert found["status"] == status, found
+    assert after[0] == nodes and after[1] == edges
+    assert after[2] == [failures + 1, times + 1]
+    return found
+
+
+def row(**fields):
+    return {"key": "d1", "t": at(1), "values": {"status": "ok"}, **fields}
+
+
+def write(graph, *rows, by="feed", kind=DEVICE):
+    return lambda: remember(graph, kind, by, list(rows))
+
+
+# --- query text where a name or a value goes ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", QUERY_TEXT)
+def test_query_text_in_keys_values_names_and_targets_is_stored_as_text(world, text):
+    before = census(world)
+    receipts = remember(
+        world,
+        DEVICE,
+        f"agent {text}",
+        [{"key": text, "t": at(1), "values": {"status": text}, "relations": {"USED_BY": [text, "red"]}}],
+    )
+    assert receipts == [{"key": text, "status": "created"}]
+    assert history(world, DEVICE, text)[0]["status"] == text
+    assert history(world, DEVICE, text)[0]["by"] == f"agent {text}"
+    assert related(world, DEVICE, text, "USED_BY") == sorted(["red", text])
+    assert set(before[0]) <= set(census(world)[0])  # nothing that was there is gone
+    assert len(history(world, DEVICE, "base")) == 2
+    assert update(world, DEVICE, text, at(2), by=text, values={"status": f"{text}!"})["status"] == "changed"
+    refused_once(world, write(world, row(key=text, entry=f"look/1{text}")), "missing")
+
+
+@pytest.mark.parametrize("name", ["a b", "a`b", "a-b", "1a", "", "a\n", "é", "a" * 65, "a}", "$a", "key", "valid_to"])
+def test_value_names_that_are_not_plain_names_are_refused(world, name):
+    refused_once(world, write(world, row(values={name: 1})))
+
+
+@pytest.mark.parametrize("relation", ["KNOWS", "used_by", "USED_BY`]->(x) DETACH DELETE x //", "", "HAS_STATE"])
+def test_relation_names_the_kind_does_not_declare_are_refused(world, relation):
+    refused_once(world, write(world, row(relations={relation: "x"})))
+
+
+def test_update_refuses_names_that_are_not_plain(world):
+    refused_once(world, lambda: update(world, DEVICE, "base", at(3), by="a", values={"a`b": None}))
+    refused_once(world, lambda: update(world, DEVICE, "base", at(3), by="a", relations={"X`": "y"}))
+
+
+# --- bad bytes and values that cannot be printed ---------------------------------------------------------
+
+
+def test_bad_bytes_in_one_row_do_not_stop_the_others(world):
+    before = census(world)
+    rows = [
+        row(key="g1"),
+        row(key="b1", values={"status": "nul\x00here"}),
+        row(key="g2"),
+        row(key="b2\ud800"),
+        row(key="b3", values={"st\ud800": 1}),
+        row(key="g3", relations={"USED_BY": "team"}),
+        row(key="b4", relations={"USED_BY": "te\x00am"}),
+        row(key="b5", entry="look\udfff/1"),
+        row(key="b6", t="2026-01-01T00:00:00\x00junk+00:00"),
+    ]
+    found = [receipt["status"] for receipt in remember(world, DEVICE, "feed", rows)]
+    assert found == ["created", "invalid", "created", "invalid", "invalid", "created", "invalid", "invalid", "invalid"]
+    assert [len(history(world, DEVICE, key)) for key in ("g1", "g2", "g3")] == [1, 1, 1]
+    assert census(world)[2] == [before[2][0] + 6, before[2][1] + 6]
+
+
+class Thing:
+    def __repr__(self) -> str:
+        return "<a thing>"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        Thing(),
+        b"bytes",
+        {1, 2},
+        {"nested": {"dict": 1}},
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        2**63,
+        -(2**63) - 1,
+        [Thing()],
+        [float("nan")],
+        [[1]],
+        None,
+        1 + 2j,
+        Decimal("1.5"),
+        [1] * 1_001,
+        "x" * 100_001,
+    ],
+    ids=lambda value: type(value).__name__,
+)
+def test_values_that_cannot_be_stored_are_refused_once(world, value):
+    found = refused_once(world, write(world, row(values={"status": value})))
+    assert found["reason"]
+
+
+def test_numbers_at_their_limits_are_stored(world):
+    values = {"top": 2**63 - 1, "bottom": -(2**63), "tiny": 5e-324, "huge": 1.79769313486231e308, "flag": False}
+    assert remember(world, DEVICE, "feed", [row(values=values)])[0]["status"] == "created"
+    stored = history(world, DEVICE, "d1")[0]
+    assert {name: stored[name] for name in values} == values
+    # FalkorDB replies with 15 digits: the largest float would read back as infinity, so it is refused.
+    refused_once(world, write(world, row(key="d2", values={"huge": 1.7976931348623157e308})))
+
+
+def test_a_float_is_kept_as_it_reads_back_so_a_replay_is_unchanged(world):
+    sent = row(values={"ratio": 0.1 + 0.2, "third": [1 / 3]})
+    assert remember(world, DEVICE, "feed", [sent])[0]["status"] == "created"
+    assert remember(world, DEVICE, "feed", [sent])[0]["status"] == "unchanged"
+    assert update(world, DEVICE, "d1", at(1), by="a", values={"ratio": 0.1 + 0.2})["status"] == "unchanged"
+    stored = history(world, DEVICE, "d1")
+    assert len(stored) == 1 and stored[0]["ratio"] == 0.3 and stored[0]["third"] == [0.333333333333333]
+
+
+# --- every size limit, at the limit and one past it ------------------------------------------------------
+
+
+def test_200_values_are_stored_and_201_refused(world):
+    assert remember(world, DEVICE, "f", [row(values={f"v{i}": i for i in range(200)})])[0]["status"] == "created"
+    refused_once(world, write(world, row(key="d2", values={f"v{i}": i for i in range(201)})))
+
+
+def test_200_targets_are_stored_and_201_refused(world):
+    targets = [f"t{i}" for i in range(200)]
+    assert remember(world, DEVICE, "f", [row(relations={"USED_BY": targets})])[0]["status"] == "created"
+    assert len(related(world, DEVICE, "d1", "USED_BY", at(1))) == 200
+    refused_once(world, write(world, row(key="d2", relations={"USED_BY": [*targets, "one more"]})))
+
+
+def test_1000_list_items_are_stored_and_1001_refused(world):
+    assert remember(world, DEVICE, "f", [row(values={"items": list(range(1_000))})])[0]["status"] == "created"
+    assert history(world, DEVICE, "d1")[0]["items"] == list(range(1_000))
+    refused_once(world, write(world, row(key="d2", values={"items": list(range(1_001))})))
+
+
+def test_100000_characters_of_text_are_stored_and_100001_refused(world):
+    assert remember(world, DEVICE, "f", [row(values={"note": "é" * 100_000})])[0]["status"] == "created"
+    assert len(history(world, DEVICE, "d1")[0]["note"]) == 100_000
+    refused_once(world, write(world, row(key="d2", values={"note": "é" * 100_001})))
+
+
+def test_a_row_of_200000_characters_is_stored_and_one_more_refused(world):
+    def sized(size: int, key: str) -> dict:
+        whole = row(key=key, values={"a": "", "b": ""})
+        room = size - len(json.dumps(whole, ensure_ascii=False))
+        whole["values"] = {"a": "x" * (room // 2), "b": "y" * (room - room // 2)}
+        assert len(json.dumps(whole, ensure_ascii=False)) == size
+        return whole
+
+    assert remember(world, DEVICE, "f", [sized(200_000, "d1")])[0]["status"] == "created"
+    refused_once(world, write(world, sized(200_001, "d2")))
+
+
+def test_names_of_200_characters_are_stored_and_201_refused(world):
+    long_key, long_entry = "k" * 200, "e" * 200
+    world.query("CREATE (:Entry {id: $id})", {"id": long_entry})
+    good = row(key=long_key, entry=long_entry, relations={"USED_BY": "t" * 200})
+    assert remember(world, DEVICE, "b" * 200, [good])[0]["status"] == "created"
+    assert history(world, DEVICE, long_key)[0]["entry"] == long_entry
+    refused_once(world, write(world, row(key="k" * 201)))
+    refused_once(world, write(world, row(entry="e" * 201)))
+    refused_once(world, write(world, row(relations={"USED_BY": "t" * 201})))
+    refused_once(world, write(world, row(), by="b" * 201))
+    assert remember(world, DEVICE, "f", [row(key="d9", values={"a" * 64: 1})])[0]["status"] == "created"
+
+
+def test_times_more_than_five_minutes_ahead_are_refused(world):
+    for _ in range(5):  # a second that turns during the call would move the present: try again then
+        start = clock.now()
+        edge = remember(world, DEVICE, "f", [row(key="soon", t=start + timedelta(minutes=5))])[0]
+        past = remember(world, DEVICE, "f", [row(key="late", t=start + timedelta(minutes=5, seconds=1))])[0]
+        if clock.now() == start:
+            break
+    assert edge["status"] == "created" and past["status"] == "invalid" and "five minutes" in past["reason"]
+    refused_once(world, write(world, row(key="later", t="2068-01-01T00:00:00Z")))
+    refused_once(world, lambda: update(world, DEVICE, "base", clock.now() + timedelta(hours=1), by="a"))
+
+
+# --- arguments that are not what they should be -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rows", [{"key": "d1"}, "rows", None, 5, (r for r in [])])
+def test_rows_that_are_not_a_list_are_refused_once(world, rows):
+    refused_once(world, lambda: remember(world, DEVICE, "feed", rows))
+
+
+@pytest.mark.parametrize("by", [None, "", " x", "x\x00", "x\ud800", 5, ["x"]])
+def test_a_writer_that_is_not_a_name_is_refused_once(world, by):
+    refused_once(world, write(world, row(), by=by))
+    refused_once(world, lambda: update(world, DEVICE, "base", at(3), by=by, values={"x": 1}))
+
+
+def test_a_kind_that_is_not_a_kind_is_refused_once(world):
+    refused_once(world, write(world, row(), kind="Device"))
+    refused_once(world, lambda: update(world, None, "base", at(3), by="a"))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["not a dict", ["key", "d1"], {"key": "d1", "t": at(1), "extra": 1}, {"t": at(1)}, {"key": "d1", "t": 5}],
+    ids=["text", "list", "extra field", "no key", "time"],
+)
+def test_rows_of_the_wrong_shape_are_refused_once(world, raw):
+    refused_once(world, write(world, raw))
+
+
+def test_reads_refuse_keys_of_the_wrong_form_and_change_nothing(world):
+    before = census(world)
+    for key in (None, 1.5, ["base"], {"key": "base"}, "x" * 201, "", "\x00"):
+        for action in (
+            lambda: history(world, DEVICE, key),
+            lambda: as_of(world, DEVICE, key, at(1)),
+            lambda: related(world, DEVICE, key, "USED_BY"),
+        ):
+            with pytest.raises(Refused):
+                action()
+    assert census(world) == before
+    assert history(world, PERSON, "') DETACH DELETE n //") == []

@@ -1,0 +1,101 @@
+"""record_failures(), failures(): a refused write is kept once, with a count, whatever it held."""
+
+from __future__ import annotations
+
+import pytest
+from devices import DEVICE
+from lighthouse import failures
+from lighthouse.values import Refused
+from lighthouse.write.failures import REFUSALS, Failure, record_failure, record_failures
+from oracle import sent
+
+
+def count(graph) -> list:
+    return graph.ro_query("MATCH (f:WriteFailure) RETURN count(f), sum(f.times)").result_set[0]
+
+
+def test_a_refusal_is_kept_with_what_it_held(graph):
+    record_failure(graph, Failure("invalid", "Device", "d1", {"key": "d1", "values": {"a": 1}}, "why", "feed"))
+    [found] = failures(graph)
+    assert {k: found[k] for k in ("reason", "message", "kind", "key", "content", "times", "by", "owner")} == {
+        "reason": "invalid",
+        "message": "why",
+        "kind": "Device",
+        "key": "d1",
+        "content": '{"key": "d1", "values": {"a": 1}}',
+        "times": 1,
+        "by": "feed",
+        "owner": None,
+    }
+    assert found["first_at"] == found["last_at"] and found["first_at"] is not None
+
+
+def test_the_same_refusal_again_is_counted_on_the_same_node(graph):
+    again = Failure("stale", "Device", 7, {"key": 7, "t": "x"}, "late", "feed")
+    record_failures(graph, [again, again])
+    record_failure(graph, Failure("stale", "Device", 7, {"key": 7, "t": "x"}, "another message", "other"))
+    assert count(graph) == [1, 3]
+    assert failures(graph)[0]["by"] == "feed"  # the first one's
+    record_failure(graph, Failure("stale", "Device", 7, {"key": 7, "t": "y"}, "late", "feed"))
+    record_failure(graph, Failure("conflict", "Device", 7, {"key": 7, "t": "x"}, "late", "feed"))
+    record_failure(graph, Failure("stale", "Device", "7", {"key": 7, "t": "x"}, "late", "feed"))
+    record_failure(graph, Failure("stale", "Room", 7, {"key": 7, "t": "x"}, "late", "feed"))
+    assert count(graph) == [5, 7]
+
+
+def test_many_refusals_are_kept_in_one_query_and_none_costs_nothing(graph, db):
+    with sent(db, graph.name) as commands:
+        record_failures(graph, [])
+        record_failures(graph, [Failure("invalid", "Device", f"d{i}", i) for i in range(300)])
+    assert len(commands) == 1
+    assert count(graph) == [300, 300]
+
+
+def test_what_cannot_be_printed_is_kept_as_ascii_and_cut_to_2000_characters(graph):
+    circular: dict = {}
+    circular["self"] = circular
+    hostile = [
+        Failure("invalid", "Device", "d\ud800\x00", {"v": b"\x00\xff", "s": {1, 2}, "o": object()}),
+        Failure("invalid", "Device", ["not", "a", "key"], circular, "m\x00\udc80"),
+        Failure("invalid", "Dev\x00ice", True, "x" * 5_000, by="b\ud800y", owner="ann\x00"),
+        Failure("invalid", "Device", 2**70, float("nan")),
+    ]
+    record_failures(graph, hostile)
+    found = {f["content"][:20]: f for f in failures(graph)}
+    assert len(found) == 4
+    for failure in found.values():
+        assert failure["content"].isascii() and len(failure["content"]) <= 2_000
+        assert failure["message"].isascii()
+    first = next(f for f in found.values() if "\\ud800" in str(f["key"]))
+    assert first["key"] == "d\\ud800\\x00"
+    long = next(f for f in found.values() if f["content"].startswith('"xxx'))
+    assert len(long["content"]) == 2_000 and long["owner"] == "ann\\x00" and long["by"] == "b\\ud800y"
+
+
+def test_failures_are_read_by_kind_and_reason_newest_first(graph):
+    record_failures(
+        graph,
+        [Failure("stale", "Device", "d1", 1), Failure("conflict", "Device", "d2", 2), Failure("stale", "Room", "r", 3)],
+    )
+    assert sorted(f["key"] for f in failures(graph, kind=DEVICE)) == ["d1", "d2"]
+    assert [f["key"] for f in failures(graph, kind="Room")] == ["r"]
+    assert [f["key"] for f in failures(graph, kind=DEVICE, reason="stale")] == ["d1"]
+    assert len(failures(graph, limit=2)) == 2
+    assert failures(graph, reason="busy") == []
+
+
+@pytest.mark.parametrize(
+    "arguments", [{"limit": 0}, {"limit": 10_001}, {"limit": "5"}, {"limit": True}, {"kind": 5}, {"reason": ["x"]}]
+)
+def test_failures_refuses_arguments_of_the_wrong_form(graph, arguments):
+    with pytest.raises(Refused):
+        failures(graph, **arguments)
+
+
+def test_a_graph_that_does_not_exist_has_no_failures(db):
+    assert failures(db.select_graph("test_no_such_graph_for_failures")) == []
+
+
+def test_the_refusal_statuses():
+    assert {"stale", "conflict", "missing", "invalid", "failed", "busy", "unknown"} == REFUSALS
+    assert not REFUSALS & {"created", "changed", "inserted", "unchanged"}

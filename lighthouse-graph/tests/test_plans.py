@@ -1,0 +1,136 @@
+"""decide(): the write rule as a decision on what is stored around a row; apply_plans(): the guarded write."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from devices import DEVICE, MANUAL
+from lighthouse import history, remember
+from lighthouse.write.batches import read_current
+from lighthouse.write.plans import Around, Edge, StateView, apply_plans, decide
+from lighthouse.write.rows import Row
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+NO_RELATIONS = {"LOCATED_IN": frozenset(), "USED_BY": frozenset()}
+
+
+def hours(n: float) -> datetime:
+    return T0 + timedelta(hours=n)
+
+
+def row(hour, values=None, relations=None, entry=None) -> Row:
+    linked = {**NO_RELATIONS, **(relations or {})}
+    return Row(0, "d1", hours(hour), values if values is not None else {"status": "ok"}, linked, entry)
+
+
+def state(sid, start, end=None, seen=None, values=None, relations=None) -> StateView:
+    linked = {**NO_RELATIONS, **(relations or {})}
+    return StateView(sid, hours(start), None if end is None else hours(end), seen and hours(seen),
+                     values if values is not None else {"status": "ok"}, linked)
+
+
+def current(view: StateView, rev=3, edges=None) -> Around:
+    return Around(rev=rev, props=dict(view.values), current=view, prev=view, edges_prev=edges or {})
+
+
+def test_the_first_row_creates():
+    status, plan = decide(DEVICE, row(0), Around())
+    assert status == "created"
+    assert plan["rev"] == 0 and len(plan["new_state"]) == 1 and plan["new_state"][0]["prev"] is None
+    assert plan["entity"][0]["values"] and plan["entity"][0]["props"] == {"status": "ok"}
+
+
+def test_the_same_time_is_unchanged_or_a_conflict():
+    now = current(state(1, 0))
+    assert decide(DEVICE, row(0), now) == ("unchanged", None)
+    assert decide(DEVICE, row(0, {"status": "hot"}), now) == ("conflict", None)
+    assert decide(DEVICE, row(0, {"status": 1}), current(state(1, 0, values={"status": 1.0})))[0] == "conflict"
+
+
+def test_a_repeat_moves_seen_last_only_forward():
+    now = current(state(1, 0, seen=4))
+    assert decide(DEVICE, row(3), now) == ("unchanged", None)
+    status, plan = decide(DEVICE, row(5), now)
+    assert status == "unchanged"
+    assert plan["state_sets"] == [{"id": 1, "field": "seen_last", "at": "2026-01-01T05:00:00"}]
+    assert plan["entity"] == [{"values": False, "valid_from": "2026-01-01T00:00:00", "seen_last": "2026-01-01T05:00:00"}]
+    assert plan["new_state"] == [] and plan["rev"] == 3
+
+
+def test_a_change_before_seen_last_is_stale_and_at_it_a_conflict():
+    now = current(state(1, 0, seen=4))
+    assert decide(DEVICE, row(3, {"status": "hot"}), now) == ("stale", None)
+    assert decide(DEVICE, row(4, {"status": "hot"}), now) == ("conflict", None)
+    assert decide(DEVICE, row(5, {"status": "hot"}), now)[0] == "changed"
+
+
+def test_a_change_ends_the_current_state_and_keeps_the_edges_that_stay():
+    edges = {
+        ("LOCATED_IN", ("str", "r1")): Edge(7, "LOCATED_IN", "r1", hours(0), None),
+        ("USED_BY", ("str", "red")): Edge(8, "USED_BY", "red", hours(0), None),
+    }
+    view = state(1, 0, relations={"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset({"red"})})
+    status, plan = decide(
+        DEVICE, row(2, {"note": "new"}, {"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset({"blue"})}),
+        current(view, edges=edges),
+    )
+    assert status == "changed"
+    assert plan["state_sets"] == [{"id": 1, "field": "valid_to", "at": "2026-01-01T02:00:00"}]
+    assert plan["edge_sets"] == [{"id": 8, "field": "valid_to", "at": "2026-01-01T02:00:00"}]
+    assert plan["open"] == {"LOCATED_IN": [], "USED_BY": [{"target": "blue", "from": "2026-01-01T02:00:00", "to": None}]}
+    entity = plan["entity"][0]
+    assert entity["props"] == {"status": None, "note": "new"} and entity["words"] == "new"
+    assert entity["retext"] is False  # the kind has no dimensions
+
+
+def test_a_text_change_of_a_kind_with_dimensions_waits_for_a_vector():
+    view = state(1, 0, values={"title": "a"}, relations={})
+    around = Around(rev=1, props={"title": "a"}, current=view, prev=view)
+    blank = {"values": {"title": "a", "level": 2}, "relations": {}}
+    assert decide(MANUAL, Row(0, "m", hours(1), blank["values"], {}, None), around)[1]["entity"][0]["retext"] is False
+    changed = decide(MANUAL, Row(0, "m", hours(1), {"title": "b"}, {}, None), around)[1]["entity"][0]
+    assert changed["retext"] is True and changed["embed"] is True
+    gone = decide(MANUAL, Row(0, "m", hours(1), {"level": 2}, {}, None), around)[1]["entity"][0]
+    assert gone["retext"] is True and gone["embed"] is False
+
+
+def test_a_late_row_between_two_states_replaces_their_link():
+    before, after = state(1, 0, 6), state(2, 6, values={"status": "hot"})
+    around = Around(rev=2, props={"status": "hot"}, current=after, prev=before, next=after)
+    status, plan = decide(DEVICE, row(3, {"status": "cold"}), around)
+    assert status == "inserted" and plan["restamp"] is True
+    assert (plan["unlink_prev"], plan["unlink_next"]) == (1, 2)
+    assert plan["new_state"][0]["valid_to"] == "2026-01-01T06:00:00" and plan["entity"] == []
+
+
+def test_a_late_row_equal_to_the_next_state_moves_its_start():
+    before, after = state(1, 0, 6), state(2, 6, values={"status": "hot"})
+    around = Around(rev=2, props={"status": "hot"}, current=after, prev=before, next=after)
+    status, plan = decide(DEVICE, row(3, {"status": "hot"}), around)
+    assert status == "inserted" and plan["new_state"] == [] and plan["restamp"] is False
+    assert plan["state_sets"] == [
+        {"id": 1, "field": "valid_to", "at": "2026-01-01T03:00:00"},
+        {"id": 2, "field": "valid_from", "at": "2026-01-01T03:00:00"},
+        {"id": 2, "field": "seen_last", "at": "2026-01-01T06:00:00"},
+    ]
+    assert plan["entity"] == [{"values": False, "valid_from": "2026-01-01T03:00:00", "seen_last": "2026-01-01T06:00:00"}]
+
+
+def test_an_update_before_the_current_state_is_stale():
+    now = current(state(1, 4))
+    assert decide(DEVICE, row(3, {"status": "hot"}), now, partial=True) == ("stale", None)
+    assert decide(DEVICE, row(4, {"status": "hot"}), now, partial=True) == ("conflict", None)
+
+
+def test_apply_plans_writes_only_plans_of_the_revision_they_were_made_from(graph):
+    remember(graph, DEVICE, "feed", [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}])
+    around = read_current(graph, DEVICE, ["d1"])[("str", "d1")]
+    assert around.rev == 1
+    status, plan = decide(DEVICE, row(2, {"status": "hot"}), around)
+    stale_plan = {**plan, "rev": 0}
+    assert apply_plans(graph, DEVICE, "feed", [stale_plan]) == set()
+    assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok"]
+    assert apply_plans(graph, DEVICE, "feed", [plan]) == {0}
+    assert apply_plans(graph, DEVICE, "feed", [plan]) == set()  # its revision is gone now
+    assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok", "hot"]
+    assert apply_plans(graph, DEVICE, "feed", []) == set()

@@ -1,0 +1,124 @@
+"""history(), as_of(), related(): what an entity held, at any time, in one read each."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from devices import DEVICE, MANUAL, ROOM
+from lighthouse import as_of, history, related, remember
+from lighthouse.values import Refused
+from oracle import at, moment, sent
+
+
+@pytest.fixture
+def stored(graph):
+    graph.query("CREATE (:Entry {id: 'look/1'})")
+    remember(
+        graph,
+        DEVICE,
+        "inventory",
+        [
+            {
+                "key": "d1",
+                "t": at(0),
+                "values": {"status": "ok", "note": "Pump room", "last_seen": at(0), "levels": [1, 2]},
+                "relations": {"LOCATED_IN": "r1", "USED_BY": ["red", 7]},
+                "entry": "look/1",
+            },
+            {"key": "d1", "t": at(2), "values": {"status": "hot"}, "relations": {"USED_BY": "blue"}},
+            {"key": "d1", "t": at(3), "values": {"status": "hot"}, "relations": {"USED_BY": "blue"}},
+            {"key": 1, "t": at(0), "values": {"status": "the number one"}},
+        ],
+    )
+    return graph
+
+
+def test_history_gives_every_version_oldest_first(stored):
+    found = history(stored, DEVICE, "d1")
+    assert [set(state) for state in found] == [
+        {"status", "note", "last_seen", "levels", "valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry"},
+        {"status", "valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry"},
+    ]
+    first, second = found
+    assert first["last_seen"] == moment(at(0)) and isinstance(first["last_seen"], datetime)
+    assert (first["valid_from"], first["valid_to"], first["seen_last"]) == (moment(at(0)), moment(at(2)), None)
+    assert (second["valid_to"], second["seen_last"]) == (None, moment(at(3)))
+    assert first["entry"] == "look/1" and second["entry"] is None
+    assert first["by"] == "inventory" and first["levels"] == [1, 2]
+    assert first["recorded_at"].tzinfo is not None
+    assert history(stored, DEVICE, 1)[0]["status"] == "the number one"
+    assert history(stored, DEVICE, "1") == [] and history(stored, DEVICE, "nothing") == []
+
+
+def test_as_of_gives_the_state_that_held(stored):
+    assert as_of(stored, DEVICE, "d1", at(-1)) is None
+    assert as_of(stored, DEVICE, "d1", at(0))["status"] == "ok"
+    assert as_of(stored, DEVICE, "d1", "2026-01-01T01:59:59Z")["status"] == "ok"
+    assert as_of(stored, DEVICE, "d1", at(2))["status"] == "hot"  # valid_to is not in the State
+    assert as_of(stored, DEVICE, "d1")["status"] == "hot"  # now
+    assert as_of(stored, DEVICE, "d1", moment(at(1)))["entry"] == "look/1"
+    assert as_of(stored, DEVICE, "d2", at(1)) is None
+
+
+def test_related_gives_the_targets_that_held_sorted(stored):
+    assert related(stored, DEVICE, "d1", "USED_BY", at(1)) == [7, "red"]
+    assert related(stored, DEVICE, "d1", "USED_BY", at(2)) == ["blue"]
+    assert related(stored, DEVICE, "d1", "USED_BY") == ["blue"]
+    assert related(stored, DEVICE, "d1", "LOCATED_IN", at(1)) == ["r1"]
+    assert related(stored, DEVICE, "d1", "LOCATED_IN") == []
+    assert related(stored, DEVICE, "d1", "LOCATED_IN", at(-1)) == []
+
+
+def test_each_read_is_one_query(stored, db):
+    with sent(db, stored.name) as commands:
+        history(stored, DEVICE, "d1")
+        as_of(stored, DEVICE, "d1", at(1))
+        related(stored, DEVICE, "d1", "USED_BY", at(1))
+    assert [command for command, _ in commands] == ["GRAPH.RO_QUERY"] * 3
+
+
+def test_a_graph_that_does_not_exist_yet_reads_as_empty(db):
+    nothing = db.select_graph("test_never_written_by_anyone")
+    assert history(nothing, DEVICE, "d1") == []
+    assert as_of(nothing, DEVICE, "d1", at(0)) is None
+    assert related(nothing, DEVICE, "d1", "USED_BY") == []
+    assert "test_never_written_by_anyone" not in db.list_graphs()
+
+
+def test_a_kind_without_relations_or_with_text(graph):
+    remember(graph, MANUAL, "w", [{"key": "m1", "t": at(0), "values": {"title": "Seal", "body": "Pump"}}])
+    assert history(graph, MANUAL, "m1")[0]["title"] == "Seal"
+    assert "words" not in history(graph, MANUAL, "m1")[0]
+    with pytest.raises(Refused, match="no relation"):
+        related(graph, ROOM, "r1", "LOCATED_IN")
+
+
+@pytest.mark.parametrize("key", [None, 1.5, True, "", " d1", "d" * 201, "d\x00", "d\ud800", ["d1"], 2**64])
+def test_keys_of_the_wrong_form_are_refused(stored, key):
+    for read in (
+        lambda: history(stored, DEVICE, key),
+        lambda: as_of(stored, DEVICE, key, at(0)),
+        lambda: related(stored, DEVICE, key, "USED_BY"),
+    ):
+        with pytest.raises(Refused):
+            read()
+
+
+@pytest.mark.parametrize("moment_given", ["yesterday", "2026-01-01T00:00:00", 12345, "2026-01-01T00:00:00.5Z"])
+def test_times_of_the_wrong_form_are_refused(stored, moment_given):
+    with pytest.raises(Refused):
+        as_of(stored, DEVICE, "d1", moment_given)
+    with pytest.raises(Refused):
+        related(stored, DEVICE, "d1", "USED_BY", moment_given)
+
+
+def test_kinds_and_relations_of_the_wrong_form_are_refused(stored):
+    with pytest.raises(Refused, match="Kind"):
+        history(stored, "Device", "d1")
+    with pytest.raises(Refused, match="Kind"):
+        as_of(stored, None, "d1")
+    for relation in ("KNOWS", "used_by", None, "USED_BY`]->() DETACH DELETE x //"):
+        with pytest.raises(Refused, match="no relation"):
+            related(stored, DEVICE, "d1", relation)
+    assert len(history(stored, DEVICE, "d1")) == 2

@@ -1,0 +1,116 @@
+"""prepare(): a row checked and made ready, and the form two States are compared in."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from devices import DEVICE, PERSON, ROOM
+from lighthouse.values import Refused
+from lighthouse.write.rows import checked_relations, content_of, prepare, targets, text_of, typed
+
+NOW = datetime(2026, 1, 2, tzinfo=UTC)
+
+
+def ready(raw, kind=DEVICE, **more):
+    return prepare(kind, 0, raw, NOW, **more)
+
+
+def test_a_row_is_made_ready():
+    found = ready(
+        {
+            "key": "d1",
+            "t": "2026-01-01T01:00:00+01:00",
+            "values": {"status": "ok", "last_seen": "2026-01-01T00:00:00Z", "levels": (1, 2)},
+            "relations": {"LOCATED_IN": "r1", "USED_BY": ["red", 7]},
+            "entry": "look/1",
+        }
+    )
+    assert found.key == "d1" and found.t == datetime(2026, 1, 1, tzinfo=UTC)
+    assert found.values == {"status": "ok", "last_seen": "2026-01-01T00:00:00", "levels": [1, 2]}
+    assert found.relations == {"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset({"red", 7})}
+    assert found.entry == "look/1" and found.index == 0
+
+
+def test_every_declared_relation_is_in_the_row_closed_when_not_named():
+    assert ready({"key": 5, "t": NOW}).relations == {"LOCATED_IN": frozenset(), "USED_BY": frozenset()}
+    assert ready({"key": 5, "t": NOW, "relations": {"USED_BY": None}}).relations["USED_BY"] == frozenset()
+    assert ready({"key": "p", "t": NOW}, PERSON).relations == {"KNOWS": frozenset()}
+
+
+def test_a_row_without_t_takes_the_default():
+    assert ready({"key": "d1"}, default_t="2026-01-01T00:00:00Z").t == datetime(2026, 1, 1, tzinfo=UTC)
+    with pytest.raises(Refused, match="time t"):
+        ready({"key": "d1"})
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        ("d1", "a row is a dict"),
+        ({"t": NOW}, "needs its key"),
+        ({"key": "d1", "t": NOW, "value": {}}, "no field 'value'"),
+        ({"key": None, "t": NOW}, "must be text"),
+        ({"key": True, "t": NOW}, "not a bool"),
+        ({"key": 2**63, "t": NOW}, "64-bit"),
+        ({"key": " d1", "t": NOW}, "no space"),
+        ({"key": "d1", "t": "2026-01-01T00:00:00"}, "zone"),
+        ({"key": "d1", "t": "2026-01-01T00:00:00.5Z"}, "whole seconds"),
+        ({"key": "d1", "t": NOW + timedelta(minutes=5, seconds=1)}, "five minutes"),
+        ({"key": "d1", "t": NOW, "values": []}, "must be a dict"),
+        ({"key": "d1", "t": NOW, "values": {"serial": "x"}}, "is not a value"),
+        ({"key": "d1", "t": NOW, "values": {"rev": 1}}, "belongs to the library"),
+        ({"key": "d1", "t": NOW, "values": {"a b": 1}}, "plain name"),
+        ({"key": "d1", "t": NOW, "values": {"a": None}}, "leave a value out"),
+        ({"key": "d1", "t": NOW, "values": {"a": {"b": 1}}}, "cannot be stored"),
+        ({"key": "d1", "t": NOW, "values": {"a": [[1]]}}, "cannot be stored"),
+        ({"key": "d1", "t": NOW, "values": {"last_seen": "yesterday"}}, "last_seen"),
+        ({"key": "d1", "t": NOW, "values": {"note": 5}}, "must be text"),
+        ({"key": "d1", "t": NOW, "relations": ["r1"]}, "must be a dict"),
+        ({"key": "d1", "t": NOW, "relations": {"KNOWS": "p"}}, "no relation 'KNOWS'"),
+        ({"key": "d1", "t": NOW, "relations": {"USED_BY": [1.5]}}, "target of USED_BY"),
+        ({"key": "d1", "t": NOW, "entry": ""}, "entry id"),
+    ],
+)
+def test_what_cannot_be_stored_is_refused_with_its_reason(raw, says):
+    with pytest.raises(Refused, match=says) as refused:
+        ready(raw)
+    assert refused.value.reason == "invalid"
+
+
+def test_the_limits_of_a_row():
+    assert len(ready({"key": "d1", "t": NOW, "values": {f"v{i}": i for i in range(200)}}).values) == 200
+    with pytest.raises(Refused, match="more than 200 values"):
+        ready({"key": "d1", "t": NOW, "values": {f"v{i}": i for i in range(201)}})
+    assert len(targets(DEVICE, "USED_BY", [f"t{i}" for i in range(200)])) == 200
+    with pytest.raises(Refused, match="more than 200 targets"):
+        targets(DEVICE, "USED_BY", [f"t{i}" for i in range(201)])
+    text = "x" * 99_000
+    whole = {"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"note": text, "other": ""}}
+    assert ready(whole).values["note"] == text
+    with pytest.raises(Refused, match="200,000"):
+        ready({**whole, "values": {"note": text, "other": "y" * 99_000, "more": "z" * 3_000}})
+
+
+def test_content_compares_values_with_their_types_and_relations_without_empty_ones():
+    assert typed(1) != typed(1.0) != typed(True) != typed("1")
+    assert typed([1, 2]) == typed((1, 2)) != typed([2, 1])
+    one = content_of({"a": 1, "b": [1]}, {"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset()})
+    same = content_of({"b": (1,), "a": 1}, {"LOCATED_IN": frozenset({"r1"})})
+    assert one == same
+    assert one != content_of({"a": 1.0, "b": [1]}, {"LOCATED_IN": frozenset({"r1"})})
+    assert one != content_of({"a": 1, "b": [1]}, {"LOCATED_IN": frozenset({"r2"})})
+    assert content_of({}, {"USED_BY": frozenset({1})}) != content_of({}, {"USED_BY": frozenset({"1"})})
+
+
+def test_the_text_of_a_kind_in_the_order_it_names_it():
+    from devices import MANUAL
+
+    assert text_of(MANUAL, {"body": "b", "title": "t", "other": "o"}) == "t\nb"
+    assert text_of(DEVICE, {"status": "x"}) == ""
+
+
+def test_checked_relations_of_a_kind_without_relations():
+    assert checked_relations(ROOM, None) == {}
+    with pytest.raises(Refused):
+        checked_relations(ROOM, {"LOCATED_IN": "r1"})
