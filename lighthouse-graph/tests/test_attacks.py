@@ -25,7 +25,12 @@ def world(graph):
         DEVICE,
         "feed",
         [
-            {"key": "base", "t": at(0), "values": {"status": "ok"}, "relations": {"USED_BY": ["red", "blue"]}},
+            {
+                "key": "base",
+                "t": at(0),
+                "values": {"status": "ok"},
+                "relations": {"USED_BY": ["red", "blue"]},
+            },
             {"key": "base", "t": at(2), "values": {"status": "hot"}, "relations": {"LOCATED_IN": "r1"}},
         ],
     )
@@ -37,7 +42,11 @@ def census(graph) -> tuple:
     nodes = read(graph, "MATCH (n) WHERE NOT n:WriteFailure RETURN labels(n), properties(n), id(n)")
     edges = read(graph, "MATCH (a)-[r]->(b) RETURN type(r), properties(r), id(a), id(b)")
     kept = read(graph, "MATCH (f:WriteFailure) RETURN count(f), sum(f.times)")
-    return sorted(map(repr, nodes)), sorted(map(repr, edges)), [kept[0][0], kept[0][1] or 0] if kept else [0, 0]
+    return (
+        sorted(map(repr, nodes)),
+        sorted(map(repr, edges)),
+        [kept[0][0], kept[0][1] or 0] if kept else [0, 0],
+    )
 
 
 def refused_once(graph, action, status: str = "invalid"):
@@ -86,12 +95,16 @@ def test_query_text_in_keys_values_names_and_targets_is_stored_as_text(world, te
     refused_once(world, write(world, row(key=text, entry=f"look/1{text}")), "missing")
 
 
-@pytest.mark.parametrize("name", ["a b", "a`b", "a-b", "1a", "", "a\n", "é", "a" * 65, "a}", "$a", "key", "valid_to"])
+@pytest.mark.parametrize(
+    "name", ["a b", "a`b", "a-b", "1a", "", "a\n", "é", "a" * 65, "a}", "$a", "key", "valid_to"]
+)
 def test_value_names_that_are_not_plain_names_are_refused(world, name):
     refused_once(world, write(world, row(values={name: 1})))
 
 
-@pytest.mark.parametrize("relation", ["KNOWS", "used_by", "USED_BY`]->(x) DETACH DELETE x //", "", "HAS_STATE"])
+@pytest.mark.parametrize(
+    "relation", ["KNOWS", "used_by", "USED_BY`]->(x) DETACH DELETE x //", "", "HAS_STATE"]
+)
 def test_relation_names_the_kind_does_not_declare_are_refused(world, relation):
     refused_once(world, write(world, row(relations={relation: "x"})))
 
@@ -118,7 +131,17 @@ def test_bad_bytes_in_one_row_do_not_stop_the_others(world):
         row(key="b6", t="2026-01-01T00:00:00\x00junk+00:00"),
     ]
     found = [receipt["status"] for receipt in remember(world, DEVICE, "feed", rows)]
-    assert found == ["created", "invalid", "created", "invalid", "invalid", "created", "invalid", "invalid", "invalid"]
+    assert found == [
+        "created",
+        "invalid",
+        "created",
+        "invalid",
+        "invalid",
+        "created",
+        "invalid",
+        "invalid",
+        "invalid",
+    ]
     assert [len(history(world, DEVICE, key)) for key in ("g1", "g2", "g3")] == [1, 1, 1]
     assert census(world)[2] == [before[2][0] + 6, before[2][1] + 6]
 
@@ -157,7 +180,13 @@ def test_values_that_cannot_be_stored_are_refused_once(world, value):
 
 
 def test_numbers_at_their_limits_are_stored(world):
-    values = {"top": 2**63 - 1, "bottom": -(2**63), "tiny": 5e-324, "huge": 1.79769313486231e308, "flag": False}
+    values = {
+        "top": 2**63 - 1,
+        "bottom": -(2**63),
+        "tiny": 5e-324,
+        "huge": 1.79769313486231e308,
+        "flag": False,
+    }
     assert remember(world, DEVICE, "feed", [row(values=values)])[0]["status"] == "created"
     stored = history(world, DEVICE, "d1")[0]
     assert {name: stored[name] for name in values} == values
@@ -178,7 +207,9 @@ def test_a_float_is_kept_as_it_reads_back_so_a_replay_is_unchanged(world):
 
 
 def test_200_values_are_stored_and_201_refused(world):
-    assert remember(world, DEVICE, "f", [row(values={f"v{i}": i for i in range(200)})])[0]["status"] == "created"
+    assert (
+        remember(world, DEVICE, "f", [row(values={f"v{i}": i for i in range(200)})])[0]["status"] == "created"
+    )
     refused_once(world, write(world, row(key="d2", values={f"v{i}": i for i in range(201)})))
 
 
@@ -269,12 +300,11 @@ def test_rows_of_the_wrong_shape_are_refused_once(world, raw):
 def test_reads_refuse_keys_of_the_wrong_form_and_change_nothing(world):
     before = census(world)
     for key in (None, 1.5, ["base"], {"key": "base"}, "x" * 201, "", "\x00"):
-        for action in (
-            lambda: history(world, DEVICE, key),
-            lambda: as_of(world, DEVICE, key, at(1)),
-            lambda: related(world, DEVICE, key, "USED_BY"),
-        ):
-            with pytest.raises(Refused):
-                action()
+        with pytest.raises(Refused):
+            history(world, DEVICE, key)
+        with pytest.raises(Refused):
+            as_of(world, DEVICE, key, at(1))
+        with pytest.raises(Refused):
+            related(world, DEVICE, key, "USED_BY")
     assert census(world) == before
     assert history(world, PERSON, "') DETACH DELETE n //") == []

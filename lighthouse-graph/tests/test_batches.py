@@ -6,7 +6,6 @@ import itertools
 import random
 import threading
 
-import pytest
 from devices import DEVICE, KINDS, MANUAL, ROOM
 from falkordb import FalkorDB
 from hypothesis import HealthCheck, given, settings

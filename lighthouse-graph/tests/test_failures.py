@@ -15,7 +15,9 @@ def count(graph) -> list:
 
 
 def test_a_refusal_is_kept_with_what_it_held(graph):
-    record_failure(graph, Failure("invalid", "Device", "d1", {"key": "d1", "values": {"a": 1}}, "why", "feed"))
+    record_failure(
+        graph, Failure("invalid", "Device", "d1", {"key": "d1", "values": {"a": 1}}, "why", "feed")
+    )
     [found] = failures(graph)
     assert {k: found[k] for k in ("reason", "message", "kind", "key", "content", "times", "by", "owner")} == {
         "reason": "invalid",
@@ -75,7 +77,11 @@ def test_what_cannot_be_printed_is_kept_as_ascii_and_cut_to_2000_characters(grap
 def test_failures_are_read_by_kind_and_reason_newest_first(graph):
     record_failures(
         graph,
-        [Failure("stale", "Device", "d1", 1), Failure("conflict", "Device", "d2", 2), Failure("stale", "Room", "r", 3)],
+        [
+            Failure("stale", "Device", "d1", 1),
+            Failure("conflict", "Device", "d2", 2),
+            Failure("stale", "Room", "r", 3),
+        ],
     )
     assert sorted(f["key"] for f in failures(graph, kind=DEVICE)) == ["d1", "d2"]
     assert [f["key"] for f in failures(graph, kind="Room")] == ["r"]
@@ -85,7 +91,8 @@ def test_failures_are_read_by_kind_and_reason_newest_first(graph):
 
 
 @pytest.mark.parametrize(
-    "arguments", [{"limit": 0}, {"limit": 10_001}, {"limit": "5"}, {"limit": True}, {"kind": 5}, {"reason": ["x"]}]
+    "arguments",
+    [{"limit": 0}, {"limit": 10_001}, {"limit": "5"}, {"limit": True}, {"kind": 5}, {"reason": ["x"]}],
 )
 def test_failures_refuses_arguments_of_the_wrong_form(graph, arguments):
     with pytest.raises(Refused):

@@ -132,7 +132,9 @@ def test_a_late_row_equal_to_the_next_state_keeps_the_entry_of_that_state(graph)
     graph.query("UNWIND ['look/1', 'look/2'] AS id CREATE (:Entry {id: id})")
     statuses(graph, [row(0), row(6, "hot", entry="look/1")])
     assert statuses(graph, [row(3, "hot", entry="look/2")]) == ["inserted"]
-    assert [(s["status"], s["valid_from"], s["seen_last"], s["entry"]) for s in history(graph, DEVICE, "d1")] == [
+    assert [
+        (s["status"], s["valid_from"], s["seen_last"], s["entry"]) for s in history(graph, DEVICE, "d1")
+    ] == [
         ("ok", moment(at(0)), None, None),
         ("hot", moment(at(3)), moment(at(6)), "look/1"),
     ]

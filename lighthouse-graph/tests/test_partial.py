@@ -63,9 +63,10 @@ def test_it_changes_what_it_names_and_keeps_the_rest(graph):
 
 def test_none_removes_a_value(graph):
     first(graph)
-    assert update(graph, DEVICE, "d1", at(1), by="agent", values={"note": None, "last_seen": at(1)})[
-        "status"
-    ] == "changed"
+    assert (
+        update(graph, DEVICE, "d1", at(1), by="agent", values={"note": None, "last_seen": at(1)})["status"]
+        == "changed"
+    )
     now = history(graph, DEVICE, "d1")[-1]
     assert "note" not in now and now["last_seen"] == moment(at(1)) and now["status"] == "ok"
     assert graph.ro_query("MATCH (e:Device) RETURN e.note, e.words").result_set == [[None, ""]]
@@ -80,7 +81,9 @@ def test_a_relation_it_names_gets_exactly_its_targets_and_the_others_keep_their_
     assert related(graph, DEVICE, "d1", "USED_BY") == ["blue", "green"]
     assert dict(edge_ids(graph, "USED_BY"))["blue"] == kept_blue
     assert edge_ids(graph, "LOCATED_IN") == located
-    assert update(graph, DEVICE, "d1", at(2), by="agent", relations={"LOCATED_IN": None})["status"] == "changed"
+    assert (
+        update(graph, DEVICE, "d1", at(2), by="agent", relations={"LOCATED_IN": None})["status"] == "changed"
+    )
     assert related(graph, DEVICE, "d1", "LOCATED_IN") == [] and related(graph, DEVICE, "d1", "USED_BY") == [
         "blue",
         "green",
@@ -120,9 +123,15 @@ def test_unknown_when_the_entity_has_no_state(graph):
 
 def test_an_entry_it_names_must_exist_and_the_new_state_points_at_it(graph):
     first(graph)
-    assert update(graph, DEVICE, "d1", at(1), by="a", values={"status": "hot"}, entry="look/1")["status"] == "missing"
+    assert (
+        update(graph, DEVICE, "d1", at(1), by="a", values={"status": "hot"}, entry="look/1")["status"]
+        == "missing"
+    )
     graph.query("CREATE (:Entry {id: 'look/1'})")
-    assert update(graph, DEVICE, "d1", at(1), by="a", values={"status": "hot"}, entry="look/1")["status"] == "changed"
+    assert (
+        update(graph, DEVICE, "d1", at(1), by="a", values={"status": "hot"}, entry="look/1")["status"]
+        == "changed"
+    )
     assert [s["entry"] for s in history(graph, DEVICE, "d1")] == [None, "look/1"]
 
 
@@ -269,6 +278,7 @@ def test_eight_agents_updating_one_entity_lose_no_change(graph, db):
             assert any(state["valid_from"] == moment(at(hour)) for state in found)
     refused = sum(status != "changed" for _, _, status in every)
     assert (graph.ro_query("MATCH (f:WriteFailure) RETURN sum(f.times)").result_set[0][0] or 0) == refused
-    assert clock.from_store(graph.ro_query("MATCH (e:Device) RETURN e.valid_from").result_set[0][0]) == found[-1][
-        "valid_from"
-    ]
+    assert (
+        clock.from_store(graph.ro_query("MATCH (e:Device) RETURN e.valid_from").result_set[0][0])
+        == found[-1]["valid_from"]
+    )

@@ -25,8 +25,14 @@ def row(hour, values=None, relations=None, entry=None) -> Row:
 
 def state(sid, start, end=None, seen=None, values=None, relations=None) -> StateView:
     linked = {**NO_RELATIONS, **(relations or {})}
-    return StateView(sid, hours(start), None if end is None else hours(end), seen and hours(seen),
-                     values if values is not None else {"status": "ok"}, linked)
+    return StateView(
+        sid,
+        hours(start),
+        None if end is None else hours(end),
+        seen and hours(seen),
+        values if values is not None else {"status": "ok"},
+        linked,
+    )
 
 
 def current(view: StateView, rev=3, edges=None) -> Around:
@@ -44,7 +50,9 @@ def test_the_same_time_is_unchanged_or_a_conflict():
     now = current(state(1, 0))
     assert decide(DEVICE, row(0), now) == ("unchanged", None)
     assert decide(DEVICE, row(0, {"status": "hot"}), now) == ("conflict", None)
-    assert decide(DEVICE, row(0, {"status": 1}), current(state(1, 0, values={"status": 1.0})))[0] == "conflict"
+    assert (
+        decide(DEVICE, row(0, {"status": 1}), current(state(1, 0, values={"status": 1.0})))[0] == "conflict"
+    )
 
 
 def test_a_repeat_moves_seen_last_only_forward():
@@ -53,7 +61,9 @@ def test_a_repeat_moves_seen_last_only_forward():
     status, plan = decide(DEVICE, row(5), now)
     assert status == "unchanged"
     assert plan["state_sets"] == [{"id": 1, "field": "seen_last", "at": "2026-01-01T05:00:00"}]
-    assert plan["entity"] == [{"values": False, "valid_from": "2026-01-01T00:00:00", "seen_last": "2026-01-01T05:00:00"}]
+    assert plan["entity"] == [
+        {"values": False, "valid_from": "2026-01-01T00:00:00", "seen_last": "2026-01-01T05:00:00"}
+    ]
     assert plan["new_state"] == [] and plan["rev"] == 3
 
 
@@ -71,13 +81,17 @@ def test_a_change_ends_the_current_state_and_keeps_the_edges_that_stay():
     }
     view = state(1, 0, relations={"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset({"red"})})
     status, plan = decide(
-        DEVICE, row(2, {"note": "new"}, {"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset({"blue"})}),
+        DEVICE,
+        row(2, {"note": "new"}, {"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset({"blue"})}),
         current(view, edges=edges),
     )
     assert status == "changed"
     assert plan["state_sets"] == [{"id": 1, "field": "valid_to", "at": "2026-01-01T02:00:00"}]
     assert plan["edge_sets"] == [{"id": 8, "field": "valid_to", "at": "2026-01-01T02:00:00"}]
-    assert plan["open"] == {"LOCATED_IN": [], "USED_BY": [{"target": "blue", "from": "2026-01-01T02:00:00", "to": None}]}
+    assert plan["open"] == {
+        "LOCATED_IN": [],
+        "USED_BY": [{"target": "blue", "from": "2026-01-01T02:00:00", "to": None}],
+    }
     entity = plan["entity"][0]
     assert entity["props"] == {"status": None, "note": "new"} and entity["words"] == "new"
     assert entity["retext"] is False  # the kind has no dimensions
@@ -87,7 +101,10 @@ def test_a_text_change_of_a_kind_with_dimensions_waits_for_a_vector():
     view = state(1, 0, values={"title": "a"}, relations={})
     around = Around(rev=1, props={"title": "a"}, current=view, prev=view)
     blank = {"values": {"title": "a", "level": 2}, "relations": {}}
-    assert decide(MANUAL, Row(0, "m", hours(1), blank["values"], {}, None), around)[1]["entity"][0]["retext"] is False
+    assert (
+        decide(MANUAL, Row(0, "m", hours(1), blank["values"], {}, None), around)[1]["entity"][0]["retext"]
+        is False
+    )
     changed = decide(MANUAL, Row(0, "m", hours(1), {"title": "b"}, {}, None), around)[1]["entity"][0]
     assert changed["retext"] is True and changed["embed"] is True
     gone = decide(MANUAL, Row(0, "m", hours(1), {"level": 2}, {}, None), around)[1]["entity"][0]
@@ -113,7 +130,9 @@ def test_a_late_row_equal_to_the_next_state_moves_its_start():
         {"id": 2, "field": "valid_from", "at": "2026-01-01T03:00:00"},
         {"id": 2, "field": "seen_last", "at": "2026-01-01T06:00:00"},
     ]
-    assert plan["entity"] == [{"values": False, "valid_from": "2026-01-01T03:00:00", "seen_last": "2026-01-01T06:00:00"}]
+    assert plan["entity"] == [
+        {"values": False, "valid_from": "2026-01-01T03:00:00", "seen_last": "2026-01-01T06:00:00"}
+    ]
 
 
 def test_an_update_before_the_current_state_is_stale():

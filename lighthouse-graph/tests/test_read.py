@@ -37,12 +37,27 @@ def stored(graph):
 def test_history_gives_every_version_oldest_first(stored):
     found = history(stored, DEVICE, "d1")
     assert [set(state) for state in found] == [
-        {"status", "note", "last_seen", "levels", "valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry"},
+        {
+            "status",
+            "note",
+            "last_seen",
+            "levels",
+            "valid_from",
+            "valid_to",
+            "seen_last",
+            "recorded_at",
+            "by",
+            "entry",
+        },
         {"status", "valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry"},
     ]
     first, second = found
     assert first["last_seen"] == moment(at(0)) and isinstance(first["last_seen"], datetime)
-    assert (first["valid_from"], first["valid_to"], first["seen_last"]) == (moment(at(0)), moment(at(2)), None)
+    assert (first["valid_from"], first["valid_to"], first["seen_last"]) == (
+        moment(at(0)),
+        moment(at(2)),
+        None,
+    )
     assert (second["valid_to"], second["seen_last"]) == (None, moment(at(3)))
     assert first["entry"] == "look/1" and second["entry"] is None
     assert first["by"] == "inventory" and first["levels"] == [1, 2]
@@ -105,7 +120,9 @@ def test_keys_of_the_wrong_form_are_refused(stored, key):
             read()
 
 
-@pytest.mark.parametrize("moment_given", ["yesterday", "2026-01-01T00:00:00", 12345, "2026-01-01T00:00:00.5Z"])
+@pytest.mark.parametrize(
+    "moment_given", ["yesterday", "2026-01-01T00:00:00", 12345, "2026-01-01T00:00:00.5Z"]
+)
 def test_times_of_the_wrong_form_are_refused(stored, moment_given):
     with pytest.raises(Refused):
         as_of(stored, DEVICE, "d1", moment_given)

@@ -9,8 +9,8 @@ import pytest
 from falkordb import FalkorDB
 from lighthouse import Kind, Refused, ensure_schema, remember
 from lighthouse.episodes import open_episode, record
-from lighthouse.recall.text import TooSlow
 from lighthouse.recall.entry_vectors import embed_entries, mark_name
+from lighthouse.recall.text import TooSlow
 from lighthouse.recall.vector import EmbedderError, embed, nearest, vectors_of
 from meaning import BAD_ANSWERS, DIMS, MANUAL, PLAIN, Answer, Counting, T, bag
 

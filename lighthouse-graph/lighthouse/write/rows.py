@@ -55,7 +55,9 @@ def text_of(kind: Kind, given_values: dict) -> str:
 def targets(kind: Kind, relation: object, given: object) -> frozenset:
     if not isinstance(relation, str) or relation not in kind.relations:
         raise Refused(f"{kind.label} has no relation {str(relation)[:80]!r}")
-    listed = [] if given is None else given if isinstance(given, list | tuple) else [given]  # None: no targets
+    listed = (
+        [] if given is None else given if isinstance(given, list | tuple) else [given]
+    )  # None: no targets
     if len(listed) > values.MAX_TARGETS:
         raise Refused(f"{relation} has more than {values.MAX_TARGETS} targets")
     return frozenset(values.key(one, f"a target of {relation}") for one in listed)
