@@ -12,15 +12,18 @@ from .conversation import (
     sessions,
     summarize,
 )
+from .diff import diff_between
 from .episodes import close_episode, episode, episodes_about, open_episode, record
 from .extraction import extract, extract_again
 from .graphs import ensure_schema, tenant, world
 from .handoffs import accept, hand_off, handoffs_for
+from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .kinds import SELF, Kind
 from .read import as_of, history, related
 from .recall.text import TooSlow, search, search_entries, search_history
 from .recall.traverse import pointing_at, similar
 from .tasks import add_task, claim, complete, release, task, tasks
+from .trust import agent_trust
 from .values import Refused
 from .write.batches import remember
 from .write.failures import failures
@@ -33,11 +36,13 @@ __all__ = [
     "TooSlow",
     "accept",
     "add_task",
+    "agent_trust",
     "as_of",
     "claim",
     "close_episode",
     "complete",
     "context",
+    "diff_between",
     "ensure_schema",
     "episode",
     "episodes_about",
@@ -49,6 +54,9 @@ __all__ = [
     "hand_off",
     "handoffs_for",
     "history",
+    "impact_of_entry",
+    "impact_of_state",
+    "invalidate_entry",
     "messages",
     "now",
     "open_episode",

@@ -66,7 +66,9 @@ def _rows(kind: Kind, rows: object, when: datetime) -> list[Row]:
             raise Refused(f"row {index}: its time is after the time it is laid over")
         held = latest.get(typed(row.key))
         if held is not None and held.t == row.t and held.content != row.content:
-            raise Refused(f"row {index}: another row of the same key and time says something else", "conflict")
+            raise Refused(
+                f"row {index}: another row of the same key and time says something else", "conflict"
+            )
         if held is None or row.t >= held.t:
             latest[typed(row.key)] = row
     return list(latest.values())
@@ -140,7 +142,10 @@ def _group_changes(before: Snapshot, after: Snapshot) -> dict:
     merged = [
         {
             "into": _listed(members_now[group], room),
-            "from": [_listed(members_was[old], room) for old in sorted(olds, key=lambda old: first(members_was, old))],
+            "from": [
+                _listed(members_was[old], room)
+                for old in sorted(olds, key=lambda old: first(members_was, old))
+            ],
         }
         for group, olds in sorted(came_from.items(), key=lambda item: first(members_now, item[0]))
         if len(olds) > 1
@@ -148,7 +153,10 @@ def _group_changes(before: Snapshot, after: Snapshot) -> dict:
     split = [
         {
             "from": _listed(members_was[group], room),
-            "into": [_listed(members_now[new], room) for new in sorted(news, key=lambda new: first(members_now, new))],
+            "into": [
+                _listed(members_now[new], room)
+                for new in sorted(news, key=lambda new: first(members_now, new))
+            ],
         }
         for group, news in sorted(went_to.items(), key=lambda item: first(members_was, item[0]))
         if len(news) > 1
@@ -193,7 +201,11 @@ def what_if(graph, kind: Kind, rows: list[dict], at: object = None, question: di
     except clock.TimeError as error:
         raise Refused(str(error)) from None
     laid = _rows(kind, rows, when)
-    earlier = [{"i": index, "key": row.key, "t": clock.stamp_of(row.t)} for index, row in enumerate(laid) if row.t < when]
+    earlier = [
+        {"i": index, "key": row.key, "t": clock.stamp_of(row.t)}
+        for index, row in enumerate(laid)
+        if row.t < when
+    ]
     replaced = set()
     if earlier:
         result = read_rows(graph, _replaced_query(kind), {"rows": earlier, "at": clock.stamp_of(when)})
@@ -204,7 +216,8 @@ def what_if(graph, kind: Kind, rows: list[dict], at: object = None, question: di
     return {
         "at": when,
         "rows": [
-            {"key": row.key, "status": "replaced" if index in replaced else "laid"} for index, row in enumerate(laid)
+            {"key": row.key, "status": "replaced" if index in replaced else "laid"}
+            for index, row in enumerate(laid)
         ],
         "groups": _group_changes(before, after),
         "ranks": _rank_changes(before, after, limit),

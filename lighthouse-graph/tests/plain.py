@@ -194,4 +194,3 @@ def random_history(seed: int, persons: int = 14, devices: int = 10) -> History:
                 listed.append((day, named))
             history.rows[(label, key)] = listed
     return history
-

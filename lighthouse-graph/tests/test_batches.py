@@ -6,11 +6,11 @@ import itertools
 import random
 import threading
 
-from devices import DEVICE, KINDS, MANUAL, ROOM
+from devices import DEVICE, ROOM
 from falkordb import FalkorDB
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lighthouse import clock, ensure_schema, failures, history, remember
+from lighthouse import clock, failures, history, remember
 from lighthouse.write.batches import write_rows
 from lighthouse.write.rows import prepare
 from oracle import (
@@ -218,25 +218,6 @@ def test_rows_of_one_key_in_one_batch_go_in_waves_in_their_order(graph, db):
     ]
 
 
-def test_a_late_row_replaces_the_next_link_and_gives_the_graph_a_new_stamp(graph, db):
-    ensure_schema(graph, KINDS)
-    statuses(graph, [row(0), row(4, "hot")])
-    before = graph.ro_query("MATCH (s:Stamp) RETURN s.id").result_set[0][0]
-    statuses(graph, [row(8, "cold")])  # a change deletes nothing: the stamp stays
-    assert graph.ro_query("MATCH (s:Stamp) RETURN s.id").result_set[0][0] == before
-    with sent(db, graph.name) as commands:
-        assert statuses(graph, [row(2, "warm")]) == ["inserted"]
-    assert [command for command, _ in commands].count("GRAPH.QUERY") == 1  # the link and the stamp together
-    after = graph.ro_query("MATCH (s:Stamp) RETURN s.id").result_set[0][0]
-    assert after != before
-    chain = graph.ro_query(
-        "MATCH (a:State)-[:NEXT]->(b:State) RETURN a.status, b.status ORDER BY a.valid_from"
-    ).result_set
-    assert chain == [["ok", "warm"], ["warm", "hot"], ["hot", "cold"]]
-    assert statuses(graph, [row(-2, "first")]) == ["inserted"]  # before the first State: no link replaced
-    assert graph.ro_query("MATCH (s:Stamp) RETURN s.id").result_set[0][0] == after
-
-
 def test_relations_open_and_close_by_the_rule_and_an_unchanged_one_keeps_its_edge(graph):
     first = row(0, relations={"LOCATED_IN": "r1", "USED_BY": ["red", "blue"]})
     statuses(graph, [first, row(2, "hot", relations={"LOCATED_IN": "r1", "USED_BY": "blue"})])
@@ -271,38 +252,6 @@ def test_the_words_of_text_values_only(graph):
     assert graph.ro_query("MATCH (s:State {key: 'r9'}) RETURN s.words").result_set == [[""]]
 
 
-def test_a_text_change_marks_the_entity_to_embed_and_takes_its_vector_out(graph):
-    ensure_schema(graph, KINDS)
-
-    def manual(hour, **values):
-        return statuses(graph, [{"key": "m1", "t": at(hour), "values": values}], MANUAL)
-
-    def marks():
-        return graph.ro_query(
-            "MATCH (m:Manual {key: 'm1'}) RETURN m:ManualToEmbed, m.embedding IS NULL, m.model"
-        ).result_set[0]
-
-    def embedded():  # what embed() does, by hand: a vector, and the mark off
-        graph.query(
-            "MATCH (m:Manual {key: 'm1'}) REMOVE m:ManualToEmbed SET m.embedding = vecf32([1.0, 0.0, 0.0]), m.model = 'x'"
-        )
-
-    assert manual(0, title="Seal", body="Pump") == ["created"]
-    assert marks() == [True, True, None]
-    embedded()
-    assert manual(1, title="Seal", body="Pump", level=2) == ["changed"]  # not text: the vector stays
-    assert marks() == [False, False, "x"]
-    assert manual(2, title="Seal", body="Pump, new", level=2) == ["changed"]
-    assert marks() == [True, True, None]
-    embedded()
-    assert manual(3, level=2) == ["changed"]  # no text left: nothing to embed, and no vector of what is gone
-    assert marks() == [False, True, None]
-    assert manual(1.5, title="Late") == ["inserted"]  # a late row never touches the current text
-    assert marks() == [False, True, None]
-    statuses(graph, [row(0)])
-    assert graph.ro_query("MATCH (d:Device) RETURN labels(d)").result_set == [[["Device", "Entity"]]]
-
-
 def test_an_entity_that_was_only_a_target_is_created_by_its_first_row(graph):
     statuses(graph, [row(0, relations={"LOCATED_IN": "r1"})])
     assert statuses(graph, [{"key": "r1", "t": at(1), "values": {"floor": 2}}], ROOM) == ["created"]
@@ -311,10 +260,7 @@ def test_an_entity_that_was_only_a_target_is_created_by_its_first_row(graph):
 
 def test_busy_after_five_reads_that_each_found_another_writer(graph, db):
     statuses(graph, [row(0)])
-    rival = FalkorDB(
-        host=db.connection.connection_pool.connection_kwargs["host"],
-        port=db.connection.connection_pool.connection_kwargs["port"],
-    ).select_graph(graph.name)
+    rival = own_connection(db, graph)
     moments = iter(range(1, 10))
     reads = []
 
@@ -335,8 +281,31 @@ def test_busy_after_five_reads_that_each_found_another_writer(graph, db):
 # --- racing writers ----------------------------------------------------------------------------------------
 
 
+def own_connection(db, graph):
+    """The same graph through a connection of its own, as another process would have."""
+    kwargs = db.connection.connection_pool.connection_kwargs
+    return FalkorDB(host=kwargs["host"], port=kwargs["port"]).select_graph(graph.name)
+
+
+def in_eight_threads(db, graph, work) -> None:
+    """work(number, graph) in 8 threads at once, each with its own connection; an error fails the test."""
+    errors = []
+
+    def run(number):
+        try:
+            work(number, own_connection(db, graph))
+        except Exception as error:  # shown by the assertion below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+
+
 def test_eight_writers_on_the_same_entities_lose_nothing(graph, db):
-    host = db.connection.connection_pool.connection_kwargs
     chooser = random.Random(7)
     keys = ["w1", "w2", "w3"]
     contents = [{"status": "ok"}, {"status": "hot"}, {"status": "hot", "level": 2}]
@@ -352,25 +321,15 @@ def test_eight_writers_on_the_same_entities_lose_nothing(graph, db):
     ]
     sent_rows: list = [None] * 8
     receipts: list = [None] * 8
-    errors = []
 
-    def writer(number):
-        try:
-            mine = FalkorDB(host=host["host"], port=host["port"]).select_graph(graph.name)
-            order = random.Random(number)
-            rows = order.sample(pool, len(pool)) + order.sample(pool, 8)
-            sent_rows[number], receipts[number] = rows, []
-            for start in range(0, len(rows), 4):
-                receipts[number] += remember(mine, DEVICE, f"w{number}", rows[start : start + 4])
-        except Exception as error:  # pragma: no cover - shown by the assertion below
-            errors.append(error)
+    def writer(number, mine):
+        order = random.Random(number)
+        rows = order.sample(pool, len(pool)) + order.sample(pool, 8)
+        sent_rows[number], receipts[number] = rows, []
+        for start in range(0, len(rows), 4):
+            receipts[number] += remember(mine, DEVICE, f"w{number}", rows[start : start + 4])
 
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors
+    in_eight_threads(db, graph, writer)
     every = [(r, s["status"]) for n in range(8) for r, s in zip(sent_rows[n], receipts[n], strict=True)]
     assert {status for _, status in every} <= ACCEPTED | {"stale", "conflict", "busy"}
     for key in keys:
@@ -387,23 +346,17 @@ def test_eight_writers_on_the_same_entities_lose_nothing(graph, db):
 
 def test_every_accepted_row_holds_at_its_time_after_racing(graph, db):
     """Whatever the order the writers won in: each accepted row says what holds at its time."""
-    host = db.connection.connection_pool.connection_kwargs
     pool = [
         {"key": "z", "t": at(hour), "values": {"status": random.Random(hour).choice("abc")}}
         for hour in range(30)
     ]
     results = []
 
-    def writer(number):
-        mine = FalkorDB(host=host["host"], port=host["port"]).select_graph(graph.name)
+    def writer(number, mine):
         rows = random.Random(100 + number).sample(pool, len(pool))
         results.extend(zip(rows, remember(mine, DEVICE, "w", rows), strict=True))
 
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    in_eight_threads(db, graph, writer)
     assert len(results) == 8 * len(pool)
     for sent_row, receipt in results:
         found = graph.ro_query(

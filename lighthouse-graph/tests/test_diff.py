@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from datetime import datetime
 
+import lighthouse.diff as diff
 import pytest
 from devices import DEVICE, KINDS, PERSON, ROOM
 from hypothesis import HealthCheck, given, settings
@@ -15,8 +16,6 @@ from lighthouse.graphs import read
 from lighthouse.values import Refused
 from lighthouse.write.failures import failures
 from oracle import Oracle, arrivals, at, canon, moment, sent
-
-import lighthouse.diff as diff
 
 EXAMPLES = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -112,7 +111,12 @@ def test_a_history_with_creates_changes_late_rows_and_relations(graph):
         DEVICE,
         "feed",
         [
-            {"key": "d1", "t": h[1], "values": {"status": "ok", "level": 1}, "relations": {"LOCATED_IN": "r1"}},
+            {
+                "key": "d1",
+                "t": h[1],
+                "values": {"status": "ok", "level": 1},
+                "relations": {"LOCATED_IN": "r1"},
+            },
             {"key": "d3", "t": h[0], "values": {"status": "ok"}},
             {"key": "d4", "t": h[1], "values": {"status": "ok"}, "relations": {"USED_BY": ["red"]}},
         ],
@@ -122,7 +126,12 @@ def test_a_history_with_creates_changes_late_rows_and_relations(graph):
         DEVICE,
         "feed",
         [
-            {"key": "d1", "t": h[3], "values": {"status": "hot", "level": 1.0}, "relations": {"LOCATED_IN": "r2"}},
+            {
+                "key": "d1",
+                "t": h[3],
+                "values": {"status": "hot", "level": 1.0},
+                "relations": {"LOCATED_IN": "r2"},
+            },
             {"key": "d4", "t": h[3], "values": {"status": "ok"}, "relations": {"USED_BY": ["red", "blue"]}},
             {"key": "d3", "t": h[3], "values": {"status": "ok"}},  # a repeat: no new version
         ],
@@ -138,7 +147,12 @@ def test_a_history_with_creates_changes_late_rows_and_relations(graph):
         "start": moment(h[1]),
         "end": moment(h[4]),
         "began": [
-            {"kind": "Device", "key": "d2", "versions": 1, "values": {"status": {"before": None, "after": "new"}}},
+            {
+                "kind": "Device",
+                "key": "d2",
+                "versions": 1,
+                "values": {"status": {"before": None, "after": "new"}},
+            },
         ],
         "changed": [
             {
@@ -155,12 +169,40 @@ def test_a_history_with_creates_changes_late_rows_and_relations(graph):
         ],
         "relations": {
             "began": [
-                {"kind": "Device", "key": "d1", "relation": "LOCATED_IN", "target_kind": "Room", "target": "r2", "at": moment(h[3])},
-                {"kind": "Device", "key": "d2", "relation": "LOCATED_IN", "target_kind": "Room", "target": "r1", "at": moment(h[4])},
-                {"kind": "Device", "key": "d4", "relation": "USED_BY", "target_kind": "Team", "target": "blue", "at": moment(h[3])},
+                {
+                    "kind": "Device",
+                    "key": "d1",
+                    "relation": "LOCATED_IN",
+                    "target_kind": "Room",
+                    "target": "r2",
+                    "at": moment(h[3]),
+                },
+                {
+                    "kind": "Device",
+                    "key": "d2",
+                    "relation": "LOCATED_IN",
+                    "target_kind": "Room",
+                    "target": "r1",
+                    "at": moment(h[4]),
+                },
+                {
+                    "kind": "Device",
+                    "key": "d4",
+                    "relation": "USED_BY",
+                    "target_kind": "Team",
+                    "target": "blue",
+                    "at": moment(h[3]),
+                },
             ],
             "ended": [
-                {"kind": "Device", "key": "d1", "relation": "LOCATED_IN", "target_kind": "Room", "target": "r1", "at": moment(h[3])},
+                {
+                    "kind": "Device",
+                    "key": "d1",
+                    "relation": "LOCATED_IN",
+                    "target_kind": "Room",
+                    "target": "r1",
+                    "at": moment(h[3]),
+                },
             ],
         },
     }
@@ -177,7 +219,12 @@ def test_a_history_with_creates_changes_late_rows_and_relations(graph):
     # The late row alone: between hours 1 and 2, d1 became warm; its room did not change.
     early = diff_between(graph, [DEVICE], h[1], h[2])
     assert early["changed"] == [
-        {"kind": "Device", "key": "d1", "versions": 1, "values": {"status": {"before": "ok", "after": "warm"}}}
+        {
+            "kind": "Device",
+            "key": "d1",
+            "versions": 1,
+            "values": {"status": {"before": "ok", "after": "warm"}},
+        }
     ]
     assert early["relations"] == {"began": [], "ended": []}
 
@@ -198,7 +245,14 @@ def test_only_the_kinds_asked_for(graph):
     both = diff_between(graph, [DEVICE, PERSON], at(0), at(2))
     assert [(e["kind"], e["key"]) for e in both["began"]] == [("Device", "d1"), ("Person", "ann")]
     assert both["relations"]["began"] == [
-        {"kind": "Person", "key": "ann", "relation": "KNOWS", "target_kind": "Person", "target": "bob", "at": moment(at(1))}
+        {
+            "kind": "Person",
+            "key": "ann",
+            "relation": "KNOWS",
+            "target_kind": "Person",
+            "target": "bob",
+            "at": moment(at(1)),
+        }
     ]
     assert diff_between(graph, [ROOM], at(0), at(2))["began"] == []
     assert diff_between(graph, DEVICE, at(0), at(2))["began"][0]["key"] == "d1"
@@ -224,7 +278,7 @@ def test_found_through_the_index_not_a_scan(graph, db):
     assert [e["key"] for e in found["changed"]] == ["busy"] and [e["key"] for e in found["began"]] == ["new"]
     assert found["changed"][0]["values"] == {"n": {"before": 49, "after": 60}}
     params = {"start": "2026-01-03T07:00:00", "end": "2026-01-03T17:00:00", "labels": ["Device"], "cap": 10}
-    plan = str(graph.profile(_diff_query(("LOCATED_IN", "USED_BY")), params))
+    plan = "\n".join(graph.profile(_diff_query(("LOCATED_IN", "USED_BY")), params).plan)
     scan = next(line for line in plan.splitlines() if "Index Scan" in line and "began:State" in line)
     assert "Records produced: 2," in scan, plan
 

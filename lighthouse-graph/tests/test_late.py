@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import itertools
 
-from devices import DEVICE
+from devices import DEVICE, KINDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lighthouse import clock, history, related, remember
+from lighthouse import clock, ensure_schema, history, related, remember
 from lighthouse.write.batches import read_current
 from lighthouse.write.late import read_around
 from lighthouse.write.plans import apply_plans, decide
 from lighthouse.write.rows import prepare
-from oracle import ACCEPTED, Oracle, accepted_in_time_order, arrivals, at, check_key, moment, probes_for
+from oracle import ACCEPTED, Oracle, accepted_in_time_order, arrivals, at, check_key, moment, probes_for, sent
 
 EXAMPLES = settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -184,3 +184,22 @@ def test_read_around_gives_the_state_a_time_falls_in_and_the_next_one(graph):
     assert set(found[1].edges_prev) == {("LOCATED_IN", ("str", "r1"))} and found[1].edges_next == {}
     assert found[2].prev.values == {"status": "hot"} and found[2].next.values == {"status": "cold"}
     assert read_around(graph, DEVICE, [], current) == {}
+
+
+def test_a_late_row_replaces_the_next_link_and_gives_the_graph_a_new_stamp(graph, db):
+    ensure_schema(graph, KINDS)
+    statuses(graph, [row(0), row(4, "hot")])
+    before = graph.ro_query("MATCH (s:Stamp) RETURN s.id").result_set[0][0]
+    statuses(graph, [row(8, "cold")])  # a change deletes nothing: the stamp stays
+    assert graph.ro_query("MATCH (s:Stamp) RETURN s.id").result_set[0][0] == before
+    with sent(db, graph.name) as commands:
+        assert statuses(graph, [row(2, "warm")]) == ["inserted"]
+    assert [command for command, _ in commands].count("GRAPH.QUERY") == 1  # the link and the stamp together
+    after = graph.ro_query("MATCH (s:Stamp) RETURN s.id").result_set[0][0]
+    assert after != before
+    chain = graph.ro_query(
+        "MATCH (a:State)-[:NEXT]->(b:State) RETURN a.status, b.status ORDER BY a.valid_from"
+    ).result_set
+    assert chain == [["ok", "warm"], ["warm", "hot"], ["hot", "cold"]]
+    assert statuses(graph, [row(-2, "first")]) == ["inserted"]  # before the first State: no link replaced
+    assert graph.ro_query("MATCH (s:Stamp) RETURN s.id").result_set[0][0] == after

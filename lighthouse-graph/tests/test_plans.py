@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from devices import DEVICE, MANUAL
-from lighthouse import history, remember
+from devices import DEVICE, KINDS, MANUAL
+from lighthouse import ensure_schema, history, remember
 from lighthouse.write.batches import read_current
 from lighthouse.write.plans import Around, Edge, StateView, apply_plans, decide
 from lighthouse.write.rows import Row
+from oracle import at
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NO_RELATIONS = {"LOCATED_IN": frozenset(), "USED_BY": frozenset()}
@@ -153,3 +154,38 @@ def test_apply_plans_writes_only_plans_of_the_revision_they_were_made_from(graph
     assert apply_plans(graph, DEVICE, "feed", [plan]) == set()  # its revision is gone now
     assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok", "hot"]
     assert apply_plans(graph, DEVICE, "feed", []) == set()
+
+
+def test_a_text_change_marks_the_entity_to_embed_and_takes_its_vector_out(graph):
+    ensure_schema(graph, KINDS)
+
+    def manual(hour, **values):
+        return [
+            r["status"]
+            for r in remember(graph, MANUAL, "feed", [{"key": "m1", "t": at(hour), "values": values}])
+        ]
+
+    def marks():
+        return graph.ro_query(
+            "MATCH (m:Manual {key: 'm1'}) RETURN m:ManualToEmbed, m.embedding IS NULL, m.model"
+        ).result_set[0]
+
+    def embedded():  # what embed() does, by hand: a vector, and the mark off
+        graph.query(
+            "MATCH (m:Manual {key: 'm1'}) REMOVE m:ManualToEmbed SET m.embedding = vecf32([1.0, 0.0, 0.0]), m.model = 'x'"
+        )
+
+    assert manual(0, title="Seal", body="Pump") == ["created"]
+    assert marks() == [True, True, None]
+    embedded()
+    assert manual(1, title="Seal", body="Pump", level=2) == ["changed"]  # not text: the vector stays
+    assert marks() == [False, False, "x"]
+    assert manual(2, title="Seal", body="Pump, new", level=2) == ["changed"]
+    assert marks() == [True, True, None]
+    embedded()
+    assert manual(3, level=2) == ["changed"]  # no text left: nothing to embed, and no vector of what is gone
+    assert marks() == [False, True, None]
+    assert manual(1.5, title="Late") == ["inserted"]  # a late row never touches the current text
+    assert marks() == [False, True, None]
+    remember(graph, DEVICE, "feed", [{"key": "d1", "t": at(0)}])
+    assert graph.ro_query("MATCH (d:Device) RETURN labels(d)").result_set == [[["Device", "Entity"]]]

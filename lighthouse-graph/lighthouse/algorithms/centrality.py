@@ -7,11 +7,13 @@ and scores unlinked nodes; so both are computed here from what one query read.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Iterable
+from itertools import accumulate, repeat
 
 DAMPING = 0.85
-TOLERANCE = 1e-9  # total change of the scores at which the iteration stops: far below 0.0005
+TOLERANCE = 1e-8  # total change of the scores at which the iteration stops: far below 0.0005
 MAX_ITERATIONS = 1_000
 SAMPLE_SEED = 20_260_101  # the same graph gives the same sample of sources
 
@@ -24,22 +26,31 @@ def pagerank(size: int, edges: Iterable[tuple[int, int]]) -> list[float]:
     """
     if size == 0:
         return []
-    links = set(edges)
+    links = sorted(set(edges), key=lambda link: (link[1], link[0]))
     out = [0] * size
-    incoming: list[list[int]] = [[] for _ in range(size)]
-    for start, end in links:
+    for start, _ in links:
         out[start] += 1
-        incoming[end].append(start)
+    starts = [start for start, _ in links]
+    # The edges into each node are one run of `links`: its sum is a difference of running sums, which
+    # keeps the inner loops in C (about four times faster than summing per node).
+    spans, begin = [], 0
+    for place in range(1, len(links) + 1):
+        if place == len(links) or links[place][1] != links[begin][1]:
+            spans.append((links[begin][1], begin, place))
+            begin = place
     dangling = [node for node in range(size) if not out[node]]
     share = [DAMPING / count if count else 0.0 for count in out]
     rank = [1.0 / size] * size
     for _ in range(MAX_ITERATIONS):
-        pushed = [score * part for score, part in zip(rank, share, strict=True)]
-        base = (1.0 - DAMPING + DAMPING * sum(rank[node] for node in dangling)) / size
-        fresh = [base + sum(pushed[source] for source in sources) for sources in incoming]
-        change = sum(abs(new - old) for new, old in zip(fresh, rank, strict=True))
+        pushed = list(map(operator.mul, rank, share))
+        running = [0.0, *accumulate(map(pushed.__getitem__, starts))]
+        base = (1.0 - DAMPING + DAMPING * sum(map(rank.__getitem__, dangling))) / size
+        fresh = [base] * size
+        for node, begin, end in spans:
+            fresh[node] = base + running[end] - running[begin]
+        change = sum(map(abs, map(operator.sub, fresh, rank)))
         total = sum(fresh)
-        rank = [score / total for score in fresh]
+        rank = list(map(operator.truediv, fresh, repeat(total, size)))
         if change < TOLERANCE:
             break
     return rank
