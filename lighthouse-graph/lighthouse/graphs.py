@@ -27,6 +27,8 @@ _RECORD_INDEXES = (
     ("Handoff", "id"),
     ("Task", "id"),
     ("Task", "kind"),
+    ("Task", "pending"),
+    ("Session", "user"),
     ("Session", "key"),
     ("Message", "key"),
     ("Reference", "key"),

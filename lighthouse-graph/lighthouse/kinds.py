@@ -25,6 +25,7 @@ OWNED_NAMES = frozenset(
         "model",
         "kind",
         "text_hash",
+        "score",
     }
 )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .graphs import read
 from .kinds import OWNED_LABELS, PLAIN_NAME, Kind
 from .values import MAX_REFERENCES, Refused, key, name
+from .values import shown as printable
 
 # Records the library keeps, found by their id. Everything else named by a label is an entity.
 RECORDS = frozenset({"Episode", "Entry", "Lesson", "Playbook", "Handoff", "Task"})
@@ -21,12 +22,12 @@ def parse(reference: object) -> Reference:
     if isinstance(reference, str):
         return ("Entry", name(reference, "an entry id"))
     if not isinstance(reference, tuple | list) or len(reference) != 2:
-        raise Refused(f"a reference is (Kind, key), (label, id) or an entry id, not {str(reference)[:80]!r}")
+        raise Refused(f"a reference is (Kind, key), (label, id) or an entry id, not {printable(reference)}")
     label, given = reference
     if isinstance(label, Kind):
         return (label.label, key(given, f"the key of a {label.label}"))
     if not isinstance(label, str) or not PLAIN_NAME.match(label):
-        raise Refused(f"a reference's label must be a Kind or a plain name, not {str(label)[:80]!r}")
+        raise Refused(f"a reference's label must be a Kind or a plain name, not {printable(label)}")
     if label in RECORDS:
         return (label, name(given, f"the id of a {label}"))
     if label in OWNED_LABELS:

@@ -42,7 +42,7 @@ def _bad_characters(text: str) -> str | None:
     return "a NUL character" if found.group() == "\x00" else "a lone surrogate"
 
 
-def _shown(given: object) -> str:
+def shown(given: object) -> str:
     """A short, printable form of what was given, for a message."""
     try:
         if isinstance(given, str):
@@ -69,11 +69,11 @@ def name(value: object, what: str = "a name") -> str:
     """A name (agent, user, id): 1 to 200 visible characters, nothing that cannot be printed."""
     value = text(value, what, limit=MAX_NAME)
     if not value or value != value.strip():
-        raise Refused(f"{what} must be non-empty with no space at either end: {_shown(value)}")
+        raise Refused(f"{what} must be non-empty with no space at either end: {shown(value)}")
     for char in value:
         # C: controls, format marks (such as bidi overrides), unassigned; Zl, Zp: line breaks.
         if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp"):
-            raise Refused(f"{what} holds a character that cannot be printed: {_shown(value)}")
+            raise Refused(f"{what} holds a character that cannot be printed: {shown(value)}")
     return value
 
 
@@ -91,7 +91,7 @@ def key(value: object, what: str = "a key") -> str | int:
 def property_name(value: object, what: str = "a value's name") -> str:
     """A property name: a plain identifier that the library does not own."""
     if not isinstance(value, str) or not PLAIN_NAME.match(value):
-        raise Refused(f"{what} must be a plain name (a letter, then letters, digits or _): {_shown(value)}")
+        raise Refused(f"{what} must be a plain name (a letter, then letters, digits or _): {shown(value)}")
     if value in OWNED_NAMES:
         raise Refused(f"{what} {value!r} belongs to the library")
     return str.__str__(value)
