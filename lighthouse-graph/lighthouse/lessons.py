@@ -2,14 +2,13 @@
 
 learn() stores a statement with the ended episodes it was learned from; weigh() adds one for or against
 it; used() counts a use that helped or not; retire() stops it being given out; lesson() and
-lessons_about() read them back.
-
-(l:Lesson {id, statement, by, learned_at, touched_at, support, against, helped, failed, weight,
-retired_at, retired_by}) with (l)-[:SUPPORTED_BY {by, at}]->(:Episode),
+lessons_about() read them back. (l:Lesson {id, statement, by, learned_at, touched_at, support, against,
+helped, failed, weight, retired_at, retired_by}) with (l)-[:SUPPORTED_BY {by, at}]->(:Episode),
 (l)-[:CONTRADICTED_BY {by, at}]->(:Episode), (l)-[:USED_IN {by, at, helped}]->(:Episode) and
 (l)-[:ABOUT]->(entity). weight = support - against + helped - failed. Each count changes in the query
 that makes its edge, and only when that query made it (MERGE ... ON CREATE SET): FalkorDB runs one
-write of a graph at a time, so eight agents that add one episode at once count it once.
+write of a graph at a time, so eight agents that add one episode at once count it once. (Only once the
+graph has the relation type: writers that MERGE at once a type it never had can each create an edge.)
 
 An episode counts once for a lesson: for it or against it, never both; a use is a third, separate
 edge. touched_at is when the library last made one of those edges: since= in lessons_about() reads it.

@@ -91,9 +91,8 @@ def _exact_keys(claim: dict, required: set[str], optional: set[str] = frozenset(
     missing = required - set(claim)
     extra = set(claim) - required - optional
     if missing or extra:
-        raise Refused(
-            f"a claim needs {sorted(required)}, may have {sorted(optional)}: it has {sorted(claim)[:10]}"
-        )
+        shown = sorted(key if isinstance(key, str) else type(key).__name__ for key in claim)[:10]
+        raise Refused(f"a claim needs {sorted(required)}, may have {sorted(optional)}: it has {shown}")
 
 
 def _claim(given: object) -> tuple:

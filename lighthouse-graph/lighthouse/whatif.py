@@ -187,7 +187,7 @@ def what_if(graph, kind: Kind, rows: list[dict], at: object = None, question: di
     question: {"kinds": the kinds asked about (kind is always one), "relations": those followed (all the
     kinds declare without), "limit": how many rank moves to give (10)}.
 
-    Returns {"at", "rows": [{"key", "status": "laid" | "replaced"}], "groups": {"merged": [{"into",
+    Returns {"at", "rows": one {"key", "status": "laid" or "replaced"} per key, "groups": {"merged": [{"into",
     "from"}], "split": [{"from", "into"}]}, "ranks": [{"entity", "before", "after", "change"}]}: the
     groups that would merge or split (each {"size", "members"}, 10,000 names at most in all), and the
     entities whose PageRank would move most, None where an entity would not exist before or after.
