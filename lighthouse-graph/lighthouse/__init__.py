@@ -19,6 +19,9 @@ from .graphs import ensure_schema, tenant, world
 from .handoffs import accept, hand_off, handoffs_for
 from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .kinds import SELF, Kind
+from .lessons import learn, lesson, lessons_about, retire, used, weigh
+from .playbooks import playbook, playbooks_for, ran, switch, write_playbook
+from .promotion import promote
 from .read import as_of, history, related
 from .recall.text import TooSlow, search, search_entries, search_history
 from .recall.traverse import pointing_at, similar
@@ -30,9 +33,9 @@ from .write.failures import failures
 from .write.partial import update
 
 __all__ = [
-    "SELF",
     "Kind",
     "Refused",
+    "SELF",
     "TooSlow",
     "accept",
     "add_task",
@@ -57,14 +60,22 @@ __all__ = [
     "impact_of_entry",
     "impact_of_state",
     "invalidate_entry",
+    "learn",
+    "lesson",
+    "lessons_about",
     "messages",
     "now",
     "open_episode",
+    "playbook",
+    "playbooks_for",
     "pointing_at",
+    "promote",
+    "ran",
     "record",
     "related",
     "release",
     "remember",
+    "retire",
     "said",
     "said_about",
     "say",
@@ -75,9 +86,13 @@ __all__ = [
     "similar",
     "stamp",
     "summarize",
+    "switch",
     "task",
     "tasks",
     "tenant",
     "update",
+    "used",
+    "weigh",
     "world",
+    "write_playbook",
 ]

@@ -8,7 +8,7 @@ import uuid
 
 from redis.exceptions import ResponseError
 
-from .kinds import Kind
+from .kinds import OWNED_RELATIONS, Kind
 from .values import Refused
 
 WORLD = "world"
@@ -36,6 +36,8 @@ _RECORD_INDEXES = (
     ("WriteFailure", "owner"),
     ("Lesson", "id"),
     ("Playbook", "id"),
+    ("Playbook", "name"),
+    ("Candidate", "key"),
 )
 
 
@@ -70,12 +72,12 @@ def tenant(client, tenant_id: object):
 
 
 def _existing(graph) -> dict[tuple[str, str, str], dict]:
-    """(label, property, RANGE/FULLTEXT/VECTOR) -> the index's options, for the node indexes there are."""
+    """(label, property, RANGE/FULLTEXT/VECTOR) -> the index's options; a relation type is shown as [TYPE]."""
     found: dict[tuple[str, str, str], dict] = {}
     result = read(
         graph,
         "CALL db.indexes() YIELD label, properties, types, options, entitytype "
-        "WHERE entitytype = 'NODE' RETURN label, properties, types, options",
+        "RETURN CASE WHEN entitytype = 'NODE' THEN label ELSE '[' + label + ']' END, properties, types, options",
     )
     for label, props, types, options in result:
         for prop in props:
@@ -168,6 +170,13 @@ def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None,
             _create(graph, f"CREATE INDEX FOR (n:`{label}`) ON (n.`{prop}`)")
         else:
             _create(graph, f"CALL db.idx.fulltext.createNodeIndex('{label}', '{prop}')")
+    # FalkorDB 4.22 let writers that MERGE at the same moment on a label or relation type the graph
+    # had never seen each create their own node or edge; once the type exists, MERGE is exact. An
+    # index on a property no edge has registers every relation type the library or a kind uses.
+    types = set(OWNED_RELATIONS) | {relation for kind in every.values() for relation in kind.relations}
+    for relation in sorted(types):
+        if (f"[{relation}]", "registered", "RANGE") not in existing:
+            _create(graph, f"CREATE INDEX FOR ()-[r:`{relation}`]-() ON (r.registered)")
     for label, size in vectors.items():
         if (label, "embedding", "VECTOR") not in existing:
             _create(

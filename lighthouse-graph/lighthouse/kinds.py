@@ -46,6 +46,7 @@ OWNED_LABELS = frozenset(
         "Stamp",
         "Lesson",
         "Playbook",
+        "Candidate",
     }
 )
 
@@ -68,6 +69,14 @@ OWNED_RELATIONS = frozenset(
         "AFTER",
         "MENTIONS",
         "READ_BY",
+        "SUPPORTED_BY",
+        "CONTRADICTED_BY",
+        "USED_IN",
+        "RAN_IN",
+        "DRAWN_FROM",
+        "REPLACES",
+        "SHOWN_IN",
+        "PROMOTED_BY",
     }
 )
 

@@ -92,27 +92,27 @@ def _laid(snapshot: Snapshot, kind: Kind, rows: list[Row], types: tuple[str, ...
             target = kind.target(relation).label
             edges.extend((entity, (target, one), relation) for one in row.relations.get(relation, ()))
     # An entity that only relations pointed at is gone when the rows closed the last of them.
-    found = {typed_name(name): name for name in standing}
+    found = {_typed_name(name): name for name in standing}
     for start, end, _ in edges:
-        found.setdefault(typed_name(start), start)
-        found.setdefault(typed_name(end), end)
+        found.setdefault(_typed_name(start), start)
+        found.setdefault(_typed_name(end), end)
     ordered_names = sorted(found.values(), key=name_key)
-    place = {typed_name(name): number for number, name in enumerate(ordered_names)}
+    place = {_typed_name(name): number for number, name in enumerate(ordered_names)}
     return Snapshot(
         ordered_names,
-        [(place[typed_name(a)], place[typed_name(b)], relation) for a, b, relation in edges],
-        {place[typed_name(name)] for name in standing},
+        [(place[_typed_name(a)], place[_typed_name(b)], relation) for a, b, relation in edges],
+        {place[_typed_name(name)] for name in standing},
     )
 
 
-def typed_name(name: Name) -> tuple:
+def _typed_name(name: Name) -> tuple:
     """A name with its key's type, so the key 1 and the key "1" stay two entities."""
     return (name[0], typed(name[1]))
 
 
 def _groups_of(snapshot: Snapshot) -> dict[tuple, int]:
     found = components(len(snapshot.names), snapshot.links())
-    return {typed_name(snapshot.names[node]): number for number, group in enumerate(found) for node in group}
+    return {_typed_name(snapshot.names[node]): number for number, group in enumerate(found) for node in group}
 
 
 def _listed(members: list[Name], room: list[int]) -> dict:
@@ -124,7 +124,7 @@ def _listed(members: list[Name], room: list[int]) -> dict:
 
 def _group_changes(before: Snapshot, after: Snapshot) -> dict:
     was, now = _groups_of(before), _groups_of(after)
-    names = {typed_name(name): name for name in [*before.names, *after.names]}
+    names = {_typed_name(name): name for name in [*before.names, *after.names]}
     members_was: dict[int, list[Name]] = {}
     members_now: dict[int, list[Name]] = {}
     for one, group in was.items():
@@ -138,7 +138,10 @@ def _group_changes(before: Snapshot, after: Snapshot) -> dict:
         came_from.setdefault(now[one], set()).add(was[one])
         went_to.setdefault(was[one], set()).add(now[one])
     room = [MAX_NAMES]
-    first = lambda groups, number: name_key(ordered(groups[number])[0])  # noqa: E731
+
+    def first(groups: dict[int, list[Name]], number: int) -> tuple:
+        return name_key(min(groups[number], key=name_key))
+
     merged = [
         {
             "into": _listed(members_now[group], room),
@@ -165,9 +168,9 @@ def _group_changes(before: Snapshot, after: Snapshot) -> dict:
 
 
 def _rank_changes(before: Snapshot, after: Snapshot, limit: int) -> list[dict]:
-    was = dict(zip(map(typed_name, before.names), pagerank(len(before.names), before.links()), strict=True))
-    now = dict(zip(map(typed_name, after.names), pagerank(len(after.names), after.links()), strict=True))
-    names = {typed_name(name): name for name in [*before.names, *after.names]}
+    was = dict(zip(map(_typed_name, before.names), pagerank(len(before.names), before.links()), strict=True))
+    now = dict(zip(map(_typed_name, after.names), pagerank(len(after.names), after.links()), strict=True))
+    names = {_typed_name(name): name for name in [*before.names, *after.names]}
     moves = []
     for one, name in names.items():
         old, new = was.get(one), now.get(one)

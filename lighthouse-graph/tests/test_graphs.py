@@ -10,7 +10,7 @@ import uuid
 import pytest
 from lighthouse import graphs
 from lighthouse.graphs import ensure_schema, read, tenant, world
-from lighthouse.kinds import SELF, Kind
+from lighthouse.kinds import OWNED_RELATIONS, SELF, Kind
 from lighthouse.read import history
 from lighthouse.values import Refused
 from lighthouse.write.batches import remember
@@ -275,7 +275,14 @@ def test_the_record_and_text_indexes(graph) -> None:
     for label in ("State", "Entry", "Message"):
         assert (label, "words", "FULLTEXT") in found
     assert not any(sort == "VECTOR" for _, _, sort in found)
-    assert all(entity == "NODE" for *_, entity in indexes(graph))
+    edges = {label for label, _, _, _, entity in indexes(graph) if entity != "NODE"}
+    assert edges == set(OWNED_RELATIONS)  # each relation type registered before any writer MERGEs on it
+
+
+def test_a_kind_s_relation_types_are_registered(graph) -> None:
+    ensure_schema(graph, [DEVICE])
+    edges = {label for label, prop, _, _, entity in indexes(graph) if entity != "NODE" and prop == "registered"}
+    assert {"LOCATED_IN", "USED_BY"} <= edges
 
 
 def test_each_kind_and_each_target_gets_its_key_and_text_indexes(graph) -> None:

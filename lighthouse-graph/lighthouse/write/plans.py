@@ -244,7 +244,7 @@ def _apply_query(kind: Kind) -> str:
         # By type: only the entity's edges of this relation are looked at, not its every State.
         eu, moved = f"eu{number}", f"moved{number}"
         moves += (
-            f"CALL {{ WITH e, row UNWIND row.edge_sets.`{relation}` AS {eu} "
+            f"WITH e, row CALL {{ WITH e, row UNWIND row.edge_sets.`{relation}` AS {eu} "
             f"  MATCH (e)-[{moved}:`{relation}`]->() WHERE id({moved}) = {eu}.id "
             f"  SET {moved}.valid_to = CASE WHEN {eu}.field = 'valid_to' THEN localdatetime({eu}.at) ELSE {moved}.valid_to END, "
             f"      {moved}.valid_from = CASE WHEN {eu}.field = 'valid_from' THEN localdatetime({eu}.at) ELSE {moved}.valid_from END "
