@@ -1,5 +1,8 @@
 """Lighthouse: temporal, graph-native memory for AI agents on FalkorDB."""
 
+from .algorithms.connection import connection
+from .algorithms.groups import groups
+from .algorithms.ranking import between, important
 from .clock import now, stamp
 from .conversation import (
     context,
@@ -28,6 +31,7 @@ from .recall.traverse import pointing_at, similar
 from .tasks import add_task, claim, complete, release, task, tasks
 from .trust import agent_trust
 from .values import Refused
+from .whatif import what_if
 from .write.batches import remember
 from .write.failures import failures
 from .write.partial import update
@@ -41,9 +45,11 @@ __all__ = [
     "add_task",
     "agent_trust",
     "as_of",
+    "between",
     "claim",
     "close_episode",
     "complete",
+    "connection",
     "context",
     "diff_between",
     "ensure_schema",
@@ -54,11 +60,13 @@ __all__ = [
     "failures",
     "forget_session",
     "forget_user",
+    "groups",
     "hand_off",
     "handoffs_for",
     "history",
     "impact_of_entry",
     "impact_of_state",
+    "important",
     "invalidate_entry",
     "learn",
     "lesson",
@@ -93,6 +101,7 @@ __all__ = [
     "update",
     "used",
     "weigh",
+    "what_if",
     "world",
     "write_playbook",
 ]

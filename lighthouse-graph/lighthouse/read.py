@@ -60,8 +60,10 @@ def history(graph, kind: Kind, key: object) -> list[dict]:
 
 @lru_cache(maxsize=256)
 def _as_of_query(kind: Kind) -> str:
+    # (s) without :State: with the label, FalkorDB 4.22 started from the index on State.valid_from and
+    # read every State before the time (150 ms a call in a graph of 10,000 entities, not 0.4 ms).
     return (
-        f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s:State) "
+        f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s) "
         "WHERE s.valid_from <= localdatetime($at) AND (s.valid_to IS NULL OR s.valid_to > localdatetime($at)) "
         "OPTIONAL MATCH (s)-[:FROM]->(n:Entry) "
         "RETURN properties(s), n.id LIMIT 1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,9 @@ def _shown_value(lines: list[str], statement: ast.stmt) -> tuple[bool, object]:
             return True, ast.literal_eval(candidate.strip())
         except (ValueError, SyntaxError):
             continue
+    whole = " ".join(parts).strip()
+    if whole.startswith(("[", "{")):  # a value with times in it: evaluated, with datetime and UTC at hand
+        return True, eval(whole, {"datetime": datetime, "UTC": UTC})
     return False, None
 
 

@@ -55,15 +55,16 @@ def state_view(kind: Kind, sid, props: dict | None, edges: list[Edge]) -> StateV
 
 @lru_cache(maxsize=256)
 def _around_query(kind: Kind) -> str:
+    # States without their label, so that no plan starts from the index on State.valid_from.
     return (
         "UNWIND $rows AS row "
         f"MATCH (e:`{kind.label}` {{key: row.key}}) "
         "WITH e, row, localdatetime(row.t) AS t "
-        "OPTIONAL MATCH (e)-[:HAS_STATE]->(s:State) WHERE s.valid_from <= t AND (s.valid_to IS NULL OR s.valid_to > t) "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from <= t AND (s.valid_to IS NULL OR s.valid_to > t) "
         "WITH e, row, t, s "
-        "OPTIONAL MATCH (e)-[:HAS_STATE]->(later:State) WHERE later.valid_from > t "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(later) WHERE later.valid_from > t "
         "WITH e, row, t, s, min(later.valid_from) AS nf "
-        "OPTIONAL MATCH (e)-[:HAS_STATE]->(n:State) WHERE n.valid_from = nf "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(n) WHERE n.valid_from = nf "
         "WITH e, row, t, s, n "
         "OPTIONAL MATCH (e)-[r]->(x) WHERE type(r) IN $types AND r.valid_from <= coalesce(n.valid_from, t) "
         "  AND (r.valid_to IS NULL OR r.valid_to > coalesce(s.valid_from, t)) "
