@@ -25,7 +25,6 @@ OWNED_NAMES = frozenset(
         "model",
         "kind",
         "text_hash",
-        "score",
     }
 )
 

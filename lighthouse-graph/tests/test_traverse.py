@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import inspect
 from datetime import timedelta
 
 import pytest
@@ -250,12 +250,9 @@ def test_similar_past_its_time_is_stopped_with_too_slow(world):
     assert [(item["key"], item["shared"]) for item in found] == [("d1", 20), ("d10", 20), ("d100", 20)]
 
 
-@pytest.mark.slow
-def test_similar_stops_after_five_seconds(world):
-    # 30,000 devices that each share 60 teams with d0: 1.8 million pairs to count, longer than 5 s here.
-    crowd(world, 30_000, 60)
-    began = time.monotonic()
-    with pytest.raises(TooSlow, match="5,000 ms"):
-        similar(world, DEVICE, "d0")
-    took = time.monotonic() - began
-    assert 4.5 < took < 15, took  # stopped by FalkorDB's 5 seconds, not before and not hanging
+def test_similar_is_stopped_after_five_seconds_by_default(world):
+    # How long a search runs depends on the machine; the stop itself is shown above with a budget of
+    # 1 ms. Here: the budget a caller gets without asking is FalkorDB's 5 seconds, and no more is allowed.
+    assert inspect.signature(similar).parameters["timeout"].default == 5_000
+    with pytest.raises(Refused):
+        similar(world, DEVICE, "d0", timeout=5_001)
