@@ -20,13 +20,23 @@ def graph_name(given: str | None = None) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lighthouse", description="Lighthouse: temporal graph memory on FalkorDB.")
+    parser = argparse.ArgumentParser(
+        prog="lighthouse", description="Lighthouse: temporal graph memory on FalkorDB."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="run the README's example on an embedded FalkorDB, persisted under --data")
-    server = commands.add_parser("server", help="run the embedded FalkorDB in the foreground until interrupted")
+    demo = commands.add_parser(
+        "demo", help="run the README's example on an embedded FalkorDB, persisted under --data"
+    )
+    server = commands.add_parser(
+        "server", help="run the embedded FalkorDB in the foreground until interrupted"
+    )
     for sub in (demo, server):
-        sub.add_argument("--data", default=DEFAULT_DATA, help="data directory of the embedded FalkorDB (default: data)")
-        sub.add_argument("--port", type=int, default=None, help="port of the embedded FalkorDB (default: a free one)")
+        sub.add_argument(
+            "--data", default=DEFAULT_DATA, help="data directory of the embedded FalkorDB (default: data)"
+        )
+        sub.add_argument(
+            "--port", type=int, default=None, help="port of the embedded FalkorDB (default: a free one)"
+        )
     demo.add_argument("--graph", default=None, help="graph name (default: LIGHTHOUSE_GRAPH, else world)")
     return parser
 
