@@ -43,8 +43,23 @@ def current(view: StateView, rev=3, edges=None) -> Around:
 def test_the_first_row_creates():
     status, plan = decide(DEVICE, row(0), Around())
     assert status == "created"
-    assert plan["rev"] == 0 and len(plan["new_state"]) == 1 and plan["new_state"][0]["prev"] is None
-    assert plan["entity"][0]["values"] and plan["entity"][0]["props"] == {"status": "ok"}
+    assert plan == {
+        "i": 0,
+        "key": "d1",
+        "rev": 0,
+        "t": "2026-01-01T00:00:00",
+        "values": {"status": "ok"},
+        "times": {},
+        "words": "",
+        "current": True,
+        "clear": {},
+        "entity_times": ["2026-01-01T00:00:00", None],
+        "new": True,
+        "until": None,
+        "held": None,
+        "next": None,
+        "source": None,
+    }
 
 
 def test_the_same_time_is_unchanged_or_a_conflict():
@@ -61,11 +76,15 @@ def test_a_repeat_moves_seen_last_only_forward():
     assert decide(DEVICE, row(3), now) == ("unchanged", None)
     status, plan = decide(DEVICE, row(5), now)
     assert status == "unchanged"
-    assert plan["state_sets"] == [{"id": 1, "field": "seen_last", "at": "2026-01-01T05:00:00"}]
-    assert plan["entity"] == [
-        {"values": False, "valid_from": "2026-01-01T00:00:00", "seen_last": "2026-01-01T05:00:00"}
-    ]
-    assert plan["new_state"] == [] and plan["rev"] == 3
+    assert plan == {
+        "i": 0,
+        "key": "d1",
+        "rev": 3,
+        "t": "2026-01-01T05:00:00",
+        "held": 1,
+        "seen_held": True,
+        "entity_times": ["2026-01-01T00:00:00", "2026-01-01T05:00:00"],
+    }
 
 
 def test_a_change_before_seen_last_is_stale_and_at_it_a_conflict():
@@ -87,28 +106,27 @@ def test_a_change_ends_the_current_state_and_keeps_the_edges_that_stay():
         current(view, edges=edges),
     )
     assert status == "changed"
-    assert plan["state_sets"] == [{"id": 1, "field": "valid_to", "at": "2026-01-01T02:00:00"}]
-    assert plan["edge_sets"] == [{"id": 8, "field": "valid_to", "at": "2026-01-01T02:00:00"}]
-    assert plan["open"] == {
-        "LOCATED_IN": [],
-        "USED_BY": [{"target": "blue", "from": "2026-01-01T02:00:00", "to": None}],
-    }
-    entity = plan["entity"][0]
-    assert entity["props"] == {"status": None, "note": "new"} and entity["words"] == "new"
-    assert entity["retext"] is False  # the kind has no dimensions
+    assert (plan["held"], plan["end_held"], plan["new"], plan["until"]) == (1, True, True, None)
+    assert plan["moves"] == [[8, True]]  # red ends; r1 keeps its edge
+    assert plan["open"] == {"USED_BY": ["blue"]} and "reopen" not in plan
+    assert plan["values"] == {"note": "new"} and plan["clear"] == {"status": None} and plan["words"] == "new"
+    assert "retext" not in plan  # the kind has no dimensions
+
+
+def test_a_value_equal_across_types_is_cleared_before_it_is_set():
+    view = state(1, 0, values={"a": 1, "b": True, "c": [1], "d": 2})
+    plan = decide(DEVICE, row(1, {"a": 1.0, "b": 1, "c": [1.0], "d": 2}), current(view))[1]
+    assert plan["clear"] == {"a": None, "b": None, "c": None} and plan["values"]["a"] == 1.0
 
 
 def test_a_text_change_of_a_kind_with_dimensions_waits_for_a_vector():
     view = state(1, 0, values={"title": "a"}, relations={})
     around = Around(rev=1, props={"title": "a"}, current=view, prev=view)
-    blank = {"values": {"title": "a", "level": 2}, "relations": {}}
-    assert (
-        decide(MANUAL, Row(0, "m", hours(1), blank["values"], {}, None), around)[1]["entity"][0]["retext"]
-        is False
-    )
-    changed = decide(MANUAL, Row(0, "m", hours(1), {"title": "b"}, {}, None), around)[1]["entity"][0]
+    blank = {"values": {"title": "a", "level": 2}}
+    assert decide(MANUAL, Row(0, "m", hours(1), blank["values"], {}, None), around)[1]["retext"] is False
+    changed = decide(MANUAL, Row(0, "m", hours(1), {"title": "b"}, {}, None), around)[1]
     assert changed["retext"] is True and changed["embed"] is True
-    gone = decide(MANUAL, Row(0, "m", hours(1), {"level": 2}, {}, None), around)[1]["entity"][0]
+    gone = decide(MANUAL, Row(0, "m", hours(1), {"level": 2}, {}, None), around)[1]
     assert gone["retext"] is True and gone["embed"] is False
 
 
@@ -117,23 +135,18 @@ def test_a_late_row_between_two_states_replaces_their_link():
     around = Around(rev=2, props={"status": "hot"}, current=after, prev=before, next=after)
     status, plan = decide(DEVICE, row(3, {"status": "cold"}), around)
     assert status == "inserted" and plan["restamp"] is True
-    assert (plan["unlink_prev"], plan["unlink_next"]) == (1, 2)
-    assert plan["new_state"][0]["valid_to"] == "2026-01-01T06:00:00" and plan["entity"] == []
+    assert (plan["held"], plan["next"], plan["new"]) == (1, 2, True)
+    assert plan["until"] == "2026-01-01T06:00:00" and "current" not in plan and "entity_times" not in plan
 
 
 def test_a_late_row_equal_to_the_next_state_moves_its_start():
     before, after = state(1, 0, 6), state(2, 6, values={"status": "hot"})
     around = Around(rev=2, props={"status": "hot"}, current=after, prev=before, next=after)
     status, plan = decide(DEVICE, row(3, {"status": "hot"}), around)
-    assert status == "inserted" and plan["new_state"] == [] and plan["restamp"] is False
-    assert plan["state_sets"] == [
-        {"id": 1, "field": "valid_to", "at": "2026-01-01T03:00:00"},
-        {"id": 2, "field": "valid_from", "at": "2026-01-01T03:00:00"},
-        {"id": 2, "field": "seen_last", "at": "2026-01-01T06:00:00"},
-    ]
-    assert plan["entity"] == [
-        {"values": False, "valid_from": "2026-01-01T03:00:00", "seen_last": "2026-01-01T06:00:00"}
-    ]
+    assert status == "inserted" and "new" not in plan and "restamp" not in plan
+    assert (plan["held"], plan["end_held"], plan["next"], plan["start_next"]) == (1, True, 2, True)
+    assert plan["next_seen"] == "2026-01-01T06:00:00"  # its old start
+    assert plan["entity_times"] == ["2026-01-01T03:00:00", "2026-01-01T06:00:00"]
 
 
 def test_an_update_before_the_current_state_is_stale():

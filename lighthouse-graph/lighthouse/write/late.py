@@ -68,8 +68,9 @@ def _around_query(kind: Kind) -> str:
         "WITH e, row, t, s, n "
         "OPTIONAL MATCH (e)-[r]->(x) WHERE type(r) IN $types AND r.valid_from <= coalesce(n.valid_from, t) "
         "  AND (r.valid_to IS NULL OR r.valid_to > coalesce(s.valid_from, t)) "
-        "RETURN row.i, id(s), properties(s), id(n), properties(n), "
-        "collect([type(r), x.key, id(r), r.valid_from, r.valid_to])"
+        # Grouped by the nodes, not by their properties: a map is a slow key to group by.
+        "WITH row.i AS i, s, n, collect([type(r), x.key, id(r), r.valid_from, r.valid_to]) AS edges "
+        "RETURN i, id(s), properties(s), id(n), properties(n), edges"
     )
 
 
