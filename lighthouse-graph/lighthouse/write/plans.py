@@ -200,10 +200,74 @@ def _when(condition: str) -> str:
     return f"CASE WHEN {condition} THEN [1] ELSE [] END"
 
 
-@lru_cache(maxsize=256)
-def _apply_query(kind: Kind) -> str:
+def _needs(kind: Kind, plans: list[dict]) -> frozenset:
+    """The parts of the write query that some plan of the batch uses; the others are left out of it."""
+    found = set()
+    for plan in plans:
+        for name in (
+            "entity_times",
+            "current",
+            "restamp",
+            "end_held",
+            "seen_held",
+            "start_next",
+            "next_seen",
+        ):
+            if plan.get(name):
+                found.add(name)
+        for name in ("held", "next", "source", "moves", "new", "until"):
+            if plan.get(name) is not None and plan.get(name) != []:
+                found.add(name)
+        if plan.get("new") and plan.get("held") is not None and plan.get("next") is not None:
+            found.add("unlink")
+        if "times" in plan:  # even empty: a time the row leaves out is removed from the entity
+            found.add("times")
+        for relation in plan.get("open") or ():
+            found.add(f"open:{relation}")
+        for relation in plan.get("reopen") or ():
+            found.add(f"reopen:{relation}")
+    return frozenset(found)
+
+
+def _opens(kind: Kind, needs: frozenset) -> str:
+    opens = ""
+    for number, relation in enumerate(kind.relations):
+        target = kind.target(relation)
+        x, opened, again, reopened = f"x{number}", f"opened{number}", f"y{number}", f"reopened{number}"
+        merge = f"ON CREATE SET {{0}}:Entity, {{0}}.rev = 0, {{0}}.`{target.key}` = {{0}}.key "
+        until = "row.until" if "until" in needs else "null"
+        if f"open:{relation}" in needs:
+            opens += (
+                f"FOREACH (o{number} IN coalesce(row.open.`{relation}`, []) | "
+                f"  MERGE ({x}:`{target.label}` {{key: o{number}}}) {merge.format(x)}"
+                f"  CREATE (e)-[{opened}:`{relation}` {{valid_from: localdatetime(row.t), by: $by, "
+                f"recorded_at: localdatetime($now)}}]->({x}) "
+                + (
+                    f"  SET {opened}.valid_to = CASE WHEN {until} IS NULL THEN null ELSE localdatetime({until}) END) "
+                    if "until" in needs
+                    else ") "
+                )
+            )
+        if f"reopen:{relation}" in needs:
+            opens += (
+                f"FOREACH (r{number} IN coalesce(row.reopen.`{relation}`, []) | "
+                f"  MERGE ({again}:`{target.label}` {{key: r{number}.target}}) {merge.format(again)}"
+                f"  CREATE (e)-[{reopened}:`{relation}` {{valid_from: localdatetime(r{number}.from), by: $by, "
+                f"recorded_at: localdatetime($now)}}]->({again}) "
+                f"  SET {reopened}.valid_to = CASE WHEN r{number}.to IS NULL THEN null "
+                f"ELSE localdatetime(r{number}.to) END) "
+            )
+    return opens
+
+
+@lru_cache(maxsize=1024)
+def _apply_query(kind: Kind, needs: frozenset) -> str:
     # Every variable has a name of its own: FalkorDB 4.22 let a name bound inside CALL {} clash with the
     # same name in a later FOREACH, which then silently did nothing. The reads come first, then every write.
+    # Only the parts some plan of the batch uses are in the query: each part left out of a batch of 500
+    # creates saved its pass over the 500 rows (the whole query took about half as long).
+    held, later = "held" in needs, "next" in needs
+    times = kind.times if "times" in needs else ()
     embed = (
         f"  FOREACH (unembedding IN {_when('row.retext')} | SET e.embedding = null, e.model = null) "
         f"  FOREACH (marking IN {_when('row.retext AND row.embed')} | SET e:`{kind.embed_label}`) "
@@ -211,69 +275,89 @@ def _apply_query(kind: Kind) -> str:
         if kind.dimensions
         else ""
     )
-    opens = ""
-    for number, relation in enumerate(kind.relations):
-        target = kind.target(relation)
-        x, opened, again, reopened = f"x{number}", f"opened{number}", f"y{number}", f"reopened{number}"
-        merge = f"ON CREATE SET {{0}}:Entity, {{0}}.rev = 0, {{0}}.`{target.key}` = {{0}}.key "
-        opens += (
-            f"FOREACH (o{number} IN coalesce(row.open.`{relation}`, []) | "
-            f"  MERGE ({x}:`{target.label}` {{key: o{number}}}) {merge.format(x)}"
-            f"  CREATE (e)-[{opened}:`{relation}` {{valid_from: localdatetime(row.t), by: $by, "
-            f"recorded_at: localdatetime($now)}}]->({x}) "
-            f"  SET {opened}.valid_to = CASE WHEN row.until IS NULL THEN null ELSE localdatetime(row.until) END) "
-            f"FOREACH (r{number} IN coalesce(row.reopen.`{relation}`, []) | "
-            f"  MERGE ({again}:`{target.label}` {{key: r{number}.target}}) {merge.format(again)}"
-            f"  CREATE (e)-[{reopened}:`{relation}` {{valid_from: localdatetime(r{number}.from), by: $by, "
-            f"recorded_at: localdatetime($now)}}]->({again}) "
-            f"  SET {reopened}.valid_to = CASE WHEN r{number}.to IS NULL THEN null ELSE localdatetime(r{number}.to) END) "
-        )
-    return (
-        "OPTIONAL MATCH (st:Stamp) WITH st "
-        "UNWIND $rows AS row "
-        f"MERGE (e:`{kind.label}` {{key: row.key}}) ON CREATE SET e:Entity, e.rev = 0, e.`{kind.key}` = row.key "
-        "WITH st, e, row WHERE coalesce(e.rev, 0) = row.rev "
-        "OPTIONAL MATCH (held) WHERE id(held) = row.held "
-        "OPTIONAL MATCH (later) WHERE id(later) = row.next "
+    parts = [
+        "OPTIONAL MATCH (st:Stamp) WITH st " if "restamp" in needs else "",
+        "UNWIND $rows AS row ",
+        f"MERGE (e:`{kind.label}` {{key: row.key}}) ON CREATE SET e:Entity, e.rev = 0, e.`{kind.key}` = row.key ",
+        f"WITH {'st, ' if 'restamp' in needs else ''}e, row WHERE coalesce(e.rev, 0) = row.rev ",
+        "OPTIONAL MATCH (held) WHERE id(held) = row.held " if held else "",
+        "OPTIONAL MATCH (later) WHERE id(later) = row.next " if later else "",
         # A DELETE here, not in CALL {}: there FalkorDB 4.22 deleted for the first row of the query only.
-        "OPTIONAL MATCH (held)-[link:NEXT]->(later) WHERE row.new "
-        "OPTIONAL MATCH (source_entry:Entry {id: row.source}) "
-        "SET e.rev = coalesce(e.rev, 0) + 1 "
+        "OPTIONAL MATCH (held)-[link:NEXT]->(later) WHERE row.new " if "unlink" in needs else "",
+        "OPTIONAL MATCH (source_entry:Entry {id: row.source}) " if "source" in needs else "",
+        "SET e.rev = coalesce(e.rev, 0) + 1 ",
         f"FOREACH (timing IN {_when('row.entity_times IS NOT NULL')} | "
         "  SET e.valid_from = localdatetime(row.entity_times[0]), "
-        "      e.seen_last = CASE WHEN row.entity_times[1] IS NULL THEN null ELSE localdatetime(row.entity_times[1]) END) "
+        "      e.seen_last = CASE WHEN row.entity_times[1] IS NULL THEN null "
+        "ELSE localdatetime(row.entity_times[1]) END) "
+        if "entity_times" in needs
+        else "",
         f"FOREACH (becoming IN {_when('row.current')} | "
         "  SET e += row.clear "
         "  SET e += row.values, e.words = row.words, e.by = $by, e.recorded_at = localdatetime($now)"
-        f"{_time_sets('e', kind.times)} "
+        f"{_time_sets('e', times)} "
         f"{embed}) "
+        if "current" in needs
+        else "",
         f"FOREACH (stamping IN {_when('row.restamp AND st IS NOT NULL')} | SET st.id = $stamp) "
+        if "restamp" in needs
+        else "",
         f"FOREACH (ending IN {_when('row.end_held')} | SET held.valid_to = localdatetime(row.t)) "
+        if "end_held" in needs
+        else "",
         f"FOREACH (seeing IN {_when('row.seen_held')} | SET held.seen_last = localdatetime(row.t)) "
+        if "seen_held" in needs
+        else "",
         f"FOREACH (starting IN {_when('row.start_next')} | SET later.valid_from = localdatetime(row.t)) "
+        if "start_next" in needs
+        else "",
         f"FOREACH (seeing_next IN {_when('row.next_seen IS NOT NULL')} | "
         "  SET later.seen_last = localdatetime(row.next_seen)) "
-        "DELETE link "
+        if "next_seen" in needs
+        else "",
+        "DELETE link " if "unlink" in needs else "",
         # A new State is made in FOREACH, not in CALL {}: there, FalkorDB 4.22 took longer for each CREATE
         # the larger the graph was (500 new States: 45 ms in an empty graph, 170 ms after 3,000 more).
         f"FOREACH (making IN {_when('row.new')} | "
         f"  CREATE (e)-[:HAS_STATE]->(made:State {{kind: '{kind.label}', key: row.key, "
         "    valid_from: localdatetime(row.t), by: $by, recorded_at: localdatetime($now), words: row.words}) "
-        "  SET made += row.values, "
-        "      made.valid_to = CASE WHEN row.until IS NULL THEN null ELSE localdatetime(row.until) END"
-        f"{_time_sets('made', kind.times)} "
-        f"  FOREACH (after_held IN {_when('held IS NOT NULL')} | CREATE (held)-[:NEXT]->(made)) "
-        f"  FOREACH (before_later IN {_when('later IS NOT NULL')} | CREATE (made)-[:NEXT]->(later)) "
-        f"  FOREACH (citing IN {_when('source_entry IS NOT NULL')} | CREATE (made)-[:FROM]->(source_entry))) "
-        f"{opens}"
+        "  SET made += row.values"
+        + (
+            ", made.valid_to = CASE WHEN row.until IS NULL THEN null ELSE localdatetime(row.until) END"
+            if "until" in needs
+            else ""
+        )
+        + f"{_time_sets('made', times)} "
+        + (
+            f"  FOREACH (after_held IN {_when('held IS NOT NULL')} | CREATE (held)-[:NEXT]->(made)) "
+            if held
+            else ""
+        )
+        + (
+            f"  FOREACH (before_later IN {_when('later IS NOT NULL')} | CREATE (made)-[:NEXT]->(later)) "
+            if later
+            else ""
+        )
+        + (
+            f"  FOREACH (citing IN {_when('source_entry IS NOT NULL')} | CREATE (made)-[:FROM]->(source_entry))"
+            if "source" in needs
+            else ""
+        )
+        + ") "
+        if "new" in needs
+        else "",
+        _opens(kind, needs),
         "WITH e, row "
         "CALL { WITH e, row UNWIND coalesce(row.moves, []) AS move "
         "  MATCH (e)-[moved]->() WHERE id(moved) = move[0] "
         "  SET moved.valid_to = CASE WHEN move[1] THEN localdatetime(row.t) ELSE moved.valid_to END, "
         "      moved.valid_from = CASE WHEN move[1] THEN moved.valid_from ELSE localdatetime(row.t) END "
         "  RETURN count(*) AS moved_count } "
-        "RETURN row.i"
-    )
+        if "moves" in needs
+        else "",
+        "RETURN row.i",
+    ]
+    return "".join(parts)
 
 
 def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
@@ -281,7 +365,7 @@ def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
     if not plans:
         return set()
     result = graph.query(
-        _apply_query(kind),
+        _apply_query(kind, _needs(kind, plans)),
         {"rows": plans, "by": by, "now": clock.stamp(), "stamp": uuid.uuid4().hex},
     )
     return {row[0] for row in result.result_set}
