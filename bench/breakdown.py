@@ -7,6 +7,7 @@ beyond the round trips is time in Python (the library's decisions, the client's 
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ class Tallies:
 
     def __init__(self) -> None:
         self.by_query: dict[str, Tally] = defaultdict(Tally)
+        self.lock = threading.Lock()  # workers of one workload (coordination.py) count at once
 
     def report(self, seconds: float) -> str:
         """The tallies since the last report, then cleared; seconds: what the workload's timed part took."""
@@ -62,10 +64,12 @@ class TimedGraph:
     def _timed(self, method, query: str, *args, **kwargs):
         began = time.perf_counter()
         result = method(query, *args, **kwargs)
-        tally = self._tallies.by_query[label(query)]
-        tally.calls += 1
-        tally.trip_ms += (time.perf_counter() - began) * 1000
-        tally.server_ms += float(getattr(result, "run_time_ms", 0.0) or 0.0)
+        trip_ms = (time.perf_counter() - began) * 1000
+        with self._tallies.lock:
+            tally = self._tallies.by_query[label(query)]
+            tally.calls += 1
+            tally.trip_ms += trip_ms
+            tally.server_ms += float(getattr(result, "run_time_ms", 0.0) or 0.0)
         return result
 
     def query(self, query: str, *args, **kwargs):

@@ -6,11 +6,13 @@ sorted by time, a run of rows with the same content is one State that began with
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from lighthouse import Kind, clock
 
+DIMENSIONS = 64  # of the test embedder's vectors (recall_work.py): the kind is searched by meaning too
 ROOM = Kind("Room", key="code")
 TEAM = Kind("Team", key="name")
 DEVICE = Kind(
@@ -19,10 +21,25 @@ DEVICE = Kind(
     times=("last_seen",),
     text=("note",),
     relations={"LOCATED_IN": ROOM, "USED_BY": TEAM},
+    dimensions=DIMENSIONS,
 )
 ROOMS = 200
 TEAMS = 40
 AGENT = "bench"
+
+# Words of the notes that questions ask for: each device's note holds three of them, so a question of
+# two or three finds a few devices. No stop word, and no two with one stem (the text index stems).
+VOCABULARY = tuple(
+    """
+    amber basalt cedar delta ember falcon garnet harbor indigo jasper kelp lagoon marble nectar onyx
+    pepper quartz raven saffron timber umber velvet walnut yarrow zephyr acorn birch canyon dune elm
+    fjord glacier heron island juniper kestrel lotus meadow nutmeg orchid prairie quill reef spruce
+    thistle tundra valley willow aspen bramble clover dahlia egret fern grove hazel iris jade lichen
+    maple nettle oak pine rowan sage tulip vine wren alder badger comet drift estuary flint gale
+    hollow ivory jetty knoll lark moss nova opal pebble quarry ridge slate thorn vapor wharf yew zinc
+    """.split()
+)
+NOTE_WORDS = 3
 
 # What the reads give besides the values of a State.
 STATE_FIELDS = frozenset({"valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry"})
@@ -58,6 +75,7 @@ class Fleet:
     created: datetime
     changed: datetime
     keys: list[str] = field(default_factory=list)
+    words: list[tuple[str, ...]] = field(default_factory=list)  # the vocabulary words of each note
     written: dict[str, list[dict]] = field(default_factory=dict)  # key -> rows accepted, any order
 
     @classmethod
@@ -66,6 +84,8 @@ class Fleet:
         created = clock.now().replace(minute=0, second=0) - timedelta(days=30)
         fleet = cls(count, created, created + timedelta(days=10))
         fleet.keys = [f"d{index:06d}" for index in range(count)]
+        chooser = random.Random(count)  # the same fleet of a size in every run, whatever --seed says
+        fleet.words = [tuple(chooser.sample(VOCABULARY, NOTE_WORDS)) for _ in range(count)]
         return fleet
 
     def _row(self, index: int, t: datetime, status: str, room_shift: int = 0) -> dict:
@@ -76,7 +96,8 @@ class Fleet:
             "t": iso(t),
             "values": {
                 "status": status,
-                "note": f"sensor {index} in room {room}, watched by {' '.join(teams)}; checked weekly",
+                "note": f"sensor {index} in room {room} near the {' '.join(self.words[index])}, "
+                f"watched by {' '.join(teams)}; checked weekly",
                 "temperature": 18.0 + (index % 120) / 10,
                 "firmware": f"2.{index % 9}.{index % 4}",
                 "last_seen": iso(self.created),
@@ -113,6 +134,20 @@ class Fleet:
             end = runs[place + 1][0] if place + 1 < len(runs) else None
             found.append(Expected(start, end, self.shown_values(row), _relations(row)))
         return found
+
+    def current(self, key: str) -> Expected | None:
+        """The State that holds now: the one with the latest start."""
+        found = self.states(key)
+        return found[-1] if found else None
+
+    def ever(self, key: str) -> set[tuple[str, str]]:
+        """Every (relation, target) the key ever held: the edges a question without a time follows."""
+        return {
+            (name, target)
+            for row in self.written.get(key, [])
+            for name, targets in row["relations"].items()
+            for target in (targets if isinstance(targets, list) else [targets])
+        }
 
     def at(self, key: str, moment: datetime) -> Expected | None:
         for state in self.states(key):

@@ -40,6 +40,11 @@ class Context:
     shared: dict = field(default_factory=dict)  # what one workload leaves for a later one
     extra_graphs: list = field(default_factory=list)  # graphs a workload made: deleted after the run
     wrap: Callable = lambda graph: graph  # how run.py watches a graph (--breakdown times its queries)
+    connect: Callable | None = None  # a new client of the same server: one per thread that writes
+
+    def graph_of(self, client, name: str):
+        """The named graph through another client (another connection), watched as the others are."""
+        return self.wrap(client.select_graph(name))
 
     def new_graph(self, suffix: str):
         """A fresh graph on the same server for one workload, deleted with the others after the run."""

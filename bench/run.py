@@ -26,7 +26,17 @@ from report import Figure, figure, line, write_json
 
 # The modules that register workloads, in the order they run: each floor just before what it measures.
 # A new workload is one function in one of these modules, or a module added here.
-WORKLOAD_MODULES = ("write_floors", "entity_writes", "read_floors", "entity_reads")
+WORKLOAD_MODULES = (
+    "write_floors",
+    "entity_writes",
+    "read_floors",
+    "entity_reads",
+    "episode_work",
+    "coordination",
+    "conversation_work",
+    "recall_work",
+    "graph_work",
+)
 for module in WORKLOAD_MODULES:
     importlib.import_module(module)
 
@@ -81,7 +91,7 @@ def listing() -> str:
             goal = f"compared with {chosen.floor}"
         else:
             goal = f">= {chosen.target * 100:.0f} % of {chosen.floor}"
-        rows.append(f"{chosen.name:<14} {chosen.unit:<5} {goal:<26} {chosen.about}")
+        rows.append(f"{chosen.name:<16} {chosen.unit:<5} {goal:<26} {chosen.about}")
     return "\n".join(rows)
 
 
@@ -132,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             random.Random(args.seed),
             args.calls,
             args.late,
+            connect=server.client,
         )
         tallies = Tallies() if args.breakdown else None
         if tallies is not None:

@@ -12,7 +12,7 @@ from ..graphs import read
 from ..kinds import Kind
 from ..values import Refused
 from .failures import REFUSALS, Failure, record_failures
-from .late import edges_from, holding, read_around, stored_values
+from .late import edges_from, holding, read_around, relation_types, stored_values
 from .plans import Around, StateView, apply_plans, decide, relations_from
 from .rows import Row, prepare, typed
 
@@ -25,9 +25,10 @@ def _current_query(kind: Kind) -> str:
     return (
         "UNWIND $keys AS k "
         f"OPTIONAL MATCH (e:`{kind.label}` {{key: k}}) "
-        "OPTIONAL MATCH (e)-[:HAS_STATE]->(s:State) WHERE s.valid_to IS NULL "
+        # No label on s, and the relation types in the pattern: each halved what its step cost FalkorDB.
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_to IS NULL "
         "WITH k, e, s "
-        "OPTIONAL MATCH (e)-[r]->(x) WHERE type(r) IN $types AND r.valid_to IS NULL "
+        f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE r.valid_to IS NULL "
         f"RETURN k, e.rev, properties(e), id(s), s.valid_from, s.seen_last, "
         "collect([type(r), x.key, id(r), r.valid_from, r.valid_to])"
     )
@@ -35,7 +36,7 @@ def _current_query(kind: Kind) -> str:
 
 def read_current(graph, kind: Kind, keys: list) -> dict:
     """For each key: the entity's revision, its current values, its current State and open edges."""
-    result = read(graph, _current_query(kind), {"keys": keys, "types": list(kind.relations)})
+    result = read(graph, _current_query(kind), {"keys": keys})
     found = {typed(key): Around() for key in keys}  # a graph that does not exist yet answers nothing
     for key, rev, props, sid, start, seen_last, listed in result:
         edges = edges_from(listed)

@@ -53,6 +53,13 @@ def state_view(kind: Kind, sid, props: dict | None, edges: list[Edge]) -> StateV
     return view
 
 
+def relation_types(kind: Kind) -> str:
+    """The kind's relation types as a pattern says them (":A|B"), so only those edges are traversed."""
+    if not kind.relations:
+        return ":NO_RELATION"  # a type no edge has: a kind without relations reads none
+    return ":" + "|".join(f"`{relation}`" for relation in kind.relations)
+
+
 @lru_cache(maxsize=256)
 def _around_query(kind: Kind) -> str:
     # States without their label, so that no plan starts from the index on State.valid_from.
@@ -66,7 +73,7 @@ def _around_query(kind: Kind) -> str:
         "WITH e, row, t, s, min(later.valid_from) AS nf "
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(n) WHERE n.valid_from = nf "
         "WITH e, row, t, s, n "
-        "OPTIONAL MATCH (e)-[r]->(x) WHERE type(r) IN $types AND r.valid_from <= coalesce(n.valid_from, t) "
+        f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE r.valid_from <= coalesce(n.valid_from, t) "
         "  AND (r.valid_to IS NULL OR r.valid_to > coalesce(s.valid_from, t)) "
         # Grouped by the nodes, not by their properties: a map is a slow key to group by.
         "WITH row.i AS i, s, n, collect([type(r), x.key, id(r), r.valid_from, r.valid_to]) AS edges "
@@ -83,7 +90,6 @@ def read_around(graph, kind: Kind, rows: list[Row], current: dict) -> dict[int, 
         _around_query(kind),
         {
             "rows": [{"i": row.index, "key": row.key, "t": clock.stamp(row.t)} for row in rows],
-            "types": list(kind.relations),
         },
     )
     found = {}
