@@ -14,7 +14,9 @@ from lighthouse.write.failures import failures
 
 def notes(graph, texts, episode="look", at="2026-01-01T00:00:00Z", entry_type="observation"):
     open_episode(graph, episode, by="watcher")
-    return [record(graph, episode, entry_type, by="watcher", values={"text": text}, at=at)["id"] for text in texts]
+    return [
+        record(graph, episode, entry_type, by="watcher", values={"text": text}, at=at)["id"] for text in texts
+    ]
 
 
 def reads_device(entry):
@@ -28,7 +30,10 @@ def test_rows_come_from_entries_and_point_at_them(graph):
     first, second = notes(graph, ["d1 ok r1", "d1 hot r2"], at="2026-01-01T00:00:00Z")
     result = extract(graph, DEVICE, reads_device, by="reader")
     assert result["read"] == 2 and result["waiting"] == 0 and result["stopped"] is None
-    assert result["rows"] == {"created": 1, "conflict": 1}  # both entries at the same time say different things
+    assert result["rows"] == {
+        "created": 1,
+        "conflict": 1,
+    }  # both entries at the same time say different things
     assert [state["entry"] for state in history(graph, DEVICE, "d1")] == [first]
     assert history(graph, DEVICE, "d1")[0]["valid_from"].isoformat() == "2026-01-01T00:00:00+00:00"
 
@@ -37,7 +42,9 @@ def test_a_row_without_t_holds_from_its_entry_and_with_t_from_its_own(graph):
     ensure_schema(graph, KINDS)
     open_episode(graph, "look", by="watcher")
     record(graph, "look", "observation", by="watcher", values={"text": "d1 ok r1"}, at="2026-01-01T00:00:00Z")
-    record(graph, "look", "observation", by="watcher", values={"text": "d1 hot r2"}, at="2026-01-02T00:00:00Z")
+    record(
+        graph, "look", "observation", by="watcher", values={"text": "d1 hot r2"}, at="2026-01-02T00:00:00Z"
+    )
 
     def timed(entry):
         rows = reads_device(entry)

@@ -281,7 +281,9 @@ def test_the_record_and_text_indexes(graph) -> None:
 
 def test_a_kind_s_relation_types_are_registered(graph) -> None:
     ensure_schema(graph, [DEVICE])
-    edges = {label for label, prop, _, _, entity in indexes(graph) if entity != "NODE" and prop == "registered"}
+    edges = {
+        label for label, prop, _, _, entity in indexes(graph) if entity != "NODE" and prop == "registered"
+    }
     assert {"LOCATED_IN", "USED_BY"} <= edges
 
 
