@@ -273,3 +273,12 @@ def test_forgetting_refuses_names_that_cannot_be_names(chat, user):
     with pytest.raises(Refused):
         forget_session(chat, "ann", user)
     assert count(chat, "Message") == 1
+
+
+def test_forgetting_a_user_keeps_the_refusals_of_a_user_whose_name_looks_the_same_escaped(chat):
+    # "Zoë" and the six characters "Zo\xeb" are two users: their refused messages are kept apart.
+    for user in ("Zoë", "Zo\\xeb"):
+        assert say(chat, user, "main", "user", "x" * 100_001, by=user)["status"] == "invalid"
+    forget_user(chat, "Zoë")
+    owners = [row[0] for row in chat.query("MATCH (f:WriteFailure) RETURN f.owner").result_set]
+    assert owners == ["Zo\\xeb"]

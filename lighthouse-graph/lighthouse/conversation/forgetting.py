@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 
 from ..graphs import read
-from ..write.failures import _plain_text
+from ..write.failures import stored_text
 from .talk import own_session, own_user, session_key
 
 STEP = 200  # messages, or failures, deleted by one query
@@ -77,8 +77,8 @@ def _forget_messages(graph, key: str) -> dict:
 def _forget_failures(graph, user: str, session: str | None) -> int:
     """Deletes the refusals the user owns (of one session, or all): how many went."""
     params = {
-        "owner": _plain_text(user, 400),  # as record_failures() stores an owner and a key
-        "session": None if session is None else _plain_text(session, 400),
+        "owner": stored_text(user, 400),  # as record_failures() stores an owner and a key
+        "session": None if session is None else stored_text(session, 400),
         "kinds": FAILURE_KINDS,
         "step": STEP,
     }

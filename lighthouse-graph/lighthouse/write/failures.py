@@ -30,8 +30,14 @@ class Failure:
     index: int | None = None  # the row of the call it refused; not stored
 
 
-def _plain_text(text: str, limit: int = 1_000) -> str:
-    """ASCII with escapes: a message or a name that quoted hostile input is still storable."""
+def stored_text(text: str, limit: int = 1_000) -> str:
+    """Text as a WriteFailure keeps it: as given when it can be stored, else ASCII with escapes.
+
+    A name that can be stored stays itself, so "Zoë" and the six characters "Zo\\xeb" stay two owners and
+    forgetting one never reaches the other's refusals.
+    """
+    if len(text) <= limit and not any(char == "\x00" or "\ud800" <= char <= "\udfff" for char in text):
+        return text
     return text.encode("ascii", "backslashreplace").decode("ascii").replace("\x00", "\\x00")[:limit]
 
 
@@ -43,9 +49,9 @@ def _row(failure: Failure) -> dict:
         else kept(failure.key)
     )
     if isinstance(key, str):
-        key = _plain_text(key, 400)
-    owner = None if failure.owner is None else _plain_text(str(failure.owner), 400)
-    kind = _plain_text(str(failure.kind), 200)
+        key = stored_text(key, 400)
+    owner = None if failure.owner is None else stored_text(str(failure.owner), 400)
+    kind = stored_text(str(failure.kind), 200)
     print_key = repr(key)
     fingerprint = hashlib.sha256(
         "\x1f".join([failure.reason, kind, print_key, content, owner or ""]).encode()
@@ -53,11 +59,11 @@ def _row(failure: Failure) -> dict:
     return {
         "fingerprint": fingerprint,
         "reason": failure.reason,
-        "message": _plain_text(failure.message),
+        "message": stored_text(failure.message),
         "kind": kind,
         "key": key,
         "content": content,
-        "by": None if failure.by is None else _plain_text(str(failure.by), 400),
+        "by": None if failure.by is None else stored_text(str(failure.by), 400),
         "owner": owner,
     }
 
