@@ -94,6 +94,6 @@ def related(graph, kind: Kind, key: object, relation: str, at: object = None) ->
     """The targets of a relation that held at a time (now without one), sorted."""
     key = _checked(kind, key)
     if not isinstance(relation, str) or relation not in kind.relations:
-        raise Refused(f"{kind.label} has no relation {str(relation)[:80]!r}")
+        raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
     result = read(graph, _related_query(kind, relation), {"key": key, "at": _moment(at)})
     return sorted((row[0] for row in result), key=lambda item: (type(item).__name__, item))

@@ -139,3 +139,16 @@ def test_kinds_and_relations_of_the_wrong_form_are_refused(stored):
         with pytest.raises(Refused, match="no relation"):
             related(stored, DEVICE, "d1", relation)
     assert len(history(stored, DEVICE, "d1")) == 2
+
+
+def test_a_relation_that_cannot_be_printed_is_refused_not_a_crash(graph):
+    class Hostile:
+        def __str__(self):
+            raise RuntimeError("no")
+
+    from devices import DEVICE
+    from lighthouse.read import related
+    from lighthouse.values import Refused
+
+    with pytest.raises(Refused):
+        related(graph, DEVICE, "d1", Hostile())

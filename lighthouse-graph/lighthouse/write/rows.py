@@ -54,7 +54,7 @@ def text_of(kind: Kind, given_values: dict) -> str:
 
 def targets(kind: Kind, relation: object, given: object) -> frozenset:
     if not isinstance(relation, str) or relation not in kind.relations:
-        raise Refused(f"{kind.label} has no relation {str(relation)[:80]!r}")
+        raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
     listed = (
         [] if given is None else given if isinstance(given, list | tuple) else [given]
     )  # None: no targets
