@@ -3,10 +3,10 @@
 open_episode() opens an episode about entities; record() appends an entry to it in one query;
 close_episode() records its outcome, which ends it; episode() and episodes_about() read them back.
 
-An entry stores its values twice: as JSON text in `content`, which reads give back exactly (FalkorDB
-gives floats back to 15 digits only), and each as a property named v_<name>, so a query can select
-entries by a value (MATCH (n:Entry) WHERE n.v_status = 'hot'). words holds the letters and digits of
-its text values, for the full-text index; reads never show it.
+An entry stores its values twice: as JSON text in `content`, which reads give back with their types,
+and each as a property named v_<name>, so a query can select entries by a value (MATCH (n:Entry) WHERE
+n.v_status = 'hot'). Both hold a float as FalkorDB gives it back, to 15 digits (values.stored_float()).
+words holds the letters and digits of its text values, for the full-text index; reads never show it.
 
 Receipts: opened, unchanged, recorded, closed; refusals, each kept as a WriteFailure: invalid, missing
 (an entity it is about, or evidence, does not exist), unknown (no such episode), ended (the episode

@@ -156,8 +156,10 @@ def accept(graph, id: object, by: object) -> dict:
     return {"id": handoff, "status": "unchanged" if before else "accepted"}
 
 
+# The agent first: with the filter on h in the same MATCH, FalkorDB 4.22 read every Handoff.
 _FOR = (
-    "MATCH (taker:Agent {name: $agent})<-[:TO]-(h:Handoff)<-[:GAVE]-(gave:Agent) "
+    "MATCH (taker:Agent {name: $agent}) WITH taker "
+    "MATCH (taker)<-[:TO]-(h:Handoff)<-[:GAVE]-(gave:Agent) "
     "WHERE $accepted IS NULL OR $accepted = (h.accepted_at IS NOT NULL) "
     "WITH h, gave ORDER BY h.at, h.id LIMIT $limit "
     "OPTIONAL MATCH (h)-[:POINTS_TO]->(thing) "

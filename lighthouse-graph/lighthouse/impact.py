@@ -233,9 +233,11 @@ def impact_of_entry(graph, entry_id: object) -> dict | None:
 @lru_cache(maxsize=256)
 def _held_query(label: str) -> str:
     # The State that held at the time, the entry it came from, and the entries that cite the entity
-    # at a time inside that State.
+    # at a time inside that State. The entity first, its States without the label State: with the label
+    # and one filter more, FalkorDB 4.22 starts from the index on State.valid_from and reads every State.
     return (
-        f"MATCH {references.pattern(label, 'thing', '$key')}-[:HAS_STATE]->(held:State) "
+        f"MATCH {references.pattern(label, 'thing', '$key')} WITH thing "
+        "MATCH (thing)-[:HAS_STATE]->(held) "
         "WHERE held.valid_from <= localdatetime($at) "
         "  AND (held.valid_to IS NULL OR held.valid_to > localdatetime($at)) "
         "WITH thing, held LIMIT 1 "

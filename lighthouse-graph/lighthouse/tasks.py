@@ -17,6 +17,7 @@ from . import values as limits
 from .graphs import read
 from .values import MAX_REFERENCES, Refused
 from .write.failures import Failure, record_failures
+from .write.rows import typed
 
 LABEL = "Task"
 STATES = ("open", "claimed", "done")
@@ -152,6 +153,11 @@ def _stored_values(props: dict) -> dict:
     return {name: item for name, item in props.items() if name not in TASK_NAMES}
 
 
+def _same_values(stored: dict, given: dict) -> bool:
+    """The same names with values of the same types: 1, 1.0 and True are three values, as stored."""
+    return stored.keys() == given.keys() and all(typed(stored[name]) == typed(given[name]) for name in given)
+
+
 def _shown_task(props: dict) -> dict:
     """A task as the calls give it: its own fields, with times as aware datetimes, and its values."""
     shown = {name: props.get(name) for name in sorted(TASK_NAMES - {"claims", "pending"})}
@@ -200,7 +206,7 @@ def add_task(
             same = (
                 old.get("kind") == task_kind
                 and sorted(old_after) == sorted(earlier)
-                and _stored_values(old) == given
+                and _same_values(_stored_values(old), given)
             )
             if not same:
                 raise _Refusal("conflict", f"the task {task_id!r} exists with other content")
@@ -279,7 +285,7 @@ def complete(graph, id: str, agent: str, result: dict | None = None) -> dict:
             return {"id": task_id, "status": "done"}
         if was == "done" and last_agent == agent:
             kept = {name: item for name, item in last_claim.items() if name not in CLAIM_NAMES}
-            if kept == given:
+            if _same_values(kept, given):
                 return {"id": task_id, "status": "unchanged"}
             raise _Refusal("conflict", f"the task {task_id!r} is done with another result")
         if was == "done":

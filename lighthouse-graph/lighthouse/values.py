@@ -22,6 +22,7 @@ MAX_QUESTION_WORDS = 20
 MAX_WORD = 50
 MAX_LEASE = 7 * 24 * 3600  # seconds
 INT_RANGE = (-(2**63), 2**63 - 1)
+FLOAT_DIGITS = 15  # significant digits of a float that FalkorDB 4.22 gives back
 
 
 class Refused(ValueError):
@@ -97,7 +98,23 @@ def property_name(value: object, what: str = "a value's name") -> str:
     return str.__str__(value)
 
 
+def stored_float(number: float, what: str) -> float:
+    """A float as FalkorDB 4.22 gives it back: to 15 significant digits (it replies with %.15g).
+
+    Stored so, a value read back equals the value written, and a query that compares it with what a
+    caller sends again finds it. Refused when not finite, or so large that it would read back as infinity.
+    """
+    number = float.__float__(number)  # a plain float: a subclass could print as anything
+    if not math.isfinite(number):
+        raise Refused(f"{what} is not a finite number")
+    read_back = float(format(number, f".{FLOAT_DIGITS}g"))
+    if not math.isfinite(read_back):
+        raise Refused(f"{what} is too large to be read back: {number!r}")
+    return read_back
+
+
 def scalar(value: object, what: str) -> str | int | float | bool:
+    """One stored value: a bool, a 64-bit int, a float as it reads back (stored_float), or text."""
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
@@ -105,9 +122,7 @@ def scalar(value: object, what: str) -> str | int | float | bool:
             raise Refused(f"{what} is out of the 64-bit range")
         return int.__int__(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise Refused(f"{what} is not a finite number")
-        return float.__float__(value)
+        return stored_float(value, what)
     if isinstance(value, str):
         return text(value, what)
     raise Refused(f"{what} cannot be stored: {type(value).__name__}")

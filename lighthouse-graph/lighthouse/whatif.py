@@ -31,9 +31,13 @@ _QUESTION = frozenset({"kinds", "relations", "limit"})
 
 @lru_cache(maxsize=256)
 def _replaced_query(kind: Kind) -> str:
+    # The entity first, then its States without the label State: with it, FalkorDB 4.22 started from
+    # the index on State.valid_from and read every State of the graph in the window (15 ms a row at
+    # 3,000 entities, not 0.3 ms).
     return (
         "UNWIND $rows AS row "
-        f"MATCH (e:`{kind.label}` {{key: row.key}})-[:HAS_STATE]->(s:State) "
+        f"MATCH (e:`{kind.label}` {{key: row.key}}) WITH e, row "
+        "MATCH (e)-[:HAS_STATE]->(s) "
         "WHERE s.valid_from > localdatetime(row.t) AND s.valid_from <= localdatetime($at) "
         "RETURN DISTINCT row.i"
     )

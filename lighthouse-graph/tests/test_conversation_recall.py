@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from lighthouse.conversation.recall import said, said_about
-from lighthouse.conversation.talk import say, user_word
+from lighthouse.conversation.recall import _SAID_ABOUT, said, said_about
+from lighthouse.conversation.talk import reference_key, say, user_word
 from lighthouse.graphs import ensure_schema
 from lighthouse.kinds import Kind
 from lighthouse.values import Refused
@@ -211,3 +211,17 @@ def test_recall_refuses_names_that_cannot_be_names(chat, user):
         said(chat, user, "pump")
     with pytest.raises(Refused):
         said_about(chat, user, (PUMP, "p1"))
+
+
+def scans(plan) -> list[str]:
+    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
+    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
+
+
+def test_said_about_starts_from_the_reference(chat):
+    # With the filter on m in the MATCH that found the reference, FalkorDB 4.22 read every Message.
+    say(chat, "ann", "main", "user", "p1?", by="ann", mentions=[(PUMP, "p1")])
+    say(chat, "bob", "main", "user", "p1!", by="bob", mentions=[(PUMP, "p1")])
+    params = {"reference_key": reference_key("Pump", "p1"), "user": "ann", "limit": 5, "own": []}
+    assert scans(chat.explain(_SAID_ABOUT, params)) == ["Node By Index Scan | (r:Reference)"]
+    assert [one["text"] for one in said_about(chat, "ann", (PUMP, "p1"))] == ["p1?"]

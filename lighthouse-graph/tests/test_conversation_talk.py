@@ -551,3 +551,36 @@ def test_reads_refuse_names_that_cannot_be_names(chat, user):
         context(chat, user, "main")
     with pytest.raises(Refused):
         context(chat, "ann", user)
+
+
+# --- floats -----------------------------------------------------------------------------------------------
+
+
+def test_a_float_value_is_stored_as_it_reads_back(chat):
+    given = {"ratio": 0.1 + 0.2, "thirds": [1 / 3], "tiny": 5e-324, "minus_zero": -0.0}
+    assert say(chat, "ann", "main", "user", "hi", by="ann", values=given)["status"] == "said"
+    (found,) = messages(chat, "ann", "main")
+    assert found["values"] == {
+        "ratio": 0.3,
+        "thirds": [0.333333333333333],
+        "tiny": 5e-324,
+        "minus_zero": -0.0,
+    }
+    # what a query compares is what reads give: the message is found by the value it reads back with
+    query = "MATCH (m:Message) WHERE m.ratio = $ratio AND m.thirds = $thirds RETURN m.seq"
+    found_again = chat.query(query, {"ratio": 0.3, "thirds": [0.333333333333333]}).result_set
+    assert found_again == [[1]]
+
+
+@pytest.mark.parametrize(
+    "huge", [1.7976931348623157e308, -1.7976931348623157e308, [0.5, 1.7976931348623157e308]]
+)
+def test_a_float_that_would_read_back_as_infinity_is_refused(chat, huge):
+    receipt = say(chat, "ann", "main", "user", "hi", by="ann", values={"m": huge})
+    assert receipt["status"] == "invalid" and "too large to be read back" in receipt["reason"]
+    assert message_count(chat) == 0 and failure_count(chat) == 1
+    assert (
+        say(chat, "ann", "main", "user", "hi", by="ann", values={"m": 1.79769313486231e308})["status"]
+        == "said"
+    )
+    assert messages(chat, "ann", "main")[0]["values"] == {"m": 1.79769313486231e308}

@@ -205,7 +205,8 @@ def test_values_come_back_exactly(pumps):
     close_episode(pumps, "p1-hot", by="reviewer", outcome={"failed": False, "hours": 2.5})
     found = episode(pumps, "p1-hot")
     stored = found["entries"][0]["values"]
-    assert stored == given
+    # floats as FalkorDB reads them back, to 15 significant digits: the v_ properties hold the same
+    assert stored == {**given, "sum": 0.3, "mixed": [1, 1.0, "1", True, 123456789.123457]}
     assert [type(stored[name]) for name in given] == [type(item) for item in given.values()]
     assert [type(item) for item in stored["mixed"]] == [int, float, str, bool, float]
     assert found["outcome"] == {"failed": False, "hours": 2.5}
@@ -577,3 +578,28 @@ def test_times_are_stored_in_utc_whole_seconds(pumps):
     record(pumps, "p1-hot", "o", by="w", at="2026-01-01T02:00:00+02:00")
     assert episode(pumps, "p1-hot")["entries"][0]["at"] == datetime(2026, 1, 1, 0, 0, tzinfo=UTC)
     assert stamp("2026-01-01T02:00:00+02:00") == "2026-01-01T00:00:00"
+
+
+# --- floats -----------------------------------------------------------------------------------------------
+
+
+def test_a_float_is_stored_as_it_reads_back_in_the_content_and_the_property(pumps):
+    given = {"ratio": 0.1 + 0.2, "thirds": [1 / 3], "exact": 2.5}
+    assert record(pumps, "p1-hot", "observation", by="watcher", values=given)["status"] == "recorded"
+    shown = {"ratio": 0.3, "thirds": [0.333333333333333], "exact": 2.5}
+    assert episode(pumps, "p1-hot")["entries"][0]["values"] == shown
+    # the v_ properties hold what the content holds, so a query by a value finds what reads show
+    stored = read(pumps, "MATCH (n:Entry) RETURN n.v_ratio, n.v_thirds, n.v_exact, n.content")
+    assert stored[0][:3] == [0.3, [0.333333333333333], 2.5] and json.loads(stored[0][3]) == shown
+    found = read(pumps, "MATCH (n:Entry) WHERE n.v_ratio = $ratio RETURN n.id", {"ratio": 0.3})
+    assert found == [["p1-hot/1"]]
+
+
+@pytest.mark.parametrize("huge", [1.7976931348623157e308, [1.7976931348623157e308]])
+def test_a_float_that_would_read_back_as_infinity_is_refused(pumps, huge):
+    before = snapshot(pumps)
+    receipt = record(pumps, "p1-hot", "observation", by="watcher", values={"m": huge})
+    assert receipt["status"] == "invalid" and "too large to be read back" in receipt["reason"]
+    assert snapshot(pumps) == before
+    assert record(pumps, "p1-hot", "observation", by="watcher", values={"m": 1e308})["status"] == "recorded"
+    assert episode(pumps, "p1-hot")["entries"][0]["values"] == {"m": 1e308}

@@ -12,7 +12,7 @@ from lighthouse import Kind, ensure_schema, remember
 from lighthouse.clock import from_store, now
 from lighthouse.episodes import close_episode, open_episode, record
 from lighthouse.graphs import read
-from lighthouse.handoffs import accept, hand_off, handoffs_for
+from lighthouse.handoffs import _FOR, accept, hand_off, handoffs_for
 from lighthouse.values import MAX_TEXT, Refused
 from lighthouse.write.failures import failures
 
@@ -334,3 +334,17 @@ def test_hostile_names_are_stored_as_given(boilers):
     assert [(h["id"], h["by"], h["note"]) for h in found] == [(HOSTILE, HOSTILE, HOSTILE + "\n\x01")]
     assert accept(boilers, HOSTILE, by="Ω ✓ " + HOSTILE)["status"] == "accepted"
     assert read(boilers, "MATCH (e:Episode) RETURN count(e)") == [[1]]
+
+
+def scans(plan) -> list[str]:
+    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
+    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
+
+
+def test_handoffs_for_starts_from_the_agent(boilers):
+    # With the filter on h in the MATCH that found the agent, FalkorDB 4.22 read every Handoff.
+    assert give(boilers, "h1", to="planner")["status"] == "given"
+    assert give(boilers, "h2", to="fixer")["status"] == "given"
+    params = {"agent": "planner", "accepted": False, "limit": 10}
+    assert scans(boilers.explain(_FOR, params)) == ["Node By Index Scan | (taker:Agent)"]
+    assert [one["id"] for one in handoffs_for(boilers, "planner")] == ["h1"]

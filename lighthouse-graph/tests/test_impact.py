@@ -438,3 +438,18 @@ def test_the_time_of_the_mark_is_now_in_whole_seconds(chain):
     marked = read(chain, "MATCH (n:Entry {id: 'c/1'}) RETURN n.invalidated_at")[0][0]
     assert isinstance(marked, datetime) and marked.microsecond == 0
     assert abs(marked.replace(tzinfo=UTC) - now()) < timedelta(seconds=5)
+
+
+def scans(plan) -> list[str]:
+    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
+    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
+
+
+def test_the_state_that_held_is_found_from_its_entity(chain):
+    # With (held:State) in one MATCH with the entity and one filter more, FalkorDB 4.22 starts from the
+    # index on State.valid_from and reads every State before the time.
+    params = {"key": "d1", "at": "2026-01-01T02:30:00", "cap": 10}
+    assert scans(chain.explain(impact._held_query("Device"), params)) == [
+        "Node By Index Scan | (thing:Device)"
+    ]
+    assert impact_of_state(chain, DEVICE, "d1", "2026-01-01T02:30:00Z")["state"]["valid_from"] == moment(T2)

@@ -526,3 +526,38 @@ def test_hostile_input_to_weigh_used_and_retire_costs_one_refusal(world, call, a
     assert receipt["status"] == "invalid"
     assert snapshot(world) == before
     assert len(failures(world)) == 1
+
+
+def scans(plan) -> list[str]:
+    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
+    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
+
+
+def test_lessons_about_starts_from_the_entity(world):
+    # With the filters on l in the MATCH that found the entity, FalkorDB 4.22 read every Lesson.
+    assert (
+        learn(world, "fan", by="r", statement="the fan", supported_by=["e1"], about=[(DEVICE, "d1")])[
+            "status"
+        ]
+        == "learned"
+    )
+    assert (
+        learn(world, "d2", by="r", statement="d2", supported_by=["e2"], about=[(DEVICE, "d2")])["status"]
+        == "learned"
+    )
+    sent = []
+    real = world.ro_query
+
+    def seen(query, params=None, **more):
+        sent.append((query, params))
+        return real(query, params, **more)
+
+    world.ro_query = seen  # sees what lessons_about() sends; FalkorDB answers it
+    try:
+        found = lessons_about(world, DEVICE, "d1")
+    finally:
+        del world.ro_query
+    assert [one["id"] for one in found] == ["fan"]
+    ((query, params),) = sent
+    assert scans(world.explain(query, params))[0] == "Node By Index Scan | (thing:Device)"
+    assert not any("(l:Lesson)" in line for line in scans(world.explain(query, params)))

@@ -511,3 +511,33 @@ def test_the_longest_name_fits_its_versions(world):
     assert write(world, name=longest)["id"] == longest + "#1"
     assert playbook(world, longest + "#1")["name"] == longest
     assert ran(world, longest, "e4", True, "agent")["status"] == "judged"
+
+
+# --- floats -----------------------------------------------------------------------------------------------
+
+
+def test_a_float_trigger_is_stored_as_it_reads_back(world):
+    trigger = {"load": 0.1 + 0.2}
+    first = write(world, trigger=trigger, steps=[{"set": 1 / 3}])
+    assert first["status"] == "written"
+    assert playbook(world, first["id"])["trigger"] == {"load": 0.3}
+    assert playbook(world, first["id"])["steps"] == [{"set": 0.333333333333333}]
+    # the situation is compared in the query with what is stored: 0.3 and 0.1 + 0.2 both fit
+    assert [one["id"] for one in playbooks_for(world, {"load": 0.3})] == [first["id"]]
+    assert [one["id"] for one in playbooks_for(world, {"load": 0.1 + 0.2})] == [first["id"]]
+    assert playbooks_for(world, {"load": 0.31}) == []
+    assert write(world, trigger=trigger, steps=[{"set": 1 / 3}])["status"] == "unchanged"
+    assert write(world, trigger={"load": 0.3}, steps=[{"set": 0.333333333333333}])["status"] == "unchanged"
+
+
+@pytest.mark.parametrize(
+    ("trigger", "steps"),
+    [({"load": 1.7976931348623157e308}, STEPS), (HOT, [{"set": -1.7976931348623157e308}])],
+)
+def test_a_float_that_would_read_back_as_infinity_is_refused(world, trigger, steps):
+    before = snapshot(world)
+    receipt = write(world, trigger=trigger, steps=steps)
+    assert receipt["status"] == "invalid" and "too large to be read back" in receipt["reason"]
+    assert snapshot(world) == before
+    with pytest.raises(Refused, match="too large"):
+        playbooks_for(world, {"load": 1.7976931348623157e308})

@@ -8,7 +8,7 @@ from lighthouse import close_episode, ensure_schema, open_episode, record, remem
 from lighthouse.graphs import read
 from lighthouse.lessons import learn, lesson
 from lighthouse.playbooks import playbook, switch
-from lighthouse.promotion import promote
+from lighthouse.promotion import _ENDED, OUTCOME, promote
 from lighthouse.values import Refused
 from lighthouse.write.failures import failures
 
@@ -391,3 +391,21 @@ def test_promote_refuses_bad_arguments(world, arguments):
 
 def test_promote_on_a_graph_with_nothing_in_it(graph):
     assert promote(graph, "reviewer", rule) == {"episodes": 0, "lessons": [], "playbooks": [], "runs": []}
+
+
+def scans(plan) -> list[str]:
+    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
+    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
+
+
+def test_ended_episodes_are_found_by_their_id_not_joined_with_every_episode(world):
+    # Written as MATCH (ep:Episode {id: n.episode}) after the entries, FalkorDB 4.22 joined them with
+    # a scan of every Episode of the graph.
+    ended(world, "a")
+    ended(world, "b")
+    params = {"after": 0, "upto": 100, "outcome": OUTCOME, "by": "promoter"}
+    assert scans(world.explain(_ENDED, params)) == [
+        "Node By Index Scan | (ep:Episode)",
+        "Node By Index Scan | (n:Entry)",
+    ]
+    assert [row[0] for row in read(world, _ENDED, params)] == ["a", "b"]

@@ -552,3 +552,46 @@ def test_a_refused_write_keeps_at_most_two_thousand_characters(queue):
     add_task(queue, "a", "work", "planner", values={"m": BIG})
     (stored,) = failures(queue, kind="Task")
     assert stored["reason"] == "invalid" and len(stored["content"]) <= 2000
+
+
+# --- floats -----------------------------------------------------------------------------------------------
+
+LARGEST = 1.7976931348623157e308  # reads back from FalkorDB 4.22 as infinity
+
+
+def test_a_float_is_stored_as_it_reads_back_so_the_same_task_again_is_unchanged(queue):
+    values = {"ratio": 0.1 + 0.2, "thirds": [1 / 3, 2 / 3], "big": 123456789.123456789}
+    assert add_task(queue, "t", "review", "planner", values=values)["status"] == "added"
+    stored = task(queue, "t")["values"]
+    assert stored == {"ratio": 0.3, "thirds": [0.333333333333333, 0.666666666666667], "big": 123456789.123457}
+    assert add_task(queue, "t", "review", "planner", values=values)["status"] == "unchanged"
+    assert add_task(queue, "t", "review", "planner", values=stored)["status"] == "unchanged"
+    # the stored value is the one a query compares: a query for 0.3 finds the task
+    assert read(queue, "MATCH (t:Task) WHERE t.ratio = $x RETURN t.id", {"x": 0.3}) == [["t"]]
+
+
+def test_the_same_values_of_another_type_are_a_conflict(queue):
+    assert add_task(queue, "t", "review", "planner", values={"n": 1, "flag": True})["status"] == "added"
+    for other in ({"n": 1.0, "flag": True}, {"n": True, "flag": True}, {"n": 1, "flag": 1}):
+        assert_refused_once(
+            queue, lambda g, given=other: add_task(g, "t", "review", "planner", values=given), "conflict"
+        )
+    assert add_task(queue, "t", "review", "planner", values={"n": 1, "flag": True})["status"] == "unchanged"
+
+
+def test_a_float_result_again_is_unchanged(seeded):
+    result = {"score": 0.1 + 0.2, "ratios": [1 / 3]}
+    assert complete(seeded, "first", "ann", result=result)["status"] == "done"
+    assert task(seeded, "first")["result"] == {"score": 0.3, "ratios": [0.333333333333333]}
+    assert complete(seeded, "first", "ann", result=result)["status"] == "unchanged"
+    assert complete(seeded, "first", "ann", result={"score": 0.3, "ratios": [1 / 3]})["status"] == "unchanged"
+    assert_refused_once(
+        seeded, lambda g: complete(g, "first", "ann", result={"score": 0.3, "ratios": [1]}), "conflict"
+    )
+
+
+@pytest.mark.parametrize("huge", [LARGEST, -LARGEST, [1.0, LARGEST]])
+def test_a_float_that_would_read_back_as_infinity_is_refused(queue, huge):
+    assert_refused_once(queue, lambda g: add_task(g, "t", "review", "planner", values={"m": huge}), "invalid")
+    assert add_task(queue, "t", "review", "planner", values={"m": 1.79769313486231e308})["status"] == "added"
+    assert task(queue, "t")["values"] == {"m": 1.79769313486231e308}

@@ -242,6 +242,42 @@ def test_scalars_that_cannot_be_stored_are_refused(given, says) -> None:
         values.scalar(given, "v")
 
 
+LARGEST = 1.7976931348623157e308  # FalkorDB 4.22 gives it back as infinity
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        (0.1 + 0.2, 0.3),
+        (1 / 3, 0.333333333333333),
+        (123456789.123456789, 123456789.123457),
+        (2.2250738585072014e-308, 2.2250738585072e-308),
+        (1.797693134862315e308, 1.79769313486231e308),  # rounds down: still finite
+        (-1.79769313486231e308, -1.79769313486231e308),
+        (0.5, 0.5),
+        (5e-324, 5e-324),
+        (-0.0, -0.0),
+    ],
+)
+def test_a_float_is_kept_to_15_significant_digits(given, stored) -> None:
+    for found in (values.stored_float(given, "v"), values.scalar(given, "v"), values.value([given], "v")[0]):
+        assert found == stored and type(found) is float
+    assert str(values.stored_float(given, "v")).startswith("-") == str(given).startswith("-")
+    assert values.values({"v": given, "w": [given]}) == {"v": stored, "w": [stored]}
+    assert values.stored_float(stored, "v") == stored  # kept so, it stays so
+
+
+@pytest.mark.parametrize("given", [LARGEST, -LARGEST, 1.7976931348623155e308])
+def test_a_float_that_would_read_back_as_infinity_is_refused(given) -> None:
+    for check in (values.stored_float, values.scalar, values.value):
+        with pytest.raises(Refused, match="too large to be read back"):
+            check(given, "v")
+    with pytest.raises(Refused, match="an item of v is too large"):
+        values.value([1.0, given], "v")
+    with pytest.raises(Refused, match="'huge' is too large"):
+        values.values({"huge": given})
+
+
 def test_a_float_subclass_is_a_plain_float() -> None:
     class Sly(float):
         def __str__(self):
@@ -500,3 +536,18 @@ def test_the_index_finds_each_word_of_words_by_the_question(graph, text, asked) 
         "CALL db.idx.fulltext.queryNodes('Note', $q) YIELD node RETURN node.words", {"q": word}
     ).result_set
     assert found == [[values.words(text)]]
+
+
+def test_a_float_reads_back_as_it_was_checked_and_a_query_finds_it_by_that_value(graph) -> None:
+    given = [0.1 + 0.2, 1 / 3, 123456789.123456789, 1.79769313486231e308, 5e-324, -0.0, 2.5e-5, 1e16]
+    checked = values.value(given, "v")
+    graph.query("CREATE (:Thing {v: $v})", {"v": checked})
+    for place, number in enumerate(checked):
+        # each item alone, sent as the caller would send it again, after the same check
+        again = values.scalar(given[place], "v")
+        found = graph.query("MATCH (n:Thing) RETURN n.v[$i], n.v[$i] = $x", {"i": place, "x": again})
+        assert found.result_set == [[number, True]]
+    assert graph.query("MATCH (n:Thing) RETURN n.v").result_set == [[checked]]
+    # what is refused is what would come back as infinity
+    graph.query("CREATE (:Raw {v: $v})", {"v": LARGEST})
+    assert graph.query("MATCH (n:Raw) RETURN n.v").result_set == [[float("inf")]]

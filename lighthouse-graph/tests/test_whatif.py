@@ -10,7 +10,7 @@ from devices import DEVICE, KINDS, PERSON
 from lighthouse import Refused, ensure_schema, remember
 from lighthouse.algorithms.groups import groups
 from lighthouse.algorithms.ranking import important
-from lighthouse.whatif import MAX_ROWS, what_if
+from lighthouse.whatif import MAX_ROWS, _replaced_query, what_if
 from test_algorithms import as_sets, put, scores
 
 T1, T2, T3 = "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"
@@ -195,3 +195,23 @@ def test_without_a_time_the_rows_are_laid_over_now(world):
 def test_a_bad_row_is_named_by_its_place(world):
     with pytest.raises(Refused, match="row 1"):
         what_if(world, DEVICE, [{"key": "d1"}, {"key": "d2", "values": {"key": 1}}])
+
+
+def scans(plan) -> list[str]:
+    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
+    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
+
+
+def test_replaced_rows_are_found_from_their_entity_not_from_every_state(world):
+    # With (s:State) in one MATCH with the entity, FalkorDB 4.22 started from the index on
+    # State.valid_from and read every State of the graph in the window.
+    put(world, DEVICE, "d1", T1, LOCATED_IN="r1")
+    put(world, DEVICE, "d1", T2, LOCATED_IN="r2")
+    put(world, DEVICE, "d2", T1, LOCATED_IN="r1")
+    params = {"rows": [{"i": 0, "key": "d1", "t": "2026-01-01T00:00:00"}], "at": "2026-01-03T00:00:00"}
+    assert scans(world.explain(_replaced_query(DEVICE), params)) == ["Node By Index Scan | (e:Device)"]
+    rows = [{"key": "d1", "t": T1, "relations": {"LOCATED_IN": "r3"}}, {"key": "d2", "t": T1}]
+    assert what_if(world, DEVICE, rows, at=T3)["rows"] == [
+        {"key": "d1", "status": "replaced"},
+        {"key": "d2", "status": "laid"},
+    ]

@@ -31,8 +31,10 @@ def _found(row: list) -> dict:
     return found
 
 
+# The reference first: with the filter on m in the same MATCH, FalkorDB 4.22 read every Message.
 _SAID_ABOUT = (
-    "MATCH (r:Reference {key: $reference_key})<-[:MENTIONS]-(m:Message) "
+    "MATCH (r:Reference {key: $reference_key}) WITH r "
+    "MATCH (r)<-[:MENTIONS]-(m:Message) "
     "WHERE m.user = $user "
     "WITH m ORDER BY m.at DESC, m.recorded_at DESC, m.seq DESC, m.key LIMIT $limit "
     "OPTIONAL MATCH (m)-[e:MENTIONS]->(named:Reference) "
