@@ -109,7 +109,9 @@ def say_calls(ctx: Context) -> Measured:
         "MATCH (s:Session)-[:HAS]->(m:Message) WHERE s.id = $session RETURN count(DISTINCT s), count(m)",
         {"session": SESSION},
     ).result_set[0]
-    expect(stored == [USERS, MESSAGES], f"say: sessions and messages stored {stored}, not {USERS}, {MESSAGES}")
+    expect(
+        stored == [USERS, MESSAGES], f"say: sessions and messages stored {stored}, not {USERS}, {MESSAGES}"
+    )
     return Measured(len(given), seconds, len(receipts))
 
 

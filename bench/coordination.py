@@ -127,7 +127,10 @@ def _checked(graph, workers: list[_Worker]) -> int:
         for taken, done in zip(worker.claimed, worker.completed, strict=True):
             expect(taken.get("status") == "claimed", f"{worker.agent}: claim() gave {taken}")
             expect(taken.get("owner") == worker.agent, f"{worker.agent} claimed a task owned by {taken}")
-            expect(taken["id"] not in owner, f"{taken['id']} claimed by {owner.get(taken['id'])} and {worker.agent}")
+            expect(
+                taken["id"] not in owner,
+                f"{taken['id']} claimed by {owner.get(taken['id'])} and {worker.agent}",
+            )
             owner[taken["id"]] = worker.agent
             expect(done == {"id": taken["id"], "status": "done"}, f"complete({taken['id']}) gave {done}")
             checked += 2

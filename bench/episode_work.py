@@ -53,7 +53,9 @@ def record_calls(ctx: Context) -> Measured:
         opened = open_episode(ctx.graph, _episode_id(number), AGENT, about=[(DEVICE, key)])
         expect(opened.get("status") == "opened", f"open_episode({_episode_id(number)}) gave {opened}")
     calls = [
-        (_episode_id(number), seq, key) for number, key in enumerate(subjects) for seq in range(1, ENTRIES + 1)
+        (_episode_id(number), seq, key)
+        for number, key in enumerate(subjects)
+        for seq in range(1, ENTRIES + 1)
     ]
     receipts = []
     began = time.perf_counter()

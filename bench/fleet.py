@@ -29,16 +29,15 @@ AGENT = "bench"
 
 # Words of the notes that questions ask for: each device's note holds three of them, so a question of
 # two or three finds a few devices. No stop word, and no two with one stem (the text index stems).
-VOCABULARY = tuple(
-    """
+_WORDS = """
     amber basalt cedar delta ember falcon garnet harbor indigo jasper kelp lagoon marble nectar onyx
     pepper quartz raven saffron timber umber velvet walnut yarrow zephyr acorn birch canyon dune elm
     fjord glacier heron island juniper kestrel lotus meadow nutmeg orchid prairie quill reef spruce
     thistle tundra valley willow aspen bramble clover dahlia egret fern grove hazel iris jade lichen
     maple nettle oak pine rowan sage tulip vine wren alder badger comet drift estuary flint gale
     hollow ivory jetty knoll lark moss nova opal pebble quarry ridge slate thorn vapor wharf yew zinc
-    """.split()
-)
+"""
+VOCABULARY = tuple(_WORDS.split())
 NOTE_WORDS = 3
 
 # What the reads give besides the values of a State.

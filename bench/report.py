@@ -44,7 +44,7 @@ def figure(chosen: Workload, measured: Measured, figures: dict[str, Figure]) -> 
 
 
 def line(one: Figure) -> str:
-    head = f"{one.name:<16} {one.count:>7} {one.unit:<5} {one.seconds:>8.2f} s {one.rate:>10.1f} {one.unit}/s"
+    head = f"{one.name:<16} {one.count:>7} {one.unit:<5} {one.seconds:>8.3f} s {one.rate:>10.1f} {one.unit}/s"
     if one.floor is None:
         return f"{head}   floor"
     goal = "no target" if one.target is None else f"target {one.target * 100:.0f} %"

@@ -1,0 +1,279 @@
+"""The algorithms over the whole fleet: groups(), important() and connection(), first and asked again.
+
+groups() and important() keep their answer until the graph grows: the second identical call is the
+kept answer. connection() keeps nothing; its second call shows the same search again. All are shown
+as info, with no target. Each answer is checked against the same computation done here in plain
+Python over the fleet's relations (every relation ever true, as the calls without a time read).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from fleet import DEVICE, Fleet
+from lighthouse import connection, groups, important
+from registry import Context, Measured, expect, workload
+
+PAIRS = 10  # connection() calls, each between two random devices
+LIMIT = 10
+NAMES_LISTED = 10_000  # the names one answer of groups() lists at most
+DAMPING = 0.85
+SCORE_SLACK = 1e-6
+
+Name = tuple[str, str]
+
+
+def _edges(fleet: Fleet) -> set[tuple[Name, str, Name]]:
+    """Every relation ever true: (device, relation, target)."""
+    labels = {relation: DEVICE.target(relation).label for relation in DEVICE.relations}
+    return {
+        ((DEVICE.label, key), relation, (labels[relation], target))
+        for key in fleet.written
+        for relation, target in fleet.ever(key)
+    }
+
+
+def _names(fleet: Fleet, edges: set) -> list[Name]:
+    found = {(DEVICE.label, key) for key in fleet.written}
+    found |= {end for _start, _relation, end in edges}
+    return sorted(found)
+
+
+def _timed(call) -> tuple[object, float]:
+    began = time.perf_counter()
+    answer = call()
+    return answer, time.perf_counter() - began
+
+
+def _components(names: list[Name], edges: set) -> list[list[Name]]:
+    """Union-find: every group with its members sorted, largest first, ties by first member."""
+    parent = {name: name for name in names}
+
+    def root(name: Name) -> Name:
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    for start, _relation, end in edges:
+        one, other = root(start), root(end)
+        if one != other:
+            parent[max(one, other)] = min(one, other)
+    members: dict[Name, list[Name]] = {}
+    for name in names:
+        members.setdefault(root(name), []).append(name)
+    return sorted((sorted(group) for group in members.values()), key=lambda group: (-len(group), group[0]))
+
+
+def _listed(components: list[list[Name]]) -> list[dict]:
+    """The best 10 groups as groups() gives them: at most 10,000 names listed in all."""
+    answer, room = [], NAMES_LISTED
+    for group in components[:LIMIT]:
+        answer.append({"size": len(group), "members": group[:room]})
+        room -= len(answer[-1]["members"])
+    return answer
+
+
+def _plain(answer: list[dict]) -> list[dict]:
+    """An answer with its names as tuples, to compare with one computed here."""
+    return [
+        {**group, "members": [tuple(name) for name in group["members"]]} if "members" in group else group
+        for group in answer
+    ]
+
+
+@workload(
+    "groups",
+    "calls",
+    needs=("create",),
+    floor="indexed_match",
+    about="groups() of the devices, rooms and teams: first call (algo.WCC)",
+)
+def groups_first(ctx: Context) -> Measured:
+    """One groups() call; the groups must be those union-find gives here."""
+    answer, seconds = _timed(lambda: groups(ctx.graph, [DEVICE], limit=LIMIT))
+    edges = _edges(ctx.fleet)
+    components = _components(_names(ctx.fleet, edges), edges)
+    wanted = _listed(components)
+    got = _plain(answer)
+    expect(
+        [group["size"] for group in got] == [group["size"] for group in wanted],
+        f"groups: sizes {[group['size'] for group in got]}, not {[group['size'] for group in wanted]}",
+    )
+    for place, (group, expected) in enumerate(zip(got, wanted, strict=True)):
+        listed, everyone = group["members"], expected["members"]
+        if len(everyone) == group["size"]:  # the whole group fits in the answer: all listed, in order
+            expect(listed == everyone, f"groups: group {place + 1} lists other members than union-find's")
+            continue
+        # Past 10,000 names the library lists the members that fit, sorted, but not the first in name
+        # order (algo.WCC collects them in its own order): any of the group's members will do.
+        whole = set(components[place])
+        expect(len(listed) == len(everyone), f"groups: group {place + 1} lists {len(listed)} members")
+        expect(
+            listed == sorted(set(listed)), f"groups: group {place + 1} lists members out of order or twice"
+        )
+        expect(set(listed) <= whole, f"groups: group {place + 1} lists members of another group")
+    ctx.shared["groups"] = answer
+    return Measured(1, seconds, 1)
+
+
+@workload(
+    "groups_kept",
+    "calls",
+    needs=("groups",),
+    floor="indexed_match",
+    about="groups() asked again on the same graph: the kept answer",
+)
+def groups_kept(ctx: Context) -> Measured:
+    answer, seconds = _timed(lambda: groups(ctx.graph, [DEVICE], limit=LIMIT))
+    expect(answer == ctx.shared["groups"], "groups_kept: the second answer differs from the first")
+    return Measured(1, seconds, 1)
+
+
+def _pagerank(names: list[Name], edges: set) -> dict[Name, float]:
+    """PageRank by FalkorDB's rules: damping 0.85, a node with no edge out spreads its rank over all."""
+    place = {name: number for number, name in enumerate(names)}
+    links = {(place[start], place[end]) for start, _relation, end in edges}
+    size = len(names)
+    out = [0] * size
+    into: list[list[int]] = [[] for _ in range(size)]
+    for start, end in links:
+        out[start] += 1
+        into[end].append(start)
+    rank = [1.0 / size] * size
+    for _ in range(1_000):
+        spread = (1 - DAMPING + DAMPING * sum(rank[node] for node in range(size) if not out[node])) / size
+        fresh = [
+            spread + DAMPING * sum(rank[other] / out[other] for other in into[node]) for node in range(size)
+        ]
+        change = sum(abs(a - b) for a, b in zip(fresh, rank, strict=True))
+        total = sum(fresh)
+        rank = [score / total for score in fresh]
+        if change < 1e-12:
+            break
+    return {name: rank[place[name]] for name in names}
+
+
+@workload(
+    "important",
+    "calls",
+    needs=("create",),
+    floor="indexed_match",
+    about="important() of the devices, rooms and teams (PageRank in Python over one read): first call",
+)
+def important_first(ctx: Context) -> Measured:
+    """One important() call; each score must be the PageRank computed here, and the best 10 the best."""
+    answer, seconds = _timed(lambda: important(ctx.graph, [DEVICE], limit=LIMIT))
+    edges = _edges(ctx.fleet)
+    scores = _pagerank(_names(ctx.fleet, edges), edges)
+    best = sorted(scores.values(), reverse=True)[:LIMIT]
+    expect(len(answer) == len(best), f"important: {len(answer)} results, not {len(best)}")
+    for place, one in enumerate(answer):
+        name = tuple(one["entity"])
+        expect(name in scores, f"important: {name} is not a device, room or team of the fleet")
+        expect(
+            abs(one["score"] - scores[name]) <= SCORE_SLACK,
+            f"important: {name} scored {one['score']}, PageRank here gives {scores[name]}",
+        )
+        expect(
+            abs(one["score"] - best[place]) <= SCORE_SLACK,
+            f"important: result {place + 1} scored {one['score']}, the {place + 1}th best is {best[place]}",
+        )
+    ctx.shared["important"] = answer
+    return Measured(1, seconds, 1)
+
+
+@workload(
+    "important_kept",
+    "calls",
+    needs=("important",),
+    floor="indexed_match",
+    about="important() asked again on the same graph: the kept answer",
+)
+def important_kept(ctx: Context) -> Measured:
+    answer, seconds = _timed(lambda: important(ctx.graph, [DEVICE], limit=LIMIT))
+    expect(answer == ctx.shared["important"], "important_kept: the second answer differs from the first")
+    return Measured(1, seconds, 1)
+
+
+def _distance(edges: set, start: Name, end: Name) -> int | None:
+    """The fewest relations between two names, following them either way."""
+    around: dict[Name, set[Name]] = {}
+    for one, _relation, other in edges:
+        around.setdefault(one, set()).add(other)
+        around.setdefault(other, set()).add(one)
+    depth, waiting = {start: 0}, deque([start])
+    while waiting:
+        here = waiting.popleft()
+        if here == end:
+            return depth[here]
+        for there in around.get(here, ()):
+            if there not in depth:
+                depth[there] = depth[here] + 1
+                waiting.append(there)
+    return None
+
+
+def _chain_differs(
+    chain: list[dict] | None, start: Name, end: Name, edges: set, length: int | None
+) -> str | None:
+    """Why a chain is not a shortest chain of relations from start to end; None when it is."""
+    if chain is None or length is None:
+        return None if chain is None and length is None else f"chain {chain}, shortest {length}"
+    if len(chain) != length:
+        return f"{len(chain)} steps, the shortest has {length}"
+    at = start
+    for step in chain:
+        here, there = tuple(step["from"]), tuple(step["to"])
+        if here != at:
+            return f"a step from {here} after reaching {at}"
+        edge = (here, step["relation"], there) if step["forward"] else (there, step["relation"], here)
+        if edge not in edges:
+            return f"a step through {edge}, which never held"
+        at = there
+    return None if at == end else f"the chain ends at {at}, not {end}"
+
+
+def _connections(ctx: Context, name: str) -> Measured:
+    """connection() of the same random pairs each time; the first answers are kept to compare."""
+    pairs = ctx.shared.setdefault(
+        "pairs", [tuple(ctx.rng.sample(sorted(ctx.fleet.written), 2)) for _ in range(PAIRS)]
+    )
+    answers = []
+    began = time.perf_counter()
+    for one, other in pairs:
+        answers.append(connection(ctx.graph, (DEVICE, one), (DEVICE, other)))
+    seconds = time.perf_counter() - began
+    edges = _edges(ctx.fleet)
+    for (one, other), chain in zip(pairs, answers, strict=True):
+        start, end = (DEVICE.label, one), (DEVICE.label, other)
+        why = _chain_differs(chain, start, end, edges, _distance(edges, start, end))
+        expect(why is None, f"{name}({one}, {other}): {why}")
+    first = ctx.shared.setdefault("connections", answers)
+    expect(answers == first, f"{name}: the answers differ from the first calls'")
+    return Measured(len(pairs), seconds, len(answers))
+
+
+@workload(
+    "connection",
+    "calls",
+    needs=("create",),
+    floor="indexed_match",
+    about="connection() between two random devices, either way (a search from both ends): first calls",
+)
+def connection_first(ctx: Context) -> Measured:
+    """10 connection() calls; each chain must be a shortest chain of relations that held, in order."""
+    return _connections(ctx, "connection")
+
+
+@workload(
+    "connection_again",
+    "calls",
+    needs=("connection",),
+    floor="indexed_match",
+    about="the same connection() calls again (nothing is kept: the search runs again)",
+)
+def connection_again(ctx: Context) -> Measured:
+    """The same 10 calls; the chains must be the first calls' chains."""
+    return _connections(ctx, "connection_again")
