@@ -75,24 +75,28 @@ def index_query(question: object, match: object = "all") -> str | None:
 
 
 def asked_words(question: object, match: object = "all") -> dict | None:
-    """The parameters of a scored search: each word of the question once, and how many must match."""
-    if index_query(question, match) is None:
+    """The parameters of a search: the question for the index, and each of its words once."""
+    asked = index_query(question, match)
+    if asked is None:
         return None
-    terms = list(dict.fromkeys(values.question(question)))
-    return {"terms": terms, "needed": len(terms) if match == "all" else 1}
+    return {"query": asked, "terms": list(dict.fromkeys(values.question(question)))}
 
 
-def scored(index: str) -> str:
-    """The start of a search: one question to the index per word, the scores of a node added up.
+def scored(index: str, match: str) -> str:
+    """The start of a search: the nodes of the index that match, each with its score.
 
-    FalkorDB's index divides the score of a text that matches several words of one question by how far
-    apart the words stand in it, also when any word may match: "pump shaft" nine words apart scored
-    below a text with "pump" alone. Asked word by word, each word adds its own weight (rare words more).
+    With "all", one question: every word must be in the text, and the index's score, which weighs how
+    close together the words stand, ranks the few that match. With "any", one question per word and the
+    scores of a node added up: the index divides the score of a text that matches several words of one
+    question by how far apart they stand, also when any word may match, so "pump shaft" nine words apart
+    scored below a text with "pump" alone. Asked word by word, each word adds its own weight.
     """
+    if match == "all":
+        return f"CALL db.idx.fulltext.queryNodes('{index}', $query) YIELD node, score "
     return (
         "UNWIND $terms AS term "
         f"CALL db.idx.fulltext.queryNodes('{index}', term) YIELD node, score "
-        "WITH node, sum(score) AS score, count(DISTINCT term) AS matched WHERE matched >= $needed "
+        "WITH node, sum(score) AS score "
     )
 
 
@@ -113,9 +117,9 @@ def shown_entity(kind: Kind, key: object, score: float, listed: list, entry: obj
 
 
 @lru_cache(maxsize=256)
-def _search_query(kind: Kind) -> str:
+def _search_query(kind: Kind, match: str) -> str:
     return (
-        f"{scored(kind.label)}"
+        f"{scored(kind.label, match)}"
         f"WITH node AS found, score ORDER BY score DESC, {key_order('found.key')} LIMIT $limit "
         "RETURN found.key, score, [name IN keys(found) WHERE NOT name IN $hidden | [name, found[name]]]"
     )
@@ -137,7 +141,7 @@ def search(
     if asked is None:
         return []
     hidden = [*HIDDEN, *([kind.key] if kind.key != "key" else [])]
-    rows = bounded(graph, _search_query(kind), {**asked, "limit": limit, "hidden": hidden}, timeout)
+    rows = bounded(graph, _search_query(kind, match), {**asked, "limit": limit, "hidden": hidden}, timeout)
     found = []
     for key, score, listed in rows:
         item = shown_entity(kind, key, score, listed, None)
@@ -148,7 +152,7 @@ def search(
 
 # States of every kind share one index: those of other kinds are left out before the order and limit.
 _HISTORY_QUERY = (
-    f"{scored('State')}"
+    "{scored}"
     "WITH node AS state, score WHERE state.kind = $label "
     f"WITH state, score ORDER BY score DESC, {key_order('state.key')}, state.valid_from LIMIT $limit "
     "OPTIONAL MATCH (state)-[:FROM]->(source:Entry) "
@@ -174,12 +178,12 @@ def search_history(
     if asked is None:
         return []
     params = {**asked, "label": kind.label, "limit": limit, "hidden": HIDDEN}
-    rows = bounded(graph, _HISTORY_QUERY, params, timeout)
+    rows = bounded(graph, _HISTORY_QUERY.replace("{scored}", scored("State", match)), params, timeout)
     return [shown_entity(kind, key, score, listed, entry) for key, score, listed, entry, _began in rows]
 
 
 _ENTRIES_QUERY = (
-    f"{scored('Entry')}"
+    "{scored}"
     "WITH node AS found, score WHERE $types IS NULL OR found.type IN $types "
     "WITH found, score ORDER BY score DESC, found.serial, found.id LIMIT $limit "
     "RETURN found.id, found.episode, found.seq, found.type, found.by, found.at, found.content, score"
@@ -217,7 +221,7 @@ def search_entries(
     params = {**asked, "types": wanted, "limit": limit}
     found = []
     for entry_id, episode, seq, entry_type, by, at, content, score in bounded(
-        graph, _ENTRIES_QUERY, params, timeout
+        graph, _ENTRIES_QUERY.replace("{scored}", scored("Entry", match)), params, timeout
     ):
         found.append(
             {
