@@ -44,6 +44,34 @@ def checked_episode_id(given: object) -> str:
     return checked
 
 
+def checked_episodes(given: object, what: str) -> list[str]:
+    """Episode ids, each once, in the order given; at most 200."""
+    if given is None:
+        return []
+    if isinstance(given, str) or not isinstance(given, list | tuple):
+        raise Refused(f"{what} must be a list of episode ids")
+    if len(given) > limits.MAX_REFERENCES:
+        raise Refused(f"{what} holds more than {limits.MAX_REFERENCES} episodes")
+    found: list[str] = []
+    for one in given:
+        checked = checked_episode_id(one)
+        if checked not in found:
+            found.append(checked)
+    return found
+
+
+def not_ended(seen: list) -> tuple[str, str] | None:
+    """Why episodes named as ended cannot count: ("missing", reason) when one does not exist, else ("open",
+    reason) when one has not ended; None when each one ended. seen: [id, exists, ended] for each."""
+    absent = [wanted for wanted, exists, _ended in seen if not exists]
+    if absent:
+        return "missing", f"an episode that does not exist: {', '.join(map(repr, absent[:5]))}"
+    still_open = [wanted for wanted, _exists, ended in seen if not ended]
+    if still_open:
+        return "open", f"an episode that has not ended: {', '.join(map(repr, still_open[:5]))}"
+    return None
+
+
 def _moment(at: object) -> str:
     """The time a caller gave (now without one), checked, as the text localdatetime() reads."""
     try:
@@ -65,6 +93,22 @@ def _about_references(about: object) -> list[references.Reference]:
         if references.is_record(label):
             raise Refused(f"an episode is about entities, not a {label}")
     return found
+
+
+def write_where_found(graph, things: list, query: str, params: dict, absent: str) -> list:
+    """Sends a write that first finds the nodes of references (references.finding) and writes only when
+    each one exists (the query starts WHERE size(found) = $expected): the rows it gave back. Raises
+    Refused "failed" when FalkorDB refused it, and "missing" ("<absent>: <what>") when it wrote nothing.
+    """
+    clause, found = references.finding(things)
+    try:
+        result = graph.query(clause + query, {**found, **params, "expected": len(things)}).result_set
+    except ResponseError as error:
+        raise Refused(str(error), "failed") from None
+    if not result:
+        shown = ", ".join(map(references.describe, references.missing(graph, things)[:5])) or "one of them"
+        raise Refused(f"{absent}: {shown}", "missing")
+    return result
 
 
 # Opens the episode only when every entity it is about exists (the guard on `found`), and links them
@@ -103,25 +147,13 @@ def open_episode(graph, id: object, by: object, about: object = None, at: object
         started = _moment(at)
     except Refused as error:
         return _refuse(graph, "Episode", id, content, error.reason, str(error), by)
-    clause, params = references.finding(subjects)
-    params.update(
-        {
-            "expected": len(subjects),
-            "id": checked_id,
-            "by": checked_by,
-            "at": started,
-            "now": clock.stamp(),
-        }
-    )
+    params = {"id": checked_id, "by": checked_by, "at": started, "now": clock.stamp()}
     try:
-        result = graph.query(clause + _OPEN, params).result_set
-    except ResponseError as error:
-        return _refuse(graph, "Episode", checked_id, content, "failed", str(error), checked_by)
-    if not result:
-        absent = references.missing(graph, subjects)
-        shown = ", ".join(references.describe(one) for one in absent[:5]) or "one of them"
-        reason = f"an entity the episode is about does not exist: {shown}"
-        return _refuse(graph, "Episode", checked_id, content, "missing", reason, checked_by)
+        result = write_where_found(
+            graph, subjects, _OPEN, params, "an entity the episode is about does not exist"
+        )
+    except Refused as error:
+        return _refuse(graph, "Episode", checked_id, content, error.reason, str(error), checked_by)
     created, ended, stored = result[0]
     if created:
         return {"id": checked_id, "status": "opened"}

@@ -11,6 +11,7 @@ from redis.exceptions import ResponseError
 
 from . import clock, references
 from . import values as limits
+from .episodes import write_where_found
 from .graphs import read
 from .values import Refused
 from .write.failures import Failure, record_failures
@@ -82,28 +83,11 @@ def hand_off(
         return _refuse(graph, id, content, "invalid", str(error), by)
     except Refused as error:
         return _refuse(graph, id, content, error.reason, str(error), by)
-    clause, params = references.finding(things)
-    params.update(
-        {
-            "expected": len(things),
-            "id": handoff,
-            "by": giver,
-            "to": receiver,
-            "note": note,
-            "at": given,
-            "now": clock.stamp(),
-        }
-    )
+    params = {"id": handoff, "by": giver, "to": receiver, "note": note, "at": given, "now": clock.stamp()}
     try:
-        result = graph.query(clause + _GIVE, params).result_set
-    except ResponseError as error:
-        return _refuse(graph, handoff, content, "failed", str(error), giver)
-    if not result:
-        absent = references.missing(graph, things)
-        shown = ", ".join(references.describe(one) for one in absent[:5]) or "one of them"
-        return _refuse(
-            graph, handoff, content, "missing", f"it points at what does not exist: {shown}", giver
-        )
+        result = write_where_found(graph, things, _GIVE, params, "it points at what does not exist")
+    except Refused as error:
+        return _refuse(graph, handoff, content, error.reason, str(error), giver)
     created, stored_by, stored_to, stored_note, stored_things = result[0]
     if created:
         return {"id": handoff, "status": "given"}

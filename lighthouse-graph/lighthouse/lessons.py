@@ -25,7 +25,7 @@ from redis.exceptions import ResponseError
 
 from . import clock, references
 from . import values as limits
-from .episodes import checked_episode_id
+from .episodes import checked_episode_id, checked_episodes, not_ended
 from .graphs import read
 from .values import Refused
 from .write.failures import Failure, record_failures
@@ -40,22 +40,6 @@ def checked_statement(given: object) -> str:
     if not statement.strip():
         raise Refused("a lesson needs a statement")
     return statement
-
-
-def checked_episodes(given: object, what: str) -> list[str]:
-    """Episode ids, each once, in the order given; at most 200."""
-    if given is None:
-        return []
-    if isinstance(given, str) or not isinstance(given, list | tuple):
-        raise Refused(f"{what} must be a list of episode ids")
-    if len(given) > limits.MAX_REFERENCES:
-        raise Refused(f"{what} holds more than {limits.MAX_REFERENCES} episodes")
-    found: list[str] = []
-    for one in given:
-        checked = checked_episode_id(one)
-        if checked not in found:
-            found.append(checked)
-    return found
 
 
 def checked_about(given: object) -> list[references.Reference]:
@@ -130,12 +114,9 @@ def _why_not(graph, params: dict, about: list) -> tuple[str, str] | None:
         return "unknown", f"there is no lesson {lesson_id!r}"
     if exists and params["statement"] is not None and statement != params["statement"]:
         return "conflict", f"the lesson {lesson_id!r} was learned with another statement"
-    absent = [wanted for wanted, named, _ended in seen if not named]
-    if absent:
-        return "missing", f"an episode that does not exist: {', '.join(map(repr, absent[:5]))}"
-    still_open = [wanted for wanted, _named, ended in seen if not ended]
-    if still_open:
-        return "open", f"an episode that has not ended: {', '.join(map(repr, still_open[:5]))}"
+    unusable = not_ended(seen)
+    if unusable is not None:
+        return unusable
     unknown_about = references.missing(graph, about)
     if unknown_about:
         shown = ", ".join(references.describe(one) for one in unknown_about[:5])
@@ -221,10 +202,15 @@ def learn(
     return weigh_in(graph, lesson_id, writer, pro, con, checked, subjects, True, content)
 
 
-def _flag(given: object, what: str) -> bool:
-    if not isinstance(given, bool):
-        raise Refused(f"{what} is True or False, not {type(given).__name__}")
-    return bool(given)
+def _checked_verdict(id: object, by: object, episode: object, verdict: object, what: str) -> tuple:
+    """What weigh() and used() are given: a lesson id, the agent, an episode id, and the verdict (what),
+    True or False."""
+    lesson_id = limits.name(id, "a lesson id")
+    writer = limits.name(by, "by")
+    episode_id = checked_episode_id(episode)
+    if not isinstance(verdict, bool):
+        raise Refused(f"{what} is True or False, not {type(verdict).__name__}")
+    return lesson_id, writer, episode_id, verdict
 
 
 def weigh(graph, id: object, by: object, episode: object, agrees: object) -> dict:
@@ -235,10 +221,7 @@ def weigh(graph, id: object, by: object, episode: object, agrees: object) -> dic
     """
     content = {"id": id, "by": by, "episode": episode, "agrees": agrees}
     try:
-        lesson_id = limits.name(id, "a lesson id")
-        writer = limits.name(by, "by")
-        episode_id = checked_episode_id(episode)
-        agreeing = _flag(agrees, "agrees")
+        lesson_id, writer, episode_id, agreeing = _checked_verdict(id, by, episode, agrees, "agrees")
     except Refused as error:
         return _refuse(graph, id, content, error.reason, str(error), by)
     pro, con = ([episode_id], []) if agreeing else ([], [episode_id])
@@ -269,10 +252,7 @@ def used(graph, id: object, by: object, episode: object, helped: object) -> dict
     """
     content = {"id": id, "by": by, "episode": episode, "helped": helped}
     try:
-        lesson_id = limits.name(id, "a lesson id")
-        writer = limits.name(by, "by")
-        episode_id = checked_episode_id(episode)
-        helping = _flag(helped, "helped")
+        lesson_id, writer, episode_id, helping = _checked_verdict(id, by, episode, helped, "helped")
     except Refused as error:
         return _refuse(graph, id, content, error.reason, str(error), by)
     params = {"id": lesson_id, "episode": episode_id, "by": writer, "helped": helping, "now": clock.stamp()}

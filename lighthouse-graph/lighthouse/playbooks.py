@@ -26,9 +26,9 @@ from redis.exceptions import ResponseError
 
 from . import clock
 from . import values as limits
+from .episodes import checked_episodes, not_ended
 from .graphs import read
 from .kinds import PLAIN_NAME
-from .lessons import checked_episodes
 from .values import Refused
 from .write.failures import Failure, record_failures
 
@@ -124,13 +124,7 @@ def _episodes_why(graph, wanted: list[str]) -> tuple[str, str]:
         "RETURN wanted, named IS NOT NULL, named.closed_at IS NOT NULL",
         {"wanted": wanted},
     )
-    absent = [one for one, named, _ended in seen if not named]
-    if absent:
-        return "missing", f"an episode that does not exist: {', '.join(map(repr, absent[:5]))}"
-    still_open = [one for one, _named, ended in seen if not ended]
-    if still_open:
-        return "open", f"an episode that has not ended: {', '.join(map(repr, still_open[:5]))}"
-    return "failed", "the episodes changed while the playbook was written"
+    return not_ended(seen) or ("failed", "the episodes changed while the playbook was written")
 
 
 # Reads the versions of the name and writes the next one in the same query, so two writers never take

@@ -126,49 +126,54 @@ def _listed(members: list[Name], room: list[int]) -> dict:
     return {"size": len(members), "members": shown}
 
 
-def _group_changes(before: Snapshot, after: Snapshot) -> dict:
-    was, now = _groups_of(before), _groups_of(after)
-    names = {_typed_name(name): name for name in [*before.names, *after.names]}
-    members_was: dict[int, list[Name]] = {}
-    members_now: dict[int, list[Name]] = {}
-    for one, group in was.items():
-        members_was.setdefault(group, []).append(names[one])
-    for one, group in now.items():
-        members_now.setdefault(group, []).append(names[one])
-    both = [one for one in was if one in now]
-    came_from: dict[int, set[int]] = {}
-    went_to: dict[int, set[int]] = {}
-    for one in both:
-        came_from.setdefault(now[one], set()).add(was[one])
-        went_to.setdefault(was[one], set()).add(now[one])
-    room = [MAX_NAMES]
+def _members(groups: dict[tuple, int], names: dict[tuple, Name]) -> dict[int, list[Name]]:
+    found: dict[int, list[Name]] = {}
+    for one, group in groups.items():
+        found.setdefault(group, []).append(names[one])
+    return found
+
+
+def _crossed(
+    whole: dict[int, list[Name]],
+    parts: dict[int, list[Name]],
+    links: dict[int, set[int]],
+    room: list[int],
+    keys: tuple[str, str],
+) -> list[dict]:
+    """Each group of `whole` that shares members with more than one group of `parts`, and those:
+    {keys[0]: the group, keys[1]: the parts}, in the order of their first members. A merge is a group
+    after that several before went into; a split, a group before that went into several after."""
 
     def first(groups: dict[int, list[Name]], number: int) -> tuple:
         return name_key(min(groups[number], key=name_key))
 
-    merged = [
+    return [
         {
-            "into": _listed(members_now[group], room),
-            "from": [
-                _listed(members_was[old], room)
-                for old in sorted(olds, key=lambda old: first(members_was, old))
+            keys[0]: _listed(whole[group], room),
+            keys[1]: [
+                _listed(parts[part], room) for part in sorted(linked, key=lambda part: first(parts, part))
             ],
         }
-        for group, olds in sorted(came_from.items(), key=lambda item: first(members_now, item[0]))
-        if len(olds) > 1
+        for group, linked in sorted(links.items(), key=lambda item: first(whole, item[0]))
+        if len(linked) > 1
     ]
-    split = [
-        {
-            "from": _listed(members_was[group], room),
-            "into": [
-                _listed(members_now[new], room)
-                for new in sorted(news, key=lambda new: first(members_now, new))
-            ],
-        }
-        for group, news in sorted(went_to.items(), key=lambda item: first(members_was, item[0]))
-        if len(news) > 1
-    ]
-    return {"merged": merged, "split": split}
+
+
+def _group_changes(before: Snapshot, after: Snapshot) -> dict:
+    was, now = _groups_of(before), _groups_of(after)
+    names = {_typed_name(name): name for name in [*before.names, *after.names]}
+    members_was, members_now = _members(was, names), _members(now, names)
+    came_from: dict[int, set[int]] = {}
+    went_to: dict[int, set[int]] = {}
+    for one in was:
+        if one in now:
+            came_from.setdefault(now[one], set()).add(was[one])
+            went_to.setdefault(was[one], set()).add(now[one])
+    room = [MAX_NAMES]
+    return {
+        "merged": _crossed(members_now, members_was, came_from, room, ("into", "from")),
+        "split": _crossed(members_was, members_now, went_to, room, ("from", "into")),
+    }
 
 
 def _rank_changes(before: Snapshot, after: Snapshot, limit: int) -> list[dict]:

@@ -1,7 +1,7 @@
 """The four questions together: the seed's example, and what the tests of each part share.
 
 Each module of lighthouse/algorithms/ has its own test_algorithms_<module>.py; this file holds the seed's
-example, a graph that does not exist, and the helpers they import (Counting, put, the_seed).
+example, a graph that does not exist, and the helpers they import (Counting, put, the_seed, D1_WAS_IN_R1).
 """
 
 from __future__ import annotations
@@ -60,6 +60,18 @@ def the_seed(graph):
     put(graph, DEVICE, "d1", T2, {"status": "hot"}, LOCATED_IN="r2", USED_BY=["blue"])
 
 
+# The step from d1 to r1 in the seed's example: it held from T1 until d1 moved to r2 at T2.
+D1_WAS_IN_R1 = {
+    "from": ("Device", "d1"),
+    "relation": "LOCATED_IN",
+    "to": ("Room", "r1"),
+    "forward": True,
+    "current": False,
+    "since": datetime(2026, 1, 1, tzinfo=UTC),
+    "until": datetime(2026, 1, 2, tzinfo=UTC),
+}
+
+
 def as_sets(answer) -> set[frozenset]:
     return {frozenset(group["members"]) for group in answer}
 
@@ -82,17 +94,7 @@ def test_the_seed_example(world):
         ("Team", "blue"),
         ("Team", "red"),
     ]
-    assert connection(world, (DEVICE, "d1"), (ROOM, "r1")) == [
-        {
-            "from": ("Device", "d1"),
-            "relation": "LOCATED_IN",
-            "to": ("Room", "r1"),
-            "forward": True,
-            "current": False,
-            "since": datetime(2026, 1, 1, tzinfo=UTC),
-            "until": datetime(2026, 1, 2, tzinfo=UTC),
-        }
-    ]
+    assert connection(world, (DEVICE, "d1"), (ROOM, "r1")) == [D1_WAS_IN_R1]
 
 
 def test_questions_about_a_graph_that_does_not_exist_answer_nothing(graph):

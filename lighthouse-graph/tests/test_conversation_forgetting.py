@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from chats import PUMP, ready
 from lighthouse.conversation import forgetting
 from lighthouse.conversation.forgetting import forget_session, forget_user
 from lighthouse.conversation.recall import said, said_about
@@ -17,26 +16,7 @@ from lighthouse.conversation.talk import (
     summarize,
     user_word,
 )
-from lighthouse.graphs import ensure_schema
-from lighthouse.kinds import Kind
 from lighthouse.values import Refused
-
-PUMP = Kind("Pump", key="tag")
-
-
-def ready(graph, kinds):
-    """ensure_schema(), then a wait until every index is built.
-
-    FalkorDB 4.22 builds a new index in the background: found here, a query that used one still under
-    construction crashed the server (SIGSEGV in RediSearch_GetResultsIterator) or missed a node.
-    """
-    ensure_schema(graph, kinds)
-    deadline = time.monotonic() + 30
-    query = "CALL db.indexes() YIELD status RETURN status"
-    while any(status != "OPERATIONAL" for (status,) in graph.query(query).result_set):
-        assert time.monotonic() < deadline, "the indexes were not built in 30 seconds"
-        time.sleep(0.01)
-    return graph
 
 
 @pytest.fixture

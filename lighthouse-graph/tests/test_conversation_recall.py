@@ -2,32 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from chats import PUMP, VALVE, ready
 from lighthouse.conversation.recall import _SAID_ABOUT, said, said_about
 from lighthouse.conversation.talk import reference_key, say, user_word
-from lighthouse.graphs import ensure_schema
-from lighthouse.kinds import Kind
 from lighthouse.values import Refused
-
-PUMP = Kind("Pump", key="tag")
-VALVE = Kind("Valve", key="number")
-
-
-def ready(graph, kinds):
-    """ensure_schema(), then a wait until every index is built.
-
-    FalkorDB 4.22 builds a new index in the background: found here, a query that used one still under
-    construction crashed the server (SIGSEGV in RediSearch_GetResultsIterator) or missed a node.
-    """
-    ensure_schema(graph, kinds)
-    deadline = time.monotonic() + 30
-    query = "CALL db.indexes() YIELD status RETURN status"
-    while any(status != "OPERATIONAL" for (status,) in graph.query(query).result_set):
-        assert time.monotonic() < deadline, "the indexes were not built in 30 seconds"
-        time.sleep(0.01)
-    return graph
+from query_plans import scans
 
 
 @pytest.fixture
@@ -211,11 +191,6 @@ def test_recall_refuses_names_that_cannot_be_names(chat, user):
         said(chat, user, "pump")
     with pytest.raises(Refused):
         said_about(chat, user, (PUMP, "p1"))
-
-
-def scans(plan) -> list[str]:
-    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
-    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
 
 
 def test_said_about_starts_from_the_reference(chat):

@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from chats import PUMP, VALVE, ready
 from lighthouse import clock
 from lighthouse.conversation import talk
 from lighthouse.conversation.talk import context, messages, say, sessions, summarize
-from lighthouse.graphs import ensure_schema
-from lighthouse.kinds import Kind
 from lighthouse.values import Refused
 from lighthouse.write.failures import stored_text
-
-PUMP = Kind("Pump", key="tag")
-VALVE = Kind("Valve", key="number")
-
-
-def ready(graph, kinds):
-    """ensure_schema(), then a wait until every index is built.
-
-    FalkorDB 4.22 builds a new index in the background: found here, a query that used one still under
-    construction crashed the server (SIGSEGV in RediSearch_GetResultsIterator) or missed a node.
-    """
-    ensure_schema(graph, kinds)
-    deadline = time.monotonic() + 30
-    query = "CALL db.indexes() YIELD status RETURN status"
-    while any(status != "OPERATIONAL" for (status,) in graph.query(query).result_set):
-        assert time.monotonic() < deadline, "the indexes were not built in 30 seconds"
-        time.sleep(0.01)
-    return graph
+from racing import at_once
 
 
 @pytest.fixture
@@ -161,26 +142,10 @@ def test_at_up_to_five_minutes_ahead_is_accepted_and_no_more(chat):
 
 
 def test_eight_threads_saying_at_once_get_distinct_gapless_numbers(chat, db):
-    numbers: list[int] = []
-    lock = threading.Lock()
-    errors: list[BaseException] = []
+    def speaker(who: int, own) -> list[int]:
+        return [say(own, "ann", "main", "user", f"t{who} m{i}", by=f"agent{who}")["seq"] for i in range(25)]
 
-    def speaker(who: int) -> None:
-        own = db.select_graph(chat.name)
-        try:
-            for i in range(25):
-                receipt = say(own, "ann", "main", "user", f"t{who} m{i}", by=f"agent{who}")
-                with lock:
-                    numbers.append(receipt["seq"])
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    threads = [threading.Thread(target=speaker, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors
+    numbers = [seq for said in at_once(db, chat, speaker) for seq in said]
     assert sorted(numbers) == list(range(1, 201))
     found = messages(chat, "ann", "main")
     assert [m["seq"] for m in found] == list(range(1, 201))

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from falkordb import FalkorDB
+from graph_contents import assert_one_refusal, snapshot
 from lighthouse import Kind, ensure_schema, remember
 from lighthouse.clock import from_store, now
 from lighthouse.episodes import close_episode, open_episode, record
@@ -15,6 +13,8 @@ from lighthouse.graphs import read
 from lighthouse.handoffs import _FOR, accept, hand_off, handoffs_for
 from lighthouse.values import MAX_TEXT, Refused
 from lighthouse.write.failures import failures
+from query_plans import scans
+from racing import at_once
 
 SHED = Kind("Shed", key="code")
 BOILER = Kind("Boiler", key="serial", relations={"IN": SHED})
@@ -33,16 +33,6 @@ def boilers(graph):
     record(graph, "b1-hot", "observation", by="watcher", values={"status": "hot"}, cites=[(BOILER, "b1")])
     close_episode(graph, "b1-hot", by="reviewer", outcome={"failed": False}, cites=["b1-hot/1"])
     return graph
-
-
-def snapshot(graph) -> tuple[list, list]:
-    """Every node but the failures, and every edge, as sortable text."""
-    nodes = read(graph, "MATCH (n) WHERE NOT n:WriteFailure RETURN labels(n), properties(n)")
-    edges = read(
-        graph,
-        "MATCH (a)-[r]->(b) RETURN labels(a), properties(a), type(r), properties(r), labels(b), properties(b)",
-    )
-    return sorted(map(repr, nodes)), sorted(map(repr, edges))
 
 
 def give(graph, id="h1", by="reviewer", to="planner", points_to=None, **more) -> dict:
@@ -170,26 +160,12 @@ def test_accepting_what_does_not_exist_is_unknown(boilers):
     assert [(f["reason"], f["kind"], f["key"]) for f in failures(boilers)] == [("unknown", "Handoff", "nope")]
 
 
-def test_eight_agents_accept_at_once_and_one_is_first(boilers):
+def test_eight_agents_accept_at_once_and_one_is_first(boilers, db):
     give(boilers)
-    host = os.environ.get("FALKORDB_HOST", "127.0.0.1")
-    port = int(os.environ.get("FALKORDB_PORT", "26379"))
-    statuses: list[str] = []
-    lock = threading.Lock()
-    start = threading.Barrier(8)
-
-    def take(number: int) -> None:
-        graph = FalkorDB(host=host, port=port).select_graph(boilers.name)
-        start.wait()
-        got = accept(graph, "h1", by="planner" if number % 2 else "intruder")
-        with lock:
-            statuses.append(got["status"])
-
-    threads = [threading.Thread(target=take, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    receipts = at_once(
+        db, boilers, lambda n, graph: accept(graph, "h1", by="planner" if n % 2 else "intruder")
+    )
+    statuses = [receipt["status"] for receipt in receipts]
     assert sorted(statuses) == [
         "accepted",
         "denied",
@@ -316,13 +292,9 @@ def test_an_attack_costs_one_failure_and_nothing_else(boilers, attack):
     give(boilers)
     before = snapshot(boilers)
     receipt = ATTACKS[attack](boilers)
-    assert receipt["status"] in {"invalid", "missing", "denied", "unknown"}
-    assert receipt["reason"]
-    assert snapshot(boilers) == before
-    stored = failures(boilers)
-    assert len(stored) == 1 and stored[0]["times"] == 1 and stored[0]["reason"] == receipt["status"]
-    assert stored[0]["kind"] == "Handoff"
-    assert len(stored[0]["content"]) <= 2_000
+    assert_one_refusal(
+        boilers, before, receipt, statuses={"invalid", "missing", "denied", "unknown"}, kind="Handoff"
+    )
 
 
 def test_hostile_names_are_stored_as_given(boilers):
@@ -334,11 +306,6 @@ def test_hostile_names_are_stored_as_given(boilers):
     assert [(h["id"], h["by"], h["note"]) for h in found] == [(HOSTILE, HOSTILE, HOSTILE + "\n\x01")]
     assert accept(boilers, HOSTILE, by="Ω ✓ " + HOSTILE)["status"] == "accepted"
     assert read(boilers, "MATCH (e:Episode) RETURN count(e)") == [[1]]
-
-
-def scans(plan) -> list[str]:
-    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
-    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
 
 
 def test_handoffs_for_starts_from_the_agent(boilers):

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import threading
 from datetime import UTC, datetime, timedelta
 
 import lighthouse.impact as impact
 import pytest
 from devices import DEVICE, KINDS, ROOM
-from falkordb import FalkorDB
+from graph_contents import assert_one_refusal, snapshot
 from lighthouse import close_episode, ensure_schema, open_episode, record, remember
 from lighthouse.clock import now
 from lighthouse.graphs import read
@@ -19,6 +17,8 @@ from lighthouse.playbooks import write_playbook
 from lighthouse.values import MAX_NAME, MAX_TEXT, Refused
 from lighthouse.write.failures import failures
 from oracle import sent
+from query_plans import scans
+from racing import at_once
 
 T0, T1, T2, T3 = (f"2026-01-01T0{hour}:00:00Z" for hour in (0, 1, 2, 3))
 
@@ -82,24 +82,6 @@ def chain(graph):
         )
         assert receipt["status"] == "written", receipt
     return graph
-
-
-def snapshot(graph, unmarked: bool = False) -> tuple[list, list]:
-    """Every node but the failures, and every edge, as sortable text; unmarked: without the marks."""
-    nodes = read(graph, "MATCH (n) WHERE NOT n:WriteFailure RETURN labels(n), properties(n)")
-    nodes = [
-        [
-            labels,
-            {
-                name: item
-                for name, item in props.items()
-                if not (unmarked and name.startswith("invalidated_"))
-            },
-        ]
-        for labels, props in nodes
-    ]
-    edges = read(graph, "MATCH (a)-[r]->(b) RETURN id(a), type(r), properties(r), id(b)")
-    return sorted(map(repr, nodes)), sorted(map(repr, edges))
 
 
 # impact_of_entry()
@@ -192,12 +174,17 @@ def test_a_lattice_of_citations_costs_its_edges_not_its_paths(graph):
     assert found["truncated"] is False
 
 
-def test_the_levels_are_read_a_few_at_a_time(graph, db, monkeypatch):
+def line_of(graph, length: int) -> None:
+    """The episode "line" of `length` notes, each but the first citing the one before it."""
     ensure_schema(graph, KINDS)
     open_episode(graph, "line", by="watcher", at=T1)
     record(graph, "line", "note", by="w", at=T1)
-    for seq in range(2, 21):
+    for seq in range(2, length + 1):
         record(graph, "line", "note", by="w", cites=[f"line/{seq - 1}"], at=T1)
+
+
+def test_the_levels_are_read_a_few_at_a_time(graph, db, monkeypatch):
+    line_of(graph, 20)
     monkeypatch.setattr(impact, "LEVELS", 4)
     with sent(db, graph.name) as seen:
         found = impact_of_entry(graph, "line/1")
@@ -208,11 +195,7 @@ def test_the_levels_are_read_a_few_at_a_time(graph, db, monkeypatch):
 
 
 def test_a_chain_past_the_limit_is_cut_at_the_nearest(graph, monkeypatch):
-    ensure_schema(graph, KINDS)
-    open_episode(graph, "line", by="watcher", at=T1)
-    record(graph, "line", "note", by="w", at=T1)
-    for seq in range(2, 13):
-        record(graph, "line", "note", by="w", cites=[f"line/{seq - 1}"], at=T1)
+    line_of(graph, 12)
     monkeypatch.setattr(impact, "MAX_REACH", 5)
     found = impact_of_entry(graph, "line/1")
     assert found["truncated"] is True
@@ -327,7 +310,7 @@ def test_invalidate_marks_the_entry_and_gives_the_impact(chain):
     assert abs(props["invalidated_at"] - now()) < timedelta(seconds=5)
     # Nothing but the three marks changed.
     assert snapshot(chain) != before
-    assert snapshot(chain, unmarked=True) == before
+    assert snapshot(chain, without="invalidated_") == before
     assert failures(chain) == []
     assert impact_of_entry(chain, "a/1")["entry"]["invalidated"] is True
     assert impact_of_state(chain, DEVICE, "d1", T0)["entries"][0]["invalidated"] is True
@@ -346,24 +329,10 @@ def test_invalidate_twice_gives_exists_and_changes_nothing(chain):
     assert props == ["auditor", "wrong"]
 
 
-def test_eight_callers_mark_an_entry_once(chain):
-    host = {
-        "host": os.environ.get("FALKORDB_HOST", "127.0.0.1"),
-        "port": int(os.environ.get("FALKORDB_PORT", "26379")),
-    }
-    receipts: list = []
-    start = threading.Barrier(8)
-
-    def mark(number: int) -> None:
-        mine = FalkorDB(**host).select_graph(chain.name)
-        start.wait()
-        receipts.append(invalidate_entry(mine, "a/1", by=f"auditor-{number}", reason="wrong"))
-
-    threads = [threading.Thread(target=mark, args=(number,)) for number in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+def test_eight_callers_mark_an_entry_once(chain, db):
+    receipts = at_once(
+        db, chain, lambda number, mine: invalidate_entry(mine, "a/1", by=f"auditor-{number}", reason="wrong")
+    )
     assert sorted(receipt["status"] for receipt in receipts) == ["exists"] * 7 + ["invalidated"]
     winner = next(receipt for receipt in receipts if receipt["status"] == "invalidated")
     assert winner["impact"]["entry"]["id"] == "a/1"
@@ -416,12 +385,7 @@ def test_an_entry_in_a_graph_that_does_not_exist_is_unknown(graph):
 )
 def test_an_attack_costs_one_failure_and_nothing_else(chain, entry_id, by, reason):
     before = snapshot(chain)
-    receipt = invalidate_entry(chain, entry_id, by=by, reason=reason)
-    assert receipt["status"] == "invalid" and receipt["reason"]
-    assert snapshot(chain) == before
-    stored = failures(chain)
-    assert [(f["reason"], f["kind"], f["times"]) for f in stored] == [("invalid", "Entry", 1)]
-    assert len(stored[0]["content"]) <= 2_000
+    assert_one_refusal(chain, before, invalidate_entry(chain, entry_id, by=by, reason=reason), kind="Entry")
 
 
 def test_hostile_text_in_a_reason_is_stored_as_given(chain):
@@ -438,11 +402,6 @@ def test_the_time_of_the_mark_is_now_in_whole_seconds(chain):
     marked = read(chain, "MATCH (n:Entry {id: 'c/1'}) RETURN n.invalidated_at")[0][0]
     assert isinstance(marked, datetime) and marked.microsecond == 0
     assert abs(marked.replace(tzinfo=UTC) - now()) < timedelta(seconds=5)
-
-
-def scans(plan) -> list[str]:
-    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
-    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
 
 
 def test_the_state_that_held_is_found_from_its_entity(chain):

@@ -186,16 +186,21 @@ def imported(tree: ast.Module) -> list[tuple[int, str]]:
 # The checks: each gives the violations it finds, empty when the package keeps the rule
 
 
-def vague_names(package: Path) -> list[str]:
-    """Rule 1: no module or folder named utils, helpers, common, core, base, manager or misc."""
+def named_with(package: Path, words: frozenset[str]) -> list[str]:
+    """The modules and folders with one of the words among the parts of their name (split at _)."""
     found = []
     for path in [package, *sorted(p for p in package.rglob("*") if "__pycache__" not in p.parts)]:
         if path.suffix not in ("", ".py") or path.name == "__init__.py":
             continue
         parts = set(path.stem.lower().split("_"))
-        if parts & VAGUE_NAMES:
-            found.append(f"{shown(path, package)} is named {sorted(parts & VAGUE_NAMES)[0]}")
+        if parts & words:
+            found.append(f"{shown(path, package)} is named {sorted(parts & words)[0]}")
     return found
+
+
+def vague_names(package: Path) -> list[str]:
+    """Rule 1: no module or folder named utils, helpers, common, core, base, manager or misc."""
+    return named_with(package, VAGUE_NAMES)
 
 
 def long_modules(package: Path) -> list[str]:
@@ -272,14 +277,7 @@ def missing_tests(package: Path, tests: Path) -> list[str]:
 
 def driver_names(package: Path) -> list[str]:
     """Rule 6: nothing named after a driver or a database, and no module named for holding queries."""
-    found = []
-    for path in [package, *sorted(p for p in package.rglob("*") if "__pycache__" not in p.parts)]:
-        if path.suffix not in ("", ".py") or path.name == "__init__.py":
-            continue
-        parts = set(path.stem.lower().split("_"))
-        if parts & DRIVER_NAMES:
-            found.append(f"{shown(path, package)} is named {sorted(parts & DRIVER_NAMES)[0]}")
-    return found
+    return named_with(package, DRIVER_NAMES)
 
 
 def misplaced_cypher(package: Path) -> list[str]:

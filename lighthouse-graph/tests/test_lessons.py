@@ -2,44 +2,29 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from datetime import timedelta
 
 import pytest
 from devices import DEVICE, KINDS, ROOM
-from lighthouse import close_episode, ensure_schema, open_episode, record, remember
+from ended_episodes import ended, overheat
+from graph_contents import assert_one_refusal, snapshot
+from lighthouse import close_episode, ensure_schema, open_episode, remember
 from lighthouse.clock import now
 from lighthouse.graphs import read
 from lighthouse.lessons import learn, lesson, lessons_about, retire, used, weigh
 from lighthouse.values import MAX_NAME, MAX_REFERENCES, MAX_TEXT, Refused
 from lighthouse.write.failures import failures
+from query_plans import scans
+from racing import at_once
 
 STATEMENT = "A hot device in room r2 did not fail."
-RELATIONS = ("SUPPORTED_BY", "CONTRADICTED_BY", "USED_IN", "ABOUT")
-
-
-def register(graph, relations=RELATIONS) -> None:
-    """Gives the graph the relation types lessons write, as ensure_schema() is asked to: in FalkorDB 4.22,
-    writers that MERGE at once an edge of a type the graph has never had can each create one."""
-    known = {row[0] for row in read(graph, "CALL db.relationshipTypes()")}
-    for relation in relations:
-        if relation not in known:
-            graph.query(f"CREATE INDEX FOR ()-[r:{relation}]-() ON (r.by)")
-
-
-def ended(graph, name: str, about=((DEVICE, "d1"),)) -> str:
-    """An episode about d1 that ended."""
-    assert open_episode(graph, name, by="watcher", about=list(about))["status"] == "opened"
-    assert close_episode(graph, name, by="reviewer", outcome={"failed": False})["status"] == "closed"
-    return name
 
 
 @pytest.fixture
 def world(graph):
     """d1 (hot in r2), d2, and three episodes about d1 that ended: e1, e2, e3; e-open is still open."""
     ensure_schema(graph, KINDS)
-    register(graph)
     rows = [
         {
             "key": "d1",
@@ -56,16 +41,6 @@ def world(graph):
     return graph
 
 
-def snapshot(graph) -> tuple[list, list]:
-    """Every node but the failures, and every edge, as sortable text."""
-    nodes = read(graph, "MATCH (n) WHERE NOT n:WriteFailure RETURN labels(n), properties(n)")
-    edges = read(
-        graph,
-        "MATCH (a)-[r]->(b) RETURN labels(a), properties(a), type(r), properties(r), labels(b), properties(b)",
-    )
-    return sorted(map(repr, nodes)), sorted(map(repr, edges))
-
-
 def counts(graph, lesson_id: str) -> tuple:
     found = lesson(graph, lesson_id)
     return found["support"], found["against"], found["helped"], found["failed"], found["weight"]
@@ -75,18 +50,7 @@ def counts(graph, lesson_id: str) -> tuple:
 
 
 def test_the_seed_example(graph):
-    ensure_schema(graph, [DEVICE])
-    remember(
-        graph,
-        DEVICE,
-        by="inventory",
-        rows=[{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}],
-    )
-    open_episode(graph, "d1-overheat", by="watcher", about=[(DEVICE, "d1")])
-    record(
-        graph, "d1-overheat", "observation", by="watcher", values={"status": "hot"}, cites=[(DEVICE, "d1")]
-    )
-    close_episode(graph, "d1-overheat", by="reviewer", outcome={"failed": False}, cites=["d1-overheat/1"])
+    overheat(graph)
     receipt = learn(
         graph,
         "hot-in-r2",
@@ -253,22 +217,8 @@ def test_eight_agents_weighing_one_lesson_at_once_lose_no_count(world, db):
     for n in range(8):
         ended(world, f"w{n}")
     learn(world, "l1", by="reviewer", statement=STATEMENT, supported_by=["e1"])
-    start = threading.Barrier(8)
-    receipts: list[dict] = []
-    lock = threading.Lock()
-
-    def agent(n: int) -> None:
-        own = db.select_graph(world.name)
-        start.wait()
-        got = weigh(own, "l1", f"agent-{n}", f"w{n}", n % 4 != 0)  # two of them against
-        with lock:
-            receipts.append(got)
-
-    threads = [threading.Thread(target=agent, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # two of them against
+    receipts = at_once(db, world, lambda n, own: weigh(own, "l1", f"agent-{n}", f"w{n}", n % 4 != 0))
     assert [r["status"] for r in receipts] == ["weighed"] * 8
     assert counts(world, "l1") == (7, 2, 0, 0, 5)
     assert read(world, "MATCH (:Lesson)-[r]->(:Episode) RETURN count(r)") == [[9]]
@@ -276,47 +226,24 @@ def test_eight_agents_weighing_one_lesson_at_once_lose_no_count(world, db):
 
 def test_the_same_episode_added_by_eight_agents_counts_once(world, db):
     learn(world, "l1", by="reviewer", statement=STATEMENT, supported_by=["e1"])
-    start = threading.Barrier(8)
-    receipts: list[dict] = []
-    lock = threading.Lock()
 
-    def agent(n: int) -> None:
-        own = db.select_graph(world.name)
-        start.wait()
+    def agent(n: int, own) -> dict:
         if n % 2:
-            got = weigh(own, "l1", f"agent-{n}", "e2", True)
-        else:
-            got = learn(own, "l1", by=f"agent-{n}", statement=STATEMENT, supported_by=["e2", "e1"])
-        with lock:
-            receipts.append(got)
+            return weigh(own, "l1", f"agent-{n}", "e2", True)
+        return learn(own, "l1", by=f"agent-{n}", statement=STATEMENT, supported_by=["e2", "e1"])
 
-    threads = [threading.Thread(target=agent, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    receipts = at_once(db, world, agent)
     assert sorted(r["status"] for r in receipts) == ["unchanged"] * 7 + ["weighed"]
     assert counts(world, "l1") == (2, 0, 0, 0, 2)
     assert read(world, "MATCH (:Lesson)-[r:SUPPORTED_BY]->(:Episode {id: 'e2'}) RETURN count(r)") == [[1]]
 
 
 def test_eight_agents_learning_one_new_lesson_at_once_make_one(world, db):
-    start = threading.Barrier(8)
-    receipts: list[dict] = []
-    lock = threading.Lock()
-
-    def agent(n: int) -> None:
-        own = db.select_graph(world.name)
-        start.wait()
-        got = learn(own, "l1", by=f"agent-{n}", statement=STATEMENT, supported_by=["e1", "e2"])
-        with lock:
-            receipts.append(got)
-
-    threads = [threading.Thread(target=agent, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    receipts = at_once(
+        db,
+        world,
+        lambda n, own: learn(own, "l1", by=f"agent-{n}", statement=STATEMENT, supported_by=["e1", "e2"]),
+    )
     assert sorted(r["status"] for r in receipts) == ["learned"] + ["unchanged"] * 7
     assert read(world, "MATCH (l:Lesson) RETURN count(l)") == [[1]]
     assert counts(world, "l1") == (2, 0, 0, 0, 2)
@@ -491,12 +418,7 @@ def test_hostile_input_to_learn_costs_one_refusal(world, field, value):
         "about": [(DEVICE, "d1")],
     }
     given[field] = value
-    receipt = learn(world, **given)
-    assert receipt["status"] == "invalid" and receipt["reason"]
-    assert snapshot(world) == before
-    found = failures(world)
-    assert len(found) == 1 and found[0]["kind"] == "Lesson" and found[0]["times"] == 1
-    assert len(found[0]["content"]) <= 2_000
+    assert_one_refusal(world, before, learn(world, **given), kind="Lesson")
 
 
 def test_a_whole_lesson_over_the_limit_is_refused(world):
@@ -526,11 +448,6 @@ def test_hostile_input_to_weigh_used_and_retire_costs_one_refusal(world, call, a
     assert receipt["status"] == "invalid"
     assert snapshot(world) == before
     assert len(failures(world)) == 1
-
-
-def scans(plan) -> list[str]:
-    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
-    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
 
 
 def test_lessons_about_starts_from_the_entity(world):

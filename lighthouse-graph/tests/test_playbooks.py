@@ -3,58 +3,34 @@ three failures in a row, and triggers compared in the query by value and type.""
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
 from devices import DEVICE, KINDS
-from lighthouse import close_episode, ensure_schema, open_episode, record, remember
+from ended_episodes import ended, overheat
+from graph_contents import assert_one_refusal, snapshot
+from lighthouse import ensure_schema, open_episode, remember
 from lighthouse.clock import now
 from lighthouse.graphs import read
 from lighthouse.playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from lighthouse.values import MAX_NAME, MAX_REFERENCES, MAX_TEXT, MAX_VALUES, Refused
 from lighthouse.write.failures import failures
+from racing import at_once
 
 HOT = {"status": "hot"}
 STEPS = [{"do": "check the fan"}, {"do": "look again in an hour"}]
 EVIDENCE = ["e1", "e2", "e3"]
-RELATIONS = ("DRAWN_FROM", "REPLACES", "RAN_IN")
-
-
-def register(graph) -> None:
-    """Gives the graph the relation types playbooks write, as ensure_schema() is asked to: in FalkorDB
-    4.22, writers that check or MERGE at once an edge of a type the graph never had can each create one."""
-    known = {row[0] for row in read(graph, "CALL db.relationshipTypes()")}
-    for relation in RELATIONS:
-        if relation not in known:
-            graph.query(f"CREATE INDEX FOR ()-[r:{relation}]-() ON (r.by)")
-
-
-def ended(graph, name: str) -> str:
-    assert open_episode(graph, name, by="watcher", about=[(DEVICE, "d1")])["status"] == "opened"
-    assert close_episode(graph, name, by="reviewer", outcome={"fixed": True})["status"] == "closed"
-    return name
 
 
 @pytest.fixture
 def world(graph):
     """d1, twelve episodes that ended (e1..e12), and e-open that has not."""
     ensure_schema(graph, KINDS)
-    register(graph)
     remember(graph, DEVICE, by="inventory", rows=[{"key": "d1", "t": "2026-01-02T00:00:00Z", "values": HOT}])
     for n in range(1, 13):
-        ended(graph, f"e{n}")
+        ended(graph, f"e{n}", {"fixed": True})
     open_episode(graph, "e-open", by="watcher", about=[(DEVICE, "d1")])
     return graph
-
-
-def snapshot(graph) -> tuple[list, list]:
-    nodes = read(graph, "MATCH (n) WHERE NOT n:WriteFailure RETURN labels(n), properties(n)")
-    edges = read(
-        graph,
-        "MATCH (a)-[r]->(b) RETURN labels(a), properties(a), type(r), properties(r), labels(b), properties(b)",
-    )
-    return sorted(map(repr, nodes)), sorted(map(repr, edges))
 
 
 def write(graph, name="hot-device", trigger=HOT, steps=STEPS, supported_by=EVIDENCE, **more) -> dict:
@@ -67,18 +43,7 @@ def write(graph, name="hot-device", trigger=HOT, steps=STEPS, supported_by=EVIDE
 
 
 def test_the_seed_example(graph):
-    ensure_schema(graph, [DEVICE])
-    remember(
-        graph,
-        DEVICE,
-        by="inventory",
-        rows=[{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}],
-    )
-    open_episode(graph, "d1-overheat", by="watcher", about=[(DEVICE, "d1")])
-    record(
-        graph, "d1-overheat", "observation", by="watcher", values={"status": "hot"}, cites=[(DEVICE, "d1")]
-    )
-    close_episode(graph, "d1-overheat", by="reviewer", outcome={"failed": False}, cites=["d1-overheat/1"])
+    overheat(graph)
     receipt = write_playbook(
         graph,
         "hot-device",
@@ -169,22 +134,11 @@ def test_a_value_of_another_type_is_another_trigger(world):
 
 
 def test_eight_writers_of_one_new_playbook_make_one_version(world, db):
-    start = threading.Barrier(8)
-    receipts: list[dict] = []
-    lock = threading.Lock()
-
-    def writer(n: int) -> None:
-        own = db.select_graph(world.name)
-        start.wait()
-        got = write_playbook(own, "hot-device", f"agent-{n}", HOT, STEPS, supported_by=EVIDENCE)
-        with lock:
-            receipts.append(got)
-
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    receipts = at_once(
+        db,
+        world,
+        lambda n, own: write_playbook(own, "hot-device", f"agent-{n}", HOT, STEPS, supported_by=EVIDENCE),
+    )
     assert sorted(r["status"] for r in receipts) == ["unchanged"] * 7 + ["written"]
     assert {r["id"] for r in receipts} == {"hot-device#1"}
     assert read(world, "MATCH (p:Playbook) RETURN count(p)") == [[1]]
@@ -192,24 +146,12 @@ def test_eight_writers_of_one_new_playbook_make_one_version(world, db):
 
 
 def test_eight_writers_of_other_steps_take_one_version_each(world, db):
-    start = threading.Barrier(8)
-    receipts: list[dict] = []
-    lock = threading.Lock()
-
-    def writer(n: int) -> None:
-        own = db.select_graph(world.name)
-        start.wait()
-        got = write_playbook(
+    def writer(n: int, own) -> dict:
+        return write_playbook(
             own, "hot-device", f"agent-{n}", HOT, [{"do": f"step {n}"}], supported_by=EVIDENCE
         )
-        with lock:
-            receipts.append(got)
 
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    receipts = at_once(db, world, writer)
     assert sorted(r["version"] for r in receipts) == list(range(1, 9))
     chain = read(world, "MATCH (a:Playbook)-[:REPLACES]->(b:Playbook) RETURN a.version, b.version")
     assert sorted(chain) == [[n + 1, n] for n in range(1, 8)]
@@ -255,22 +197,7 @@ def test_each_version_judges_its_own_runs(world):
 
 def test_eight_threads_judging_one_run_judge_it_once(world, db):
     write(world)
-    start = threading.Barrier(8)
-    receipts: list[dict] = []
-    lock = threading.Lock()
-
-    def judge(n: int) -> None:
-        own = db.select_graph(world.name)
-        start.wait()
-        got = ran(own, "hot-device#1", "e4", False, f"judge-{n}")
-        with lock:
-            receipts.append(got)
-
-    threads = [threading.Thread(target=judge, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    receipts = at_once(db, world, lambda n, own: ran(own, "hot-device#1", "e4", False, f"judge-{n}"))
     assert sorted(r["status"] for r in receipts) == ["judged"] + ["unchanged"] * 7
     found = playbook(world, "hot-device#1")
     assert (found["runs"], found["failed"], found["failures_in_row"], found["enabled"]) == (1, 1, 1, True)
@@ -498,12 +425,7 @@ def test_hostile_input_to_write_playbook_costs_one_refusal(world, field, value):
     before = snapshot(world)
     given = {"name": "hot-device", "by": "reviewer", "trigger": HOT, "steps": STEPS, "supported_by": EVIDENCE}
     given[field] = value
-    receipt = write_playbook(world, **given)
-    assert receipt["status"] == "invalid" and receipt["reason"]
-    assert snapshot(world) == before
-    found = failures(world)
-    assert len(found) == 1 and found[0]["kind"] == "Playbook" and found[0]["times"] == 1
-    assert len(found[0]["content"]) <= 2_000
+    assert_one_refusal(world, before, write_playbook(world, **given), kind="Playbook")
 
 
 def test_the_longest_name_fits_its_versions(world):

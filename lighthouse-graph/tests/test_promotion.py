@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from devices import DEVICE, KINDS
+from ended_episodes import ended as ended_episode
+from graph_contents import snapshot
 from lighthouse import close_episode, ensure_schema, open_episode, record, remember
 from lighthouse.graphs import read
 from lighthouse.lessons import learn, lesson
@@ -11,6 +13,7 @@ from lighthouse.playbooks import playbook, switch
 from lighthouse.promotion import _ENDED, OUTCOME, promote
 from lighthouse.values import Refused
 from lighthouse.write.failures import failures
+from query_plans import scans
 
 
 def rule(episode):  # the seed's rule: what one episode that ended shows
@@ -49,20 +52,7 @@ def world(graph):
 
 def ended(graph, name: str, cause="fan", step="clean the fan", fixed=True) -> str:
     """An episode about d1: an observation, then its outcome."""
-    assert open_episode(graph, name, by="watcher", about=[(DEVICE, "d1")])["status"] == "opened"
-    record(graph, name, "observation", by="watcher", values={"status": "hot"}, cites=[(DEVICE, "d1")])
-    outcome = {"cause": cause, "step": step, "fixed": fixed}
-    assert close_episode(graph, name, by="reviewer", outcome=outcome)["status"] == "closed"
-    return name
-
-
-def snapshot(graph) -> tuple[list, list]:
-    nodes = read(graph, "MATCH (n) WHERE NOT n:WriteFailure RETURN labels(n), properties(n)")
-    edges = read(
-        graph,
-        "MATCH (a)-[r]->(b) RETURN labels(a), properties(a), type(r), properties(r), labels(b), properties(b)",
-    )
-    return sorted(map(repr, nodes)), sorted(map(repr, edges))
+    return ended_episode(graph, name, {"cause": cause, "step": step, "fixed": fixed}, {"status": "hot"})
 
 
 def statuses(receipts: list[dict]) -> list[str]:
@@ -391,11 +381,6 @@ def test_promote_refuses_bad_arguments(world, arguments):
 
 def test_promote_on_a_graph_with_nothing_in_it(graph):
     assert promote(graph, "reviewer", rule) == {"episodes": 0, "lessons": [], "playbooks": [], "runs": []}
-
-
-def scans(plan) -> list[str]:
-    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
-    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
 
 
 def test_ended_episodes_are_found_by_their_id_not_joined_with_every_episode(world):

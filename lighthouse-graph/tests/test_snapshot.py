@@ -3,8 +3,6 @@ implementations and, where every relation holds, against FalkorDB's own algorith
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import plain
 import pytest
 from devices import DEVICE, KINDS, PERSON, ROOM
@@ -13,7 +11,7 @@ from lighthouse.algorithms.components import name_key
 from lighthouse.algorithms.connection import connection
 from lighthouse.algorithms.groups import groups
 from lighthouse.algorithms.ranking import between, important
-from test_algorithms import Counting, as_sets, put, scores
+from test_algorithms import D1_WAS_IN_R1, Counting, as_sets, put, scores, the_seed
 
 T1, T2, T3 = "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"
 NOON = "2026-01-01T12:00:00Z"
@@ -122,19 +120,8 @@ def test_an_entity_exists_from_its_first_state_and_a_target_while_a_relation_to_
 
 
 def test_a_step_at_a_time_tells_of_a_relation_that_held_then(world):
-    put(world, DEVICE, "d1", T1, LOCATED_IN="r1", USED_BY=["red", "blue"])
-    put(world, DEVICE, "d1", T2, LOCATED_IN="r2", USED_BY=["blue"])
-    assert connection(world, (DEVICE, "d1"), (ROOM, "r1"), at=NOON) == [
-        {
-            "from": ("Device", "d1"),
-            "relation": "LOCATED_IN",
-            "to": ("Room", "r1"),
-            "forward": True,
-            "current": False,
-            "since": datetime(2026, 1, 1, tzinfo=UTC),
-            "until": datetime(2026, 1, 2, tzinfo=UTC),
-        }
-    ]
+    the_seed(world)
+    assert connection(world, (DEVICE, "d1"), (ROOM, "r1"), at=NOON) == [D1_WAS_IN_R1]
     assert connection(world, (DEVICE, "d1"), (ROOM, "r2"), at=NOON) is None
     assert connection(world, (DEVICE, "d1"), (ROOM, "r2"), at=T3)[0]["current"] is True
     assert groups(world, [DEVICE], ["LOCATED_IN"], at=NOON)[0]["members"] == [

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 from datetime import timedelta
 
 import pytest
-from falkordb import FalkorDB
+from graph_contents import snapshot
 from lighthouse import clock, ensure_schema
 from lighthouse.graphs import read
 from lighthouse.tasks import add_task, claim, complete, release, task, tasks
 from lighthouse.values import MAX_LEASE, Refused
 from lighthouse.write.failures import failures
+from racing import at_once
 
 WEEK = 7 * 24 * 3600
 
@@ -31,13 +30,6 @@ def seeded(queue):
     assert add_task(queue, "second", "work", "planner", after=["first"])["status"] == "added"
     assert claim(queue, "work", "ann")["id"] == "first"
     return queue
-
-
-def snapshot(graph) -> tuple[list, list]:
-    """Every node but the failures, and every edge, as sorted text: what a refusal must not change."""
-    nodes = read(graph, "MATCH (n) WHERE NOT n:WriteFailure RETURN labels(n), properties(n)")
-    edges = read(graph, "MATCH (a)-[r]->(b) RETURN type(r), properties(r), properties(a), properties(b)")
-    return sorted(repr(row) for row in nodes), sorted(repr(row) for row in edges)
 
 
 def failure_rows(graph) -> list:
@@ -360,7 +352,7 @@ def test_claim_is_one_query_and_claim_then_complete_two(queue):
 # --- many agents ------------------------------------------------------------------------------------------
 
 
-def test_eight_agents_never_share_a_task_and_finish_all_of_them(queue):
+def test_eight_agents_never_share_a_task_and_finish_all_of_them(queue, db):
     for number in range(200):
         # the second hundred comes after the first: order holds while agents race
         after = [f"job{number - 100:03d}"] if number >= 100 else []
@@ -368,11 +360,8 @@ def test_eight_agents_never_share_a_task_and_finish_all_of_them(queue):
     taken: dict[str, list[str]] = {}
     errors: list[object] = []
 
-    def agent(name: str) -> None:
-        own = FalkorDB(
-            host=os.environ.get("FALKORDB_HOST", "127.0.0.1"),
-            port=int(os.environ.get("FALKORDB_PORT", "26379")),
-        ).select_graph(queue.name)
+    def agent(number: int, own) -> None:
+        name = f"agent{number}"
         mine = taken.setdefault(name, [])
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -388,11 +377,7 @@ def test_eight_agents_never_share_a_task_and_finish_all_of_them(queue):
                 errors.append(receipt)
         errors.append(f"{name} ran out of time")
 
-    threads = [threading.Thread(target=agent, args=(f"agent{number}",)) for number in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    at_once(db, queue, agent)
     assert errors == []
     every = [one for mine in taken.values() for one in mine]
     assert len(every) == 200 and len(set(every)) == 200

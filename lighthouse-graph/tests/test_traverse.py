@@ -6,20 +6,12 @@ import inspect
 from datetime import timedelta
 
 import pytest
-from lighthouse import SELF, Kind, Refused, clock, ensure_schema, remember
+from devices import DEVICE, PERSON, ROOM
+from lighthouse import Kind, Refused, clock, ensure_schema, remember
 from lighthouse.recall.text import TooSlow
 from lighthouse.recall.traverse import pointing_at, similar
 
-ROOM = Kind("Room", key="code")
-TEAM = Kind("Team", key="name")
-DEVICE = Kind(
-    "Device",
-    key="serial",
-    text=("note",),
-    relations={"LOCATED_IN": ROOM, "USED_BY": TEAM},
-)
 CRATE = Kind("Crate", relations={"LOCATED_IN": ROOM})  # another kind in the same rooms
-PERSON = Kind("Person", key="name", relations={"KNOWS": SELF})
 PLAIN = Kind("Plain")  # no relations at all
 T0, T1, T2, T3 = (
     "2025-12-01T00:00:00Z",

@@ -11,6 +11,7 @@ from lighthouse import Refused, ensure_schema, remember
 from lighthouse.algorithms.groups import groups
 from lighthouse.algorithms.ranking import important
 from lighthouse.whatif import MAX_ROWS, _replaced_query, what_if
+from query_plans import scans
 from test_algorithms import as_sets, put, scores
 
 T1, T2, T3 = "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"
@@ -195,11 +196,6 @@ def test_without_a_time_the_rows_are_laid_over_now(world):
 def test_a_bad_row_is_named_by_its_place(world):
     with pytest.raises(Refused, match="row 1"):
         what_if(world, DEVICE, [{"key": "d1"}, {"key": "d2", "values": {"key": 1}}])
-
-
-def scans(plan) -> list[str]:
-    """The operations of a plan that read nodes from the graph, in the order the plan shows them."""
-    return [line.strip() for line in str(plan).splitlines() if "Scan" in line or "Join" in line]
 
 
 def test_replaced_rows_are_found_from_their_entity_not_from_every_state(world):
