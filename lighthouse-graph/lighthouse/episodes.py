@@ -25,7 +25,7 @@ from . import clock, references
 from . import values as limits
 from .graphs import read
 from .values import Refused
-from .write.failures import Failure, record_failures
+from .write.failures import refuse
 
 OUTCOME = "outcome"  # the type of the entry that closes its episode
 VALUE_PREFIX = "v_"
@@ -78,12 +78,6 @@ def _moment(at: object) -> str:
         return clock.stamp(clock.now() if at is None else clock.checked(at))
     except clock.TimeError as error:
         raise Refused(str(error)) from None
-
-
-def _refuse(graph, kind: str, key: object, content: object, status: str, reason: str, by: object) -> dict:
-    """Keeps a refused write as a WriteFailure and gives its receipt."""
-    record_failures(graph, [Failure(status, kind, key, content, reason, by)])
-    return {"id": key, "status": status, "reason": reason}
 
 
 def _about_references(about: object) -> list[references.Reference]:
@@ -146,23 +140,23 @@ def open_episode(graph, id: object, by: object, about: object = None, at: object
         subjects = _about_references(about)
         started = _moment(at)
     except Refused as error:
-        return _refuse(graph, "Episode", id, content, error.reason, str(error), by)
+        return refuse(graph, "Episode", id, content, error.reason, str(error), by)
     params = {"id": checked_id, "by": checked_by, "at": started, "now": clock.stamp()}
     try:
         result = write_where_found(
             graph, subjects, _OPEN, params, "an entity the episode is about does not exist"
         )
     except Refused as error:
-        return _refuse(graph, "Episode", checked_id, content, error.reason, str(error), checked_by)
+        return refuse(graph, "Episode", checked_id, content, error.reason, str(error), checked_by)
     created, ended, stored = result[0]
     if created:
         return {"id": checked_id, "status": "opened"}
     if ended:
         reason = f"the episode {checked_id!r} has ended: it cannot be opened again"
-        return _refuse(graph, "Episode", checked_id, content, "ended", reason, checked_by)
+        return refuse(graph, "Episode", checked_id, content, "ended", reason, checked_by)
     if references.shown(stored) != references.ordered(subjects):
         reason = f"the episode {checked_id!r} is open about other entities"
-        return _refuse(graph, "Episode", checked_id, content, "conflict", reason, checked_by)
+        return refuse(graph, "Episode", checked_id, content, "conflict", reason, checked_by)
     return {"id": checked_id, "status": "unchanged"}
 
 
@@ -279,7 +273,7 @@ def record(
 
 
 def _refused(graph, episode: object, content: dict, status: str, reason: str, by: object) -> dict:
-    receipt = _refuse(graph, "Entry", episode, content, status, reason, by)
+    receipt = refuse(graph, "Entry", episode, content, status, reason, by)
     return {"id": None, "seq": None, "status": status, "reason": receipt["reason"]}
 
 

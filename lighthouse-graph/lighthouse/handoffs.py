@@ -14,14 +14,9 @@ from . import values as limits
 from .episodes import write_where_found
 from .graphs import read
 from .values import Refused
-from .write.failures import Failure, record_failures
+from .write.failures import refuse
 
 MAX_LIMIT = 1_000
-
-
-def _refuse(graph, key: object, content: object, status: str, reason: str, by: object) -> dict:
-    record_failures(graph, [Failure(status, "Handoff", key, content, reason, by)])
-    return {"id": key, "status": status, "reason": reason}
 
 
 # Gives the handoff only when everything it points at exists (the guard on `found`), and links it only
@@ -80,14 +75,14 @@ def hand_off(
         given = clock.stamp(clock.now() if at is None else clock.checked(at))
         limits.measured({"points_to": things, "note": note}, "a handoff")
     except clock.TimeError as error:
-        return _refuse(graph, id, content, "invalid", str(error), by)
+        return refuse(graph, "Handoff", id, content, "invalid", str(error), by)
     except Refused as error:
-        return _refuse(graph, id, content, error.reason, str(error), by)
+        return refuse(graph, "Handoff", id, content, error.reason, str(error), by)
     params = {"id": handoff, "by": giver, "to": receiver, "note": note, "at": given, "now": clock.stamp()}
     try:
         result = write_where_found(graph, things, _GIVE, params, "it points at what does not exist")
     except Refused as error:
-        return _refuse(graph, handoff, content, error.reason, str(error), giver)
+        return refuse(graph, "Handoff", handoff, content, error.reason, str(error), giver)
     created, stored_by, stored_to, stored_note, stored_things = result[0]
     if created:
         return {"id": handoff, "status": "given"}
@@ -99,7 +94,7 @@ def hand_off(
     )
     if not same:
         reason = f"the handoff {handoff!r} was given with another giver, receiver, note or things"
-        return _refuse(graph, handoff, content, "conflict", reason, giver)
+        return refuse(graph, "Handoff", handoff, content, "conflict", reason, giver)
     return {"id": handoff, "status": "unchanged"}
 
 
@@ -125,17 +120,25 @@ def accept(graph, id: object, by: object) -> dict:
         handoff = limits.name(id, "a handoff id")
         taker = limits.name(by, "by")
     except Refused as error:
-        return _refuse(graph, id, content, error.reason, str(error), by)
+        return refuse(graph, "Handoff", id, content, error.reason, str(error), by)
     try:
         result = graph.query(_ACCEPT, {"id": handoff, "by": taker, "now": clock.stamp()}).result_set
     except ResponseError as error:
-        return _refuse(graph, handoff, content, "failed", str(error), taker)
+        return refuse(graph, "Handoff", handoff, content, "failed", str(error), taker)
     if not result:
-        return _refuse(graph, handoff, content, "unknown", f"there is no handoff {handoff!r}", taker)
+        return refuse(
+            graph, "Handoff", handoff, content, "unknown", f"there is no handoff {handoff!r}", taker
+        )
     receiver, before = result[0]
     if receiver != taker:
-        return _refuse(
-            graph, handoff, content, "denied", "only the receiver of a handoff can accept it", taker
+        return refuse(
+            graph,
+            "Handoff",
+            handoff,
+            content,
+            "denied",
+            "only the receiver of a handoff can accept it",
+            taker,
         )
     return {"id": handoff, "status": "unchanged" if before else "accepted"}
 

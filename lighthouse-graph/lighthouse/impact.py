@@ -28,7 +28,7 @@ from . import clock, references
 from . import values as limits
 from .graphs import read
 from .values import Refused
-from .write.failures import Failure, record_failures
+from .write.failures import refuse
 
 MAX_REACH = 10_000  # entries followed from what is asked about; past it the answer is cut
 MAX_STATES = 10_000  # States drawn from those entries that an answer lists
@@ -288,11 +288,6 @@ _MARK = (
 )
 
 
-def _refuse(graph, key: object, content: object, status: str, reason: str, by: object) -> dict:
-    record_failures(graph, [Failure(status, "Entry", key, content, reason, by)])
-    return {"id": key, "status": status, "reason": reason}
-
-
 def invalidate_entry(graph, entry_id: object, by: object, reason: object) -> dict:
     """Marks an entry as wrong: {"id", "status": "invalidated", "impact": what rested on it}.
 
@@ -310,18 +305,20 @@ def invalidate_entry(graph, entry_id: object, by: object, reason: object) -> dic
         if not why.strip():
             raise Refused("an entry is marked wrong with a reason: the reason is empty")
     except Refused as error:
-        return _refuse(graph, entry_id, content, error.reason, str(error), by)
+        return refuse(graph, "Entry", entry_id, content, error.reason, str(error), by)
     try:
         marked = read(graph, "MATCH (n:Entry {id: $id}) RETURN n.invalidated_at IS NOT NULL", {"id": checked})
         if not marked:
-            return _refuse(graph, checked, content, "unknown", f"there is no entry {checked!r}", marker)
+            return refuse(
+                graph, "Entry", checked, content, "unknown", f"there is no entry {checked!r}", marker
+            )
         if marked[0][0]:
             return {"id": checked, "status": "exists"}
         impact = impact_of_entry(graph, checked)
         params = {"id": checked, "by": marker, "reason": why, "now": clock.stamp()}
         written = graph.query(_MARK, params).result_set
     except ResponseError as error:
-        return _refuse(graph, checked, content, "failed", str(error), marker)
+        return refuse(graph, "Entry", checked, content, "failed", str(error), marker)
     if not written:  # another call marked it between the read and the write
         return {"id": checked, "status": "exists"}
     return {"id": checked, "status": "invalidated", "impact": impact}

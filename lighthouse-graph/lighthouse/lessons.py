@@ -28,7 +28,7 @@ from . import values as limits
 from .episodes import checked_episode_id, checked_episodes, not_ended
 from .graphs import read
 from .values import Refused
-from .write.failures import Failure, record_failures
+from .write.failures import refuse
 
 KIND = "Lesson"
 MAX_LIMIT = 1_000
@@ -49,11 +49,6 @@ def checked_about(given: object) -> list[references.Reference]:
         if references.is_record(label):
             raise Refused(f"a lesson is about entities, not a {label}")
     return found
-
-
-def _refuse(graph, key: object, content: object, status: str, reason: str, by: object) -> dict:
-    record_failures(graph, [Failure(status, KIND, key, content, reason, by)])
-    return {"id": key, "status": status, "reason": reason}
 
 
 # Counts episodes for and against a lesson, and adds what it is about, only when every episode exists
@@ -150,7 +145,7 @@ def weigh_in(graph, lesson_id, by, pro, con, statement=None, about=(), create=Fa
         try:
             result = graph.query(clause + _COUNT, params).result_set
         except ResponseError as error:
-            return _refuse(graph, lesson_id, content, "failed", str(error), by)
+            return refuse(graph, KIND, lesson_id, content, "failed", str(error), by)
         if result:
             created, support_before, against_before, support, against, about_before, about_after = result[0]
             if created:
@@ -159,8 +154,8 @@ def weigh_in(graph, lesson_id, by, pro, con, statement=None, about=(), create=Fa
             return {"id": lesson_id, "status": "weighed" if changed else "unchanged"}
         why = _why_not(graph, params, about)
         if why is not None:
-            return _refuse(graph, lesson_id, content, why[0], why[1], by)
-    return _refuse(graph, lesson_id, content, "failed", "the lesson changed while it was written", by)
+            return refuse(graph, KIND, lesson_id, content, why[0], why[1], by)
+    return refuse(graph, KIND, lesson_id, content, "failed", "the lesson changed while it was written", by)
 
 
 def learn(
@@ -198,7 +193,7 @@ def learn(
         subjects = checked_about(about)
         limits.measured({"statement": checked, "pro": pro, "con": con, "about": subjects}, "a lesson")
     except Refused as error:
-        return _refuse(graph, id, content, error.reason, str(error), by)
+        return refuse(graph, KIND, id, content, error.reason, str(error), by)
     return weigh_in(graph, lesson_id, writer, pro, con, checked, subjects, True, content)
 
 
@@ -223,7 +218,7 @@ def weigh(graph, id: object, by: object, episode: object, agrees: object) -> dic
     try:
         lesson_id, writer, episode_id, agreeing = _checked_verdict(id, by, episode, agrees, "agrees")
     except Refused as error:
-        return _refuse(graph, id, content, error.reason, str(error), by)
+        return refuse(graph, KIND, id, content, error.reason, str(error), by)
     pro, con = ([episode_id], []) if agreeing else ([], [episode_id])
     return weigh_in(graph, lesson_id, writer, pro, con, content=content)
 
@@ -254,24 +249,24 @@ def used(graph, id: object, by: object, episode: object, helped: object) -> dict
     try:
         lesson_id, writer, episode_id, helping = _checked_verdict(id, by, episode, helped, "helped")
     except Refused as error:
-        return _refuse(graph, id, content, error.reason, str(error), by)
+        return refuse(graph, KIND, id, content, error.reason, str(error), by)
     params = {"id": lesson_id, "episode": episode_id, "by": writer, "helped": helping, "now": clock.stamp()}
     try:
         result = graph.query(_USED, params).result_set
     except ResponseError as error:
-        return _refuse(graph, lesson_id, content, "failed", str(error), writer)
+        return refuse(graph, KIND, lesson_id, content, "failed", str(error), writer)
     if not result:
         why = _why_not(
             graph, {**params, "statement": None, "pro": [episode_id], "con": [], "create": False}, []
         )
         status, reason = why or ("failed", "the lesson or the episode changed while it was written")
-        return _refuse(graph, lesson_id, content, status, reason, writer)
+        return refuse(graph, KIND, lesson_id, content, status, reason, writer)
     fresh, helped_before = result[0]
     if fresh:
         return {"id": lesson_id, "status": "used"}
     if helped_before != helping:
         reason = f"the use of {lesson_id!r} in {episode_id!r} was counted the other way"
-        return _refuse(graph, lesson_id, content, "conflict", reason, writer)
+        return refuse(graph, KIND, lesson_id, content, "conflict", reason, writer)
     return {"id": lesson_id, "status": "unchanged"}
 
 
@@ -294,13 +289,13 @@ def retire(graph, id: object, by: object) -> dict:
         lesson_id = limits.name(id, "a lesson id")
         writer = limits.name(by, "by")
     except Refused as error:
-        return _refuse(graph, id, content, error.reason, str(error), by)
+        return refuse(graph, KIND, id, content, error.reason, str(error), by)
     try:
         result = graph.query(_RETIRE, {"id": lesson_id, "by": writer, "now": clock.stamp()}).result_set
     except ResponseError as error:
-        return _refuse(graph, lesson_id, content, "failed", str(error), writer)
+        return refuse(graph, KIND, lesson_id, content, "failed", str(error), writer)
     if not result:
-        return _refuse(graph, lesson_id, content, "unknown", f"there is no lesson {lesson_id!r}", writer)
+        return refuse(graph, KIND, lesson_id, content, "unknown", f"there is no lesson {lesson_id!r}", writer)
     return {"id": lesson_id, "status": "unchanged" if result[0][0] else "retired"}
 
 

@@ -30,7 +30,7 @@ from .episodes import checked_episodes, not_ended
 from .graphs import read
 from .kinds import PLAIN_NAME
 from .values import Refused
-from .write.failures import Failure, record_failures
+from .write.failures import refuse
 
 KIND = "Playbook"
 NEEDS = 3  # episodes a version needs by default
@@ -112,11 +112,6 @@ def canonical(given: object) -> str:
     return json.dumps(given, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _refuse(graph, key: object, content: object, status: str, reason: str, by: object) -> dict:
-    record_failures(graph, [Failure(status, KIND, key, content, reason, by)])
-    return {"id": key, "status": status, "reason": reason}
-
-
 def _episodes_why(graph, wanted: list[str]) -> tuple[str, str]:
     seen = read(
         graph,
@@ -185,7 +180,7 @@ def write_playbook(
             raise Refused(f"a playbook needs at least {needs} episodes that ended, not {len(drawn)}")
         limits.measured({"trigger": conditions, "steps": ordered, "drawn": drawn}, "a playbook")
     except Refused as error:
-        return _refuse(graph, name, content, error.reason, str(error), by)
+        return refuse(graph, KIND, name, content, error.reason, str(error), by)
     params = {
         "episodes": drawn,
         "name": playbook_name,
@@ -199,16 +194,16 @@ def write_playbook(
     try:
         verdict, version, newest_id, newest_version = graph.query(_WRITE, params).result_set[0]
     except ResponseError as error:
-        return _refuse(graph, playbook_name, content, "failed", str(error), writer)
+        return refuse(graph, KIND, playbook_name, content, "failed", str(error), writer)
     if verdict == "written":
         return {"id": f"{playbook_name}#{version}", "version": version, "status": "written"}
     if verdict == "unchanged":
         return {"id": newest_id, "version": newest_version, "status": "unchanged"}
     if verdict == "switched_off":
         reason = f"these steps of {playbook_name!r} were switched off: they are not written again"
-        return _refuse(graph, playbook_name, content, "switched_off", reason, writer)
+        return refuse(graph, KIND, playbook_name, content, "switched_off", reason, writer)
     status, reason = _episodes_why(graph, drawn)
-    return _refuse(graph, playbook_name, content, status, reason, writer)
+    return refuse(graph, KIND, playbook_name, content, status, reason, writer)
 
 
 def _finding(reference: object, into: str) -> tuple[str, dict]:
@@ -257,7 +252,7 @@ def ran(graph, playbook_id: object, episode: object, succeeded: object, by: obje
         if not isinstance(succeeded, bool):
             raise Refused(f"succeeded is True or False, not {type(succeeded).__name__}")
     except Refused as error:
-        return _refuse(graph, playbook_id, content, error.reason, str(error), by)
+        return refuse(graph, KIND, playbook_id, content, error.reason, str(error), by)
     params.update(
         {
             "episode": episode_id,
@@ -271,19 +266,19 @@ def ran(graph, playbook_id: object, episode: object, succeeded: object, by: obje
     try:
         result = graph.query(clause + _RAN, params).result_set
     except ResponseError as error:
-        return _refuse(graph, playbook_id, content, "failed", str(error), writer)
+        return refuse(graph, KIND, playbook_id, content, "failed", str(error), writer)
     if not result:
         if not read(graph, clause + "RETURN p.id", params):
             reason = f"there is no playbook {params['playbook']!r}"
-            return _refuse(graph, playbook_id, content, "unknown", reason, writer)
+            return refuse(graph, KIND, playbook_id, content, "unknown", reason, writer)
         status, reason = _episodes_why(graph, [episode_id])
-        return _refuse(graph, playbook_id, content, status, reason, writer)
+        return refuse(graph, KIND, playbook_id, content, status, reason, writer)
     found_id, fresh, judged_before, enabled = result[0]
     if fresh:
         return {"id": found_id, "status": "judged", "enabled": enabled}
     if judged_before != succeeded:
         reason = f"the run of {found_id!r} in {episode_id!r} was judged the other way"
-        return _refuse(graph, found_id, content, "conflict", reason, writer)
+        return refuse(graph, KIND, found_id, content, "conflict", reason, writer)
     return {"id": found_id, "status": "unchanged", "enabled": enabled}
 
 
@@ -308,15 +303,15 @@ def switch(graph, playbook_id: object, on: object, by: object) -> dict:
         if not isinstance(on, bool):
             raise Refused(f"on is True or False, not {type(on).__name__}")
     except Refused as error:
-        return _refuse(graph, playbook_id, content, error.reason, str(error), by)
+        return refuse(graph, KIND, playbook_id, content, error.reason, str(error), by)
     params.update({"on": bool(on), "by": writer, "now": clock.stamp()})
     try:
         result = graph.query(clause + _SWITCH, params).result_set
     except ResponseError as error:
-        return _refuse(graph, playbook_id, content, "failed", str(error), writer)
+        return refuse(graph, KIND, playbook_id, content, "failed", str(error), writer)
     if not result:
         reason = f"there is no playbook {params['playbook']!r}"
-        return _refuse(graph, playbook_id, content, "unknown", reason, writer)
+        return refuse(graph, KIND, playbook_id, content, "unknown", reason, writer)
     found_id, was = result[0]
     return {"id": found_id, "status": "unchanged" if was == on else "switched", "enabled": bool(on)}
 

@@ -106,3 +106,18 @@ def test_a_graph_that_does_not_exist_has_no_failures(db):
 def test_the_refusal_statuses():
     assert {"stale", "conflict", "missing", "invalid", "failed", "busy", "unknown"} == REFUSALS
     assert not REFUSALS & {"created", "changed", "inserted", "unchanged"}
+
+
+def test_refuse_keeps_the_refusal_and_gives_its_receipt(graph):
+    from lighthouse.write.failures import failures, refuse
+
+    receipt = refuse(
+        graph, "Handoff", "h1", {"to": "nobody"}, "missing", "the receiver does not exist", "desk"
+    )
+    assert receipt == {"id": "h1", "status": "missing", "reason": "the receiver does not exist"}
+    again = refuse(graph, "Handoff", "h1", {"to": "nobody"}, "missing", "the receiver does not exist", "desk")
+    assert again == receipt
+    kept = failures(graph)
+    assert [(one["reason"], one["kind"], one["key"], one["times"]) for one in kept] == [
+        ("missing", "Handoff", "h1", 2)
+    ]

@@ -83,6 +83,12 @@ def record_failures(graph, failures: list[Failure]) -> None:
     )
 
 
+def refuse(graph, kind: str, key: object, content: object, status: str, reason: str, by: object) -> dict:
+    """Keeps a refused write as a WriteFailure and gives its receipt: {"id", "status", "reason"}."""
+    record_failures(graph, [Failure(status, kind, key, content, reason, by)])
+    return {"id": key, "status": status, "reason": reason}
+
+
 def record_failure(graph, failure: Failure) -> None:
     record_failures(graph, [failure])
 
