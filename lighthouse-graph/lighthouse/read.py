@@ -45,9 +45,9 @@ def shown(kind: Kind, props: dict, entry: str | None) -> dict:
 @lru_cache(maxsize=256)
 def _history_query(kind: Kind) -> str:
     return (
+        # A State keeps the id of the entry it came from (beside its FROM edge): one step less to read.
         f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s:State) "
-        "OPTIONAL MATCH (s)-[:FROM]->(n:Entry) "
-        "RETURN properties(s), n.id ORDER BY s.valid_from"
+        "RETURN properties(s), s.entry ORDER BY s.valid_from"
     )
 
 
@@ -65,8 +65,7 @@ def _as_of_query(kind: Kind) -> str:
     return (
         f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s) "
         "WHERE s.valid_from <= localdatetime($at) AND (s.valid_to IS NULL OR s.valid_to > localdatetime($at)) "
-        "OPTIONAL MATCH (s)-[:FROM]->(n:Entry) "
-        "RETURN properties(s), n.id LIMIT 1"
+        "RETURN properties(s), s.entry LIMIT 1"
     )
 
 

@@ -36,9 +36,13 @@ def _holds(edge: str, at: str) -> str:
 @lru_cache(maxsize=1024)
 def _pointing_query(kind: Kind, relation: str) -> str:
     target = kind.target(relation)
+    # The time is made once, and the keys come back as one list: a team that 750 devices point at
+    # cost 750 rows to send and read.
     return (
+        "WITH localdatetime($at) AS moment "
         f"MATCH (x:`{target.label}` {{key: $target}})<-[r:`{relation}`]-(e:`{kind.label}`) "
-        f"WHERE {_holds('r', 'at')} RETURN DISTINCT e.key"
+        "WHERE r.valid_from <= moment AND (r.valid_to IS NULL OR r.valid_to > moment) "
+        "RETURN collect(DISTINCT e.key)"
     )
 
 
@@ -50,7 +54,7 @@ def pointing_at(graph, kind: Kind, relation: str, target_key: object, at: object
     target_key = _checked(kind, target_key)
     relation = _relation(kind, relation)
     result = read(graph, _pointing_query(kind, relation), {"target": target_key, "at": _moment(at)})
-    return sorted((row[0] for row in result), key=_in_order)
+    return sorted(result[0][0] if result else [], key=_in_order)
 
 
 @lru_cache(maxsize=1024)

@@ -320,7 +320,9 @@ def _apply_query(kind: Kind, needs: frozenset) -> str:
         # the larger the graph was (500 new States: 45 ms in an empty graph, 170 ms after 3,000 more).
         f"FOREACH (making IN {_when('row.new')} | "
         f"  CREATE (e)-[:HAS_STATE]->(made:State {{kind: '{kind.label}', key: row.key, "
-        "    valid_from: localdatetime(row.t), by: $by, recorded_at: localdatetime($now), words: row.words}) "
+        "    valid_from: localdatetime(row.t), by: $by, recorded_at: localdatetime($now), words: row.words"
+        + (", entry: row.source" if "source" in needs else "")
+        + "}) "
         "  SET made += row.values"
         + (
             ", made.valid_to = CASE WHEN row.until IS NULL THEN null ELSE localdatetime(row.until) END"
