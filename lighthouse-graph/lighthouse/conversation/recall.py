@@ -37,10 +37,9 @@ _SAID_ABOUT = (
     "MATCH (r)<-[:MENTIONS]-(m:Message) "
     "WHERE m.user = $user "
     "WITH m ORDER BY m.at DESC, m.recorded_at DESC, m.seq DESC, m.key LIMIT $limit "
-    "OPTIONAL MATCH (m)-[e:MENTIONS]->(named:Reference) "
     "RETURN m.session, m.seq AS seq, m.role, m.by, m.at AS at, m.text, "
     "  [name IN keys(m) WHERE NOT name IN $own | [name, m[name]]], "
-    "  collect([e.place, named.label, named.target]), m.recorded_at AS stored, m.key AS message_key "
+    "  m.mentioned, m.recorded_at AS stored, m.key AS message_key "
     "ORDER BY at DESC, stored DESC, seq DESC, message_key"
 )
 
@@ -75,10 +74,9 @@ _SAID = (
     "CALL db.idx.fulltext.queryNodes('Message', $query) YIELD node, score "
     "WITH node AS m, score WHERE m.user = $user "
     "WITH m, score ORDER BY score DESC, m.at DESC, m.seq DESC, m.key LIMIT $limit "
-    "OPTIONAL MATCH (m)-[e:MENTIONS]->(named:Reference) "
     "RETURN m.session, m.seq AS seq, m.role, m.by, m.at AS at, m.text, "
     "  [name IN keys(m) WHERE NOT name IN $own | [name, m[name]]], "
-    "  collect([e.place, named.label, named.target]), score, m.key AS message_key "
+    "  m.mentioned, score, m.key AS message_key "
     "ORDER BY score DESC, at DESC, seq DESC, message_key"
 )
 
