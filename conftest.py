@@ -47,8 +47,3 @@ def graph(db: FalkorDB):
     yield chosen
     with contextlib.suppress(Exception):  # a test that never wrote leaves no graph to delete
         chosen.delete()
-
-
-@pytest.fixture
-def graph_name(graph) -> str:
-    return graph.name
