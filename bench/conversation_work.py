@@ -8,11 +8,9 @@ tenth message mentions a device. context() reads a session whose first 60 messag
 
 from __future__ import annotations
 
-import time
-
 from fleet import DEVICE, VOCABULARY
 from lighthouse import context, messages, say, summarize
-from registry import Context, Measured, expect, workload
+from registry import Context, Measured, expect, timed_calls, workload
 
 USERS = 50
 MESSAGES = 5_000
@@ -87,21 +85,12 @@ def _differs(got: dict, wanted: dict) -> str | None:
 def say_calls(ctx: Context) -> Measured:
     """5,000 say() calls: each receipt said, numbered in its session."""
     given = [_said(number, ctx) for number in range(MESSAGES)]
-    receipts = []
-    began = time.perf_counter()
-    for one in given:
-        receipts.append(
-            say(
-                ctx.graph,
-                one["user"],
-                SESSION,
-                one["role"],
-                one["text"],
-                one["by"],
-                mentions=one["mentions"],
-            )
-        )
-    seconds = time.perf_counter() - began
+    receipts, seconds = timed_calls(
+        lambda one: say(
+            ctx.graph, one["user"], SESSION, one["role"], one["text"], one["by"], mentions=one["mentions"]
+        ),
+        given,
+    )
     for one, receipt in zip(given, receipts, strict=True):
         wanted = {"id": SESSION, "seq": one["seq"], "status": "said"}
         expect(receipt == wanted, f"say({one['user']}, message {one['seq']}) gave {receipt}, not {wanted}")
@@ -127,11 +116,7 @@ def messages_calls(ctx: Context) -> Measured:
     """1,000 messages(last=20) calls; each must be the last 20 messages said, in order."""
     expected = _expected(ctx)
     users = [_user(ctx.rng.randrange(USERS)) for _ in range(READS)]
-    answers = []
-    began = time.perf_counter()
-    for user in users:
-        answers.append(messages(ctx.graph, user, SESSION, last=LAST))
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(lambda user: messages(ctx.graph, user, SESSION, last=LAST), users)
     for user, answer in zip(users, answers, strict=True):
         wanted = expected[user][-LAST:]
         expect(len(answer) == len(wanted), f"messages({user}): {len(answer)} messages, not {len(wanted)}")
@@ -157,11 +142,7 @@ def context_calls(ctx: Context) -> Measured:
         wanted = {"id": SESSION, "upto": SUMMED_UPTO, "status": "summed"}
         expect(receipt == wanted, f"summarize({user}) gave {receipt}, not {wanted}")
     users = [_user(ctx.rng.randrange(USERS)) for _ in range(CONTEXTS)]
-    answers = []
-    began = time.perf_counter()
-    for user in users:
-        answers.append(context(ctx.graph, user, SESSION, last=LAST))
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(lambda user: context(ctx.graph, user, SESSION, last=LAST), users)
     for user, answer in zip(users, answers, strict=True):
         said = expected[user]
         given = said[max(SUMMED_UPTO, len(said) - LAST) :]

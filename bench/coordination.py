@@ -12,7 +12,7 @@ import threading
 import time
 
 from lighthouse import add_task, claim, complete, ensure_schema, tasks
-from registry import Context, Measured, expect, workload
+from registry import Context, Measured, expect, timed_calls, workload
 
 TASKS = 500
 WORKERS = 4
@@ -35,11 +35,10 @@ def add_task_calls(ctx: Context) -> Measured:
     graph = ctx.new_graph("tasks")
     ensure_schema(graph, [])
     ctx.shared["task_graph"] = graph
-    receipts = []
-    began = time.perf_counter()
-    for number in range(TASKS):
-        receipts.append(add_task(graph, _task_id(number), TASK_KIND, CREATOR, values={"part": number}))
-    seconds = time.perf_counter() - began
+    receipts, seconds = timed_calls(
+        lambda number: add_task(graph, _task_id(number), TASK_KIND, CREATOR, values={"part": number}),
+        range(TASKS),
+    )
     for number, receipt in enumerate(receipts):
         wanted = {"id": _task_id(number), "status": "added"}
         expect(receipt == wanted, f"add_task({_task_id(number)}) gave {receipt}, not {wanted}")

@@ -6,21 +6,17 @@ what the fleet wrote.
 
 from __future__ import annotations
 
-import time
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from fleet import DEVICE, state_differs
 from lighthouse import as_of, history, related
-from registry import Context, Measured, expect, workload
+from registry import Context, Measured, expect, timed_calls, workload
 
 _READS_NEED = ("create", "change", "late")
 
 
 def _moments(ctx: Context) -> list[datetime]:
-    """Random whole seconds from a day before the create to a day after the change."""
-    start = ctx.fleet.created - timedelta(days=1)
-    span = int((ctx.fleet.changed - start).total_seconds()) + 2 * 86_400
-    return [start + timedelta(seconds=ctx.rng.randint(0, span)) for _ in range(ctx.calls)]
+    return [ctx.fleet.moment(ctx.rng) for _ in range(ctx.calls)]
 
 
 def _keys(ctx: Context) -> list[str]:
@@ -38,11 +34,7 @@ def _keys(ctx: Context) -> list[str]:
 def history_calls(ctx: Context) -> Measured:
     """history() of random devices; each must list the States the fleet wrote."""
     keys = _keys(ctx)
-    answers = []
-    began = time.perf_counter()
-    for key in keys:
-        answers.append(history(ctx.graph, DEVICE, key))
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(lambda key: history(ctx.graph, DEVICE, key), keys)
     for key, answer in zip(keys, answers, strict=True):
         expected = ctx.fleet.states(key)
         expect(len(answer) == len(expected), f"history({key}): {len(answer)} States, not {len(expected)}")
@@ -63,11 +55,9 @@ def history_calls(ctx: Context) -> Measured:
 def as_of_calls(ctx: Context) -> Measured:
     """as_of() of random devices at random times; each must be the State that held then, or None."""
     keys, moments = _keys(ctx), _moments(ctx)
-    answers = []
-    began = time.perf_counter()
-    for key, moment in zip(keys, moments, strict=True):
-        answers.append(as_of(ctx.graph, DEVICE, key, moment))
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(
+        lambda asked: as_of(ctx.graph, DEVICE, *asked), list(zip(keys, moments, strict=True))
+    )
     for key, moment, answer in zip(keys, moments, answers, strict=True):
         why = state_differs(answer, ctx.fleet.at(key, moment))
         expect(why is None, f"as_of({key}, {moment}): {why}")
@@ -86,11 +76,9 @@ def related_calls(ctx: Context) -> Measured:
     """related() of random devices, relations and times; each must give the targets that held then."""
     keys, moments = _keys(ctx), _moments(ctx)
     relations = [ctx.rng.choice(sorted(DEVICE.relations)) for _ in keys]
-    answers = []
-    began = time.perf_counter()
-    for key, relation, moment in zip(keys, relations, moments, strict=True):
-        answers.append(related(ctx.graph, DEVICE, key, relation, moment))
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(
+        lambda asked: related(ctx.graph, DEVICE, *asked), list(zip(keys, relations, moments, strict=True))
+    )
     for key, relation, moment, answer in zip(keys, relations, moments, answers, strict=True):
         state = ctx.fleet.at(key, moment)
         wanted = [] if state is None else state.relations[relation]

@@ -38,6 +38,10 @@ def _count(ctx: Context, query: str) -> int:
     return ctx.graph.ro_query(query).result_set[0][0]
 
 
+def _states(ctx: Context) -> int:
+    return _count(ctx, "MATCH (s:State) RETURN count(s)")
+
+
 @workload(
     "create",
     "rows",
@@ -72,7 +76,7 @@ def change(ctx: Context) -> Measured:
     receipts, seconds = _remember(ctx, rows)
     checked = _all("change", rows, receipts, "changed")
     ctx.fleet.accepted(rows)
-    states = _count(ctx, "MATCH (s:State) RETURN count(s)")
+    states = _states(ctx)
     expect(states == 2 * len(rows), f"change: {states} States in the graph, not {2 * len(rows)}")
     return Measured(len(rows), seconds, checked)
 
@@ -87,11 +91,11 @@ def change(ctx: Context) -> Measured:
 )
 def replay(ctx: Context) -> Measured:
     """The create rows again (now older than the current State): each receipt must be unchanged."""
-    before = _count(ctx, "MATCH (s:State) RETURN count(s)")
+    before = _states(ctx)
     rows = ctx.fleet.create_rows()
     receipts, seconds = _remember(ctx, rows)
     checked = _all("replay", rows, receipts, "unchanged")
-    after = _count(ctx, "MATCH (s:State) RETURN count(s)")
+    after = _states(ctx)
     expect(after == before, f"replay: the States went from {before} to {after}")
     return Measured(len(rows), seconds, checked)
 
@@ -111,10 +115,10 @@ def late(ctx: Context) -> Measured:
     span = int((ctx.fleet.changed - ctx.fleet.created).total_seconds())
     times = [ctx.fleet.created + timedelta(seconds=ctx.rng.randint(1, span - 1)) for _ in indexes]
     rows = ctx.fleet.late_rows(indexes, times)
-    before = _count(ctx, "MATCH (s:State) RETURN count(s)")
+    before = _states(ctx)
     receipts, seconds = _remember(ctx, rows)
     checked = _all("late", rows, receipts, "inserted")
     ctx.fleet.accepted(rows)
-    after = _count(ctx, "MATCH (s:State) RETURN count(s)")
+    after = _states(ctx)
     expect(after == before + count, f"late: the States went from {before} to {after}, not +{count}")
     return Measured(count, seconds, checked)

@@ -7,11 +7,9 @@ was recorded, and the graph is counted: entries, NEXT and CITES edges.
 
 from __future__ import annotations
 
-import time
-
 from fleet import AGENT, DEVICE
 from lighthouse import episode, open_episode, record
-from registry import Context, Measured, expect, workload
+from registry import Context, Measured, expect, timed_calls, workload
 
 EPISODES = 200
 ENTRIES = 10  # per episode
@@ -57,20 +55,19 @@ def record_calls(ctx: Context) -> Measured:
         for number, key in enumerate(subjects)
         for seq in range(1, ENTRIES + 1)
     ]
-    receipts = []
-    began = time.perf_counter()
-    for episode_id, seq, key in calls:
-        receipts.append(
-            record(
-                ctx.graph,
-                episode_id,
-                ENTRY_TYPE,
-                AGENT,
-                values=_values(seq, key),
-                cites=_cites(episode_id, seq, key),
-            )
+
+    def record_one(call: tuple[str, int, str]) -> dict:
+        episode_id, seq, key = call
+        return record(
+            ctx.graph,
+            episode_id,
+            ENTRY_TYPE,
+            AGENT,
+            values=_values(seq, key),
+            cites=_cites(episode_id, seq, key),
         )
-    seconds = time.perf_counter() - began
+
+    receipts, seconds = timed_calls(record_one, calls)
     for (episode_id, seq, _key), receipt in zip(calls, receipts, strict=True):
         wanted = {"id": f"{episode_id}/{seq}", "seq": seq, "status": "recorded"}
         expect(receipt == wanted, f"record({episode_id}, entry {seq}) gave {receipt}, not {wanted}")

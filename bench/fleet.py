@@ -148,6 +148,12 @@ class Fleet:
             for target in (targets if isinstance(targets, list) else [targets])
         }
 
+    def moment(self, rng: random.Random) -> datetime:
+        """A random whole second from a day before the create to two days after the change."""
+        start = self.created - timedelta(days=1)
+        span = int((self.changed - start).total_seconds()) + 2 * 86_400
+        return start + timedelta(seconds=rng.randint(0, span))
+
     def at(self, key: str, moment: datetime) -> Expected | None:
         for state in self.states(key):
             if state.valid_from <= moment and (state.valid_to is None or moment < state.valid_to):

@@ -8,12 +8,11 @@ Python over the fleet's relations (every relation ever true, as the calls withou
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
 from fleet import DEVICE, Fleet
 from lighthouse import connection, groups, important
-from registry import Context, Measured, expect, workload
+from registry import Context, Measured, expect, timed_calls, workload
 
 PAIRS = 10  # connection() calls, each between two random devices
 LIMIT = 10
@@ -40,10 +39,19 @@ def _names(fleet: Fleet, edges: set) -> list[Name]:
     return sorted(found)
 
 
-def _timed(call) -> tuple[object, float]:
-    began = time.perf_counter()
-    answer = call()
-    return answer, time.perf_counter() - began
+def _groups(graph) -> list[dict]:
+    return groups(graph, [DEVICE], limit=LIMIT)
+
+
+def _important(graph) -> list[dict]:
+    return important(graph, [DEVICE], limit=LIMIT)
+
+
+def _asked_again(ctx: Context, name: str, call) -> Measured:
+    """The same call on the same graph again: its answer must be the first call's (kept in ctx.shared)."""
+    [answer], seconds = timed_calls(call, [ctx.graph])
+    expect(answer == ctx.shared[name], f"{name}_kept: the second answer differs from the first")
+    return Measured(1, seconds, 1)
 
 
 def _components(names: list[Name], edges: set) -> list[list[Name]]:
@@ -92,7 +100,7 @@ def _plain(answer: list[dict]) -> list[dict]:
 )
 def groups_first(ctx: Context) -> Measured:
     """One groups() call; the groups must be those union-find gives here."""
-    answer, seconds = _timed(lambda: groups(ctx.graph, [DEVICE], limit=LIMIT))
+    [answer], seconds = timed_calls(_groups, [ctx.graph])
     edges = _edges(ctx.fleet)
     components = _components(_names(ctx.fleet, edges), edges)
     wanted = _listed(components)
@@ -126,9 +134,7 @@ def groups_first(ctx: Context) -> Measured:
     about="groups() asked again on the same graph: the kept answer",
 )
 def groups_kept(ctx: Context) -> Measured:
-    answer, seconds = _timed(lambda: groups(ctx.graph, [DEVICE], limit=LIMIT))
-    expect(answer == ctx.shared["groups"], "groups_kept: the second answer differs from the first")
-    return Measured(1, seconds, 1)
+    return _asked_again(ctx, "groups", _groups)
 
 
 def _pagerank(names: list[Name], edges: set) -> dict[Name, float]:
@@ -164,7 +170,7 @@ def _pagerank(names: list[Name], edges: set) -> dict[Name, float]:
 )
 def important_first(ctx: Context) -> Measured:
     """One important() call; each score must be the PageRank computed here, and the best 10 the best."""
-    answer, seconds = _timed(lambda: important(ctx.graph, [DEVICE], limit=LIMIT))
+    [answer], seconds = timed_calls(_important, [ctx.graph])
     edges = _edges(ctx.fleet)
     scores = _pagerank(_names(ctx.fleet, edges), edges)
     best = sorted(scores.values(), reverse=True)[:LIMIT]
@@ -192,17 +198,20 @@ def important_first(ctx: Context) -> Measured:
     about="important() asked again on the same graph: the kept answer",
 )
 def important_kept(ctx: Context) -> Measured:
-    answer, seconds = _timed(lambda: important(ctx.graph, [DEVICE], limit=LIMIT))
-    expect(answer == ctx.shared["important"], "important_kept: the second answer differs from the first")
-    return Measured(1, seconds, 1)
+    return _asked_again(ctx, "important", _important)
 
 
-def _distance(edges: set, start: Name, end: Name) -> int | None:
-    """The fewest relations between two names, following them either way."""
+def _around(edges: set) -> dict[Name, set[Name]]:
+    """Each name's neighbours, following the relations either way."""
     around: dict[Name, set[Name]] = {}
     for one, _relation, other in edges:
         around.setdefault(one, set()).add(other)
         around.setdefault(other, set()).add(one)
+    return around
+
+
+def _distance(around: dict[Name, set[Name]], start: Name, end: Name) -> int | None:
+    """The fewest relations between two names (around: _around() of the edges)."""
     depth, waiting = {start: 0}, deque([start])
     while waiting:
         here = waiting.popleft()
@@ -240,15 +249,14 @@ def _connections(ctx: Context, name: str) -> Measured:
     pairs = ctx.shared.setdefault(
         "pairs", [tuple(ctx.rng.sample(sorted(ctx.fleet.written), 2)) for _ in range(PAIRS)]
     )
-    answers = []
-    began = time.perf_counter()
-    for one, other in pairs:
-        answers.append(connection(ctx.graph, (DEVICE, one), (DEVICE, other)))
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(
+        lambda pair: connection(ctx.graph, (DEVICE, pair[0]), (DEVICE, pair[1])), pairs
+    )
     edges = _edges(ctx.fleet)
+    around = _around(edges)
     for (one, other), chain in zip(pairs, answers, strict=True):
         start, end = (DEVICE.label, one), (DEVICE.label, other)
-        why = _chain_differs(chain, start, end, edges, _distance(edges, start, end))
+        why = _chain_differs(chain, start, end, edges, _distance(around, start, end))
         expect(why is None, f"{name}({one}, {other}): {why}")
     first = ctx.shared.setdefault("connections", answers)
     expect(answers == first, f"{name}: the answers differ from the first calls'")

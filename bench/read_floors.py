@@ -6,9 +6,7 @@ the load drifts, and a floor measured minutes earlier would compare other condit
 
 from __future__ import annotations
 
-import time
-
-from registry import Context, Measured, expect, workload
+from registry import Context, Measured, expect, timed_calls, workload
 
 _MATCH = "MATCH (n:Device {key: $key}) RETURN properties(n)"
 
@@ -22,11 +20,9 @@ _MATCH = "MATCH (n:Device {key: $key}) RETURN properties(n)"
 def indexed_match(ctx: Context) -> Measured:
     """The read floor: one node by its indexed key, a round trip per call."""
     keys = [ctx.rng.choice(ctx.fleet.keys) for _ in range(ctx.calls)]
-    answers = []
-    began = time.perf_counter()
-    for key in keys:
-        answers.append(ctx.floor_graph.ro_query(_MATCH, {"key": key}).result_set)
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(
+        lambda key: ctx.floor_graph.ro_query(_MATCH, {"key": key}).result_set, keys
+    )
     checked = 0
     for key, answer in zip(keys, answers, strict=True):
         expect(len(answer) == 1 and answer[0][0]["key"] == key, f"indexed_match of {key} gave {answer!r}")

@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from fleet import DEVICE, DIMENSIONS, Fleet
 from lighthouse import pointing_at, search
 from lighthouse.recall.vector import embed, nearest
 from lighthouse.values import words
 from lighthouse.write.rows import text_of
-from registry import Context, Measured, expect, workload
+from registry import Context, Measured, expect, timed_calls, workload
 
 QUESTIONS = 500
 LIMIT = 10  # results asked of search() and nearest()
@@ -74,11 +74,9 @@ def _current_notes(fleet: Fleet) -> dict[str, str]:
 def search_calls(ctx: Context) -> Measured:
     """500 search() calls: each result holds every word, and as many as the devices that match (at most 10)."""
     questions = _questions(ctx)
-    answers = []
-    began = time.perf_counter()
-    for question in questions:
-        answers.append(search(ctx.graph, DEVICE, " ".join(question), limit=LIMIT))
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(
+        lambda question: search(ctx.graph, DEVICE, " ".join(question), limit=LIMIT), questions
+    )
     notes = _current_notes(ctx.fleet)
     held = {key: set(words(note).split()) for key, note in notes.items()}
     for question, answer in zip(questions, answers, strict=True):
@@ -125,16 +123,12 @@ def pointing_at_calls(ctx: Context) -> Measured:
     holders = _holders(ctx.fleet)
     targets = sorted(holders)
     asked = []
-    start = ctx.fleet.created - timedelta(days=1)
-    span = int((ctx.fleet.changed - start).total_seconds()) + 2 * 86_400
     for _ in range(QUESTIONS):
         relation, target = ctx.rng.choice(targets)
-        asked.append((relation, target, start + timedelta(seconds=ctx.rng.randint(0, span))))
-    answers = []
-    began = time.perf_counter()
-    for relation, target, moment in asked:
-        answers.append(pointing_at(ctx.graph, DEVICE, relation, target, at=moment))
-    seconds = time.perf_counter() - began
+        asked.append((relation, target, ctx.fleet.moment(ctx.rng)))
+    answers, seconds = timed_calls(
+        lambda one: pointing_at(ctx.graph, DEVICE, one[0], one[1], at=one[2]), asked
+    )
     for (relation, target, moment), answer in zip(asked, answers, strict=True):
         wanted = sorted(
             {
@@ -190,11 +184,9 @@ def embed_rows(ctx: Context) -> Measured:
 def nearest_calls(ctx: Context) -> Measured:
     """500 nearest() calls: scores are the cosine computed here, in order, and most of the exact top 10."""
     questions = [" ".join(question) for question in _questions(ctx)]
-    answers = []
-    began = time.perf_counter()
-    for question in questions:
-        answers.append(nearest(ctx.graph, DEVICE, question, bag, MODEL, limit=LIMIT))
-    seconds = time.perf_counter() - began
+    answers, seconds = timed_calls(
+        lambda question: nearest(ctx.graph, DEVICE, question, bag, MODEL, limit=LIMIT), questions
+    )
     notes = _current_notes(ctx.fleet)
     keys = sorted(notes)
     stored = [_unit(vector) for vector in bag([text_of(DEVICE, {"note": notes[key]}) for key in keys])]

@@ -8,7 +8,8 @@ BenchError when the work was not what it claims: a figure of wrong work is worth
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -111,6 +112,15 @@ def selection(only: list[str] | None) -> list[Workload]:
         chosen = WORKLOADS[name]
         pending += [*chosen.needs, *([chosen.floor] if chosen.floor else [])]
     return [chosen for name, chosen in WORKLOADS.items() if name in wanted]
+
+
+def timed_calls(call: Callable, asked: Iterable) -> tuple[list, float]:
+    """call(one) for each of asked, in order: the answers, and the seconds the calls took together."""
+    answers = []
+    began = time.perf_counter()
+    for one in asked:
+        answers.append(call(one))
+    return answers, time.perf_counter() - began
 
 
 def expect(condition: bool, message: str) -> None:

@@ -13,13 +13,13 @@ from datetime import datetime
 from functools import lru_cache
 
 from . import clock
+from .algorithms.scope import checked_kinds
 from .graphs import read
 from .kinds import OWNED_NAMES, Kind
 from .values import Refused
 from .write.rows import typed
 
 MAX_STATES = 100_000  # States that began in the window: more is refused, ask for a shorter window
-MAX_KINDS = 200
 
 
 def _window(start: object, end: object) -> tuple[datetime, datetime]:
@@ -33,18 +33,7 @@ def _window(start: object, end: object) -> tuple[datetime, datetime]:
 
 
 def _kinds(kinds: object) -> dict[str, Kind]:
-    if isinstance(kinds, Kind):
-        kinds = [kinds]
-    if not isinstance(kinds, list | tuple) or not kinds:
-        raise Refused("kinds must be a non-empty list of Kind")
-    if len(kinds) > MAX_KINDS:
-        raise Refused(f"kinds holds more than {MAX_KINDS} kinds")
-    chosen: dict[str, Kind] = {}
-    for kind in kinds:
-        if not isinstance(kind, Kind):
-            raise Refused(f"kinds must be a list of Kind, not of {type(kind).__name__}")
-        chosen[kind.label] = kind
-    return chosen
+    return {kind.label: kind for kind in checked_kinds(kinds)}
 
 
 @lru_cache(maxsize=256)

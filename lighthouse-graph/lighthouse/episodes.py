@@ -300,9 +300,8 @@ _EPISODE = (
 )
 
 
-def _entry(listed: list) -> dict:
-    entry_id, seq, entry_type, by, at, content, cites = listed
-    cited = sorted((item for item in cites if item is not None), key=lambda item: item[0])
+def stored_entry(entry_id, seq, entry_type, by, at, content) -> dict:
+    """An entry as reads give it, from n.id, n.seq, n.type, n.by, n.at, n.content: id, seq, type, by, at, values."""
     return {
         "id": entry_id,
         "seq": seq,
@@ -310,8 +309,13 @@ def _entry(listed: list) -> dict:
         "by": by,
         "at": clock.from_store(at),
         "values": json.loads(content),
-        "cites": [references.from_store(*item[1:]) for item in cited],
     }
+
+
+def _entry(listed: list) -> dict:
+    *fields, cites = listed
+    cited = sorted((item for item in cites if item is not None), key=lambda item: item[0])
+    return {**stored_entry(*fields), "cites": [references.from_store(*item[1:]) for item in cited]}
 
 
 def _episode(row: list) -> dict:
@@ -347,8 +351,7 @@ def episodes_about(graph, kind: object, key: object, limit: int = 20) -> list[di
     label, checked_key = references.parse((kind, key))
     if references.is_record(label):
         raise Refused(f"an episode is about entities, not a {label}")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise Refused(f"limit is a whole number from 1 to {MAX_LIMIT:,}")
+    limit = limits.whole(limit, "limit", 1, MAX_LIMIT)
     query = (
         f"MATCH {references.pattern(label, 'thing', '$key')}<-[:ABOUT]-(ep:Episode) "
         "WITH DISTINCT ep ORDER BY ep.opened_at DESC, ep.id LIMIT $limit " + _EPISODE

@@ -11,11 +11,11 @@ moves past it, and extract_again() gives it back. Nothing is passed over silentl
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 
 from . import clock
 from . import values as limits
+from .episodes import stored_entry
 from .graphs import read
 from .kinds import Kind
 from .values import Refused
@@ -42,8 +42,14 @@ def _entries_query(mark: str) -> str:
         "  AND n.words <> '' AND ($types IS NULL OR n.type IN $types) "
         "  AND NOT (n)-[:READ_BY {kind: $kind}]->(:Agent) "
         "WITH since, last, n ORDER BY n.serial "
-        "RETURN since, last, collect([n.id, n.episode, n.seq, n.type, n.by, n.at, n.content, n.serial])"
+        "RETURN since, last, collect([n.id, n.seq, n.type, n.by, n.at, n.content, n.episode, n.serial])"
     )
+
+
+def _entry(row: list) -> dict:
+    """An entry as an extractor gets it, from n.id, n.seq, n.type, n.by, n.at, n.content, n.episode, n.serial."""
+    *fields, episode, serial = row
+    return {**stored_entry(*fields), "episode": episode, "serial": serial}
 
 
 def _pending(graph, kind: Kind, types: list[str] | None, slice_size: int) -> tuple[int, int, list[dict]]:
@@ -55,21 +61,7 @@ def _pending(graph, kind: Kind, types: list[str] | None, slice_size: int) -> tup
     if not found:
         return 0, 0, []
     since, last, listed = found[0]
-    entries = [
-        {
-            "id": entry_id,
-            "episode": episode,
-            "seq": seq,
-            "type": entry_type,
-            "by": by,
-            "at": clock.from_store(at),
-            "values": json.loads(content),
-            "serial": serial,
-        }
-        for entry_id, episode, seq, entry_type, by, at, content, serial in listed
-        if entry_id is not None
-    ]
-    return since or 0, last or 0, entries
+    return since or 0, last or 0, [_entry(row) for row in listed if row[0] is not None]
 
 
 def _answer(given: object) -> list:
@@ -82,9 +74,10 @@ def _answer(given: object) -> list:
 
 def _progress(graph, kind: Kind, types, by: str, mark: int, done: list[dict]) -> None:
     """Moves the mark and gives each entry read its READ_BY edge, in one query."""
+    name = _mark_name(kind, types)
     graph.query(
-        f"MATCH (st:Stamp) SET st.`{_mark_name(kind, types)}` = CASE WHEN coalesce(st.`{_mark_name(kind, types)}`, 0) "
-        f"> $mark THEN st.`{_mark_name(kind, types)}` ELSE $mark END "
+        f"MATCH (st:Stamp) SET st.`{name}` = CASE WHEN coalesce(st.`{name}`, 0) > $mark "
+        f"THEN st.`{name}` ELSE $mark END "
         "WITH st UNWIND $done AS one "
         "MATCH (n:Entry {id: one.id}) MERGE (reader:Agent {name: $by}) "
         "CREATE (n)-[:READ_BY {kind: $kind, at: localdatetime($now), rows: one.rows}]->(reader)",
@@ -101,8 +94,9 @@ def _raised_before(graph, kind: Kind, entry_id: str) -> int:
     return found[0][0] if found else 0
 
 
-def _rows_of(kind: Kind, entry: dict, answer: list, start: int) -> tuple[list, list[tuple[int, object, str]]]:
-    """The rows an entry gave, each from the entry and true from its time unless it says otherwise."""
+def _rows_of(kind: Kind, by: str, entry: dict, answer: list, start: int) -> tuple[list, list[Failure]]:
+    """The rows an entry gave, each from the entry and true from its time unless it says otherwise,
+    and a Failure "invalid" for each row that cannot be written."""
     ready, refused = [], []
     present = clock.now()
     for offset, given in enumerate(answer):
@@ -112,7 +106,7 @@ def _rows_of(kind: Kind, entry: dict, answer: list, start: int) -> tuple[list, l
                 given = {**given, "entry": entry["id"]}
             ready.append(prepare(kind, index, given, present, default_t=entry["at"]))
         except Refused as error:
-            refused.append((index, given, str(error)))
+            refused.append(Failure("invalid", kind.label, _key_of(given), given, str(error), by, index=index))
     return ready, refused
 
 
@@ -136,10 +130,8 @@ def extract(
     types = _checked_types(types)
     if not callable(extractor):
         raise Refused("extractor must be a function of one entry that gives rows")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
-        raise Refused("limit is a whole number from 1 to 10,000")
-    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 1 <= attempts <= 100:
-        raise Refused("attempts is a whole number from 1 to 100")
+    limit = limits.whole(limit, "limit", 1, 10_000)
+    attempts = limits.whole(attempts, "attempts", 1, 100)
     counts: Counter = Counter()
     read_count = set_aside = 0
     stopped = None
@@ -168,12 +160,9 @@ def extract(
                 stopped = {"entry": entry["id"], "error": message}
                 mark = entry["serial"] - 1
                 break
-            ready, refused = _rows_of(kind, entry, answer, len(rows) + len(refusals))
+            ready, refused = _rows_of(kind, by, entry, answer, len(rows) + len(refusals))
             rows.extend(ready)
-            for index, given, message in refused:
-                refusals.append(
-                    Failure("invalid", kind.label, _key_of(given), given, message, by, index=index)
-                )
+            refusals.extend(refused)
             done.append({"id": entry["id"], "rows": len(answer)})
         statuses: dict[int, str] = {}
         write_ready(graph, kind, by, rows, statuses, refusals)
@@ -215,29 +204,16 @@ def extract_again(graph, kind: Kind, extractor, by: str, entry_id: str) -> dict:
     entry_id = limits.name(entry_id, "an entry id")
     found = read(
         graph,
-        "MATCH (n:Entry {id: $id}) RETURN n.id, n.episode, n.seq, n.type, n.by, n.at, n.content, n.serial",
+        "MATCH (n:Entry {id: $id}) RETURN n.id, n.seq, n.type, n.by, n.at, n.content, n.episode, n.serial",
         {"id": entry_id},
     )
     if not found:
         raise Refused(f"no entry {entry_id!r}", "unknown")
-    entry_id, episode, seq, entry_type, author, at, content, serial = found[0]
-    entry = {
-        "id": entry_id,
-        "episode": episode,
-        "seq": seq,
-        "type": entry_type,
-        "by": author,
-        "at": clock.from_store(at),
-        "values": json.loads(content),
-        "serial": serial,
-    }
+    entry = _entry(found[0])
     answer = _answer(extractor(entry))
-    ready, refused = _rows_of(kind, entry, answer, 0)
+    ready, refused = _rows_of(kind, by, entry, answer, 0)
     statuses: dict[int, str] = {}
-    refusals = [
-        Failure("invalid", kind.label, _key_of(given), given, message, by, index=index)
-        for index, given, message in refused
-    ]
+    refusals = list(refused)
     write_ready(graph, kind, by, ready, statuses, refusals)
     record_failures(graph, refusals)
     graph.query(

@@ -9,7 +9,7 @@ import uuid
 from redis.exceptions import ResponseError
 
 from .kinds import OWNED_RELATIONS, Kind
-from .values import Refused
+from .values import Refused, shown, whole
 
 WORLD = "world"
 # \Z, not $: $ also matches before a final newline, and "acme\n" would name another graph.
@@ -51,14 +51,10 @@ def read(graph, query: str, params: dict | None = None, timeout: int | None = No
         raise
 
 
-def _shown(given: object) -> str:
-    return ascii(given[:80])[:80] if isinstance(given, str) else type(given).__name__
-
-
 def world(client, name: str = WORLD):
     """The graph that every tenant shares: one name, from one setting (world by default)."""
     if not isinstance(name, str) or not _TENANT.match(name):
-        raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {_shown(name)}")
+        raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {shown(name)}")
     if name.startswith(TENANT_PREFIX):
         raise Refused(f"a shared graph's name cannot start with {TENANT_PREFIX}: those are tenants' graphs")
     return client.select_graph(name)
@@ -67,7 +63,7 @@ def world(client, name: str = WORLD):
 def tenant(client, tenant_id: object):
     """The graph of one tenant: tenant_<id>. The id is checked, so no id names another graph."""
     if not isinstance(tenant_id, str) or not _TENANT.match(tenant_id):
-        raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {_shown(tenant_id)}")
+        raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {shown(tenant_id)}")
     return client.select_graph(f"{TENANT_PREFIX}{tenant_id}")
 
 
@@ -113,8 +109,8 @@ def _wait_until_built(graph, wait: float) -> None:
         if not building:
             return
         if time.monotonic() >= deadline:
-            shown = ", ".join(f"{label} ({status})" for label, status in building)
-            raise TimeoutError(f"indexes still being built after {wait:g} s: {shown}")
+            listed = ", ".join(f"{label} ({status})" for label, status in building)
+            raise TimeoutError(f"indexes still being built after {wait:g} s: {listed}")
         time.sleep(0.02)
 
 
@@ -127,12 +123,8 @@ def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None,
     """
     if not isinstance(kinds, list | tuple) or not all(isinstance(kind, Kind) for kind in kinds):
         raise Refused("kinds must be a list of Kind")
-    if entry_dimensions is not None and (
-        isinstance(entry_dimensions, bool)
-        or not isinstance(entry_dimensions, int)
-        or not 1 <= entry_dimensions <= 4096
-    ):
-        raise Refused("entry_dimensions must be a whole number from 1 to 4096")
+    if entry_dimensions is not None:
+        entry_dimensions = whole(entry_dimensions, "entry_dimensions", 1, 4096)
     if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait <= 86_400:
         raise Refused("wait is a number of seconds from 0 to 86,400")
     every = {kind.label: kind for kind in kinds}

@@ -164,8 +164,7 @@ def handoffs_for(graph, agent: object, accepted: bool | None = False, limit: int
     receiver = limits.name(agent, "the agent")
     if accepted is not None and not isinstance(accepted, bool):
         raise Refused("accepted is True, False or None")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise Refused(f"limit is a whole number from 1 to {MAX_LIMIT:,}")
+    limit = limits.whole(limit, "limit", 1, MAX_LIMIT)
     result = read(graph, _FOR, {"agent": receiver, "accepted": accepted, "limit": limit})
     found = [
         {

@@ -232,21 +232,20 @@ def impact_of_entry(graph, entry_id: object) -> dict | None:
 
 @lru_cache(maxsize=256)
 def _held_query(label: str) -> str:
-    # The State that held at the time, the entry it came from, and the entries that cite the entity
-    # at a time inside that State. The entity first, its States without the label State: with the label
-    # and one filter more, FalkorDB 4.22 starts from the index on State.valid_from and reads every State.
+    # The State that held at the time, the entry it came from (kept on it as `entry`), and the entries
+    # that cite the entity at a time inside that State. The entity first, its States without the label
+    # State: with the label and one filter more, FalkorDB 4.22 starts from the index on State.valid_from
+    # and reads every State.
     return (
         f"MATCH {references.pattern(label, 'thing', '$key')} WITH thing "
         "MATCH (thing)-[:HAS_STATE]->(held) "
         "WHERE held.valid_from <= localdatetime($at) "
         "  AND (held.valid_to IS NULL OR held.valid_to > localdatetime($at)) "
         "WITH thing, held LIMIT 1 "
-        "OPTIONAL MATCH (held)-[:FROM]->(source:Entry) "
-        "WITH thing, held, source "
         "OPTIONAL MATCH (thing)<-[cite:CITES]-(citing:Entry) "
         "WHERE cite.as_of >= held.valid_from AND (held.valid_to IS NULL OR cite.as_of < held.valid_to) "
-        "WITH held, source, collect(DISTINCT citing.id) AS citing_ids "
-        "RETURN held.kind, held.key, held.valid_from, held.valid_to, held.by, source.id, "
+        "WITH held, collect(DISTINCT citing.id) AS citing_ids "
+        "RETURN held.kind, held.key, held.valid_from, held.valid_to, held.by, held.entry, "
         "  citing_ids[..$cap], size(citing_ids)"
     )
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from .algorithms.centrality import betweenness, pagerank, sources
 from .algorithms.components import Name, components, name_key, shaped
-from .algorithms.scope import MAX_READ, Scope
+from .algorithms.scope import MAX_READ, Scope, held_at
 from .graphs import read as read_rows
 from .values import Refused
 
@@ -37,13 +37,6 @@ class Snapshot:
 
     def links(self) -> list[tuple[int, int]]:
         return [(start, end) for start, end, _ in self.edges]
-
-
-def _holds(edge: str) -> str:
-    return (
-        f"{edge}.valid_from <= localdatetime($at) "
-        f"AND ({edge}.valid_to IS NULL OR {edge}.valid_to > localdatetime($at))"
-    )
 
 
 # An entity existed at a time when its first State had begun: the current State's start answers for
@@ -70,7 +63,7 @@ def _snapshot_query(scope: Scope, timed: bool) -> str:
         # WITH before the test of y's labels: else FalkorDB may start from every node and walk back.
         parts.append(
             f"MATCH (x:`{label}`)-[r:{scope.type_pattern()}]->(y) WITH x, r, y "
-            f"WHERE {scope.label_test('y')}{' AND ' + _holds('r') if timed else ''} "
+            f"WHERE {scope.label_test('y')}{' AND ' + held_at('r') if timed else ''} "
             f"RETURN 1 AS part, id(x) AS one, '{label}' AS one_label, {key} AS one_key, "
             f"id(y) AS other, {scope.label_of('y')} AS other_label, {scope.key_of('y')} AS other_key, "
             "type(r) AS relation LIMIT $cap"

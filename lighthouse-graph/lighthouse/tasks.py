@@ -16,7 +16,7 @@ from . import clock
 from . import values as limits
 from .graphs import read
 from .values import MAX_REFERENCES, Refused
-from .write.failures import Failure, record_failures
+from .write.failures import refuse
 from .write.rows import typed
 
 LABEL = "Task"
@@ -116,19 +116,6 @@ def _listing(where: str) -> str:
     )
 
 
-class _Refusal(Exception):
-    """A refusal found after the query: reason and message for the receipt and the WriteFailure."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-def _refused(graph, reason: str, id: object, content: dict, message: str, by: object) -> dict:
-    record_failures(graph, [Failure(reason, LABEL, id, content, message, by)])
-    return {"id": id, "status": reason, "reason": message}
-
-
 def _named_values(given: object, reserved: frozenset[str], what: str) -> dict:
     checked = limits.values(given, what)
     for name in checked:
@@ -214,19 +201,19 @@ def add_task(
                 and _same_values(_stored_values(old), given)
             )
             if not same:
-                raise _Refusal("conflict", f"the task {task_id!r} exists with other content")
+                raise Refused(f"the task {task_id!r} exists with other content", "conflict")
             return {"id": task_id, "status": "unchanged"}
         absent = [named for named in earlier if named not in set(found)]
         if absent:
             shown = ", ".join(repr(named) for named in absent[:10])
-            raise _Refusal("missing", f"after names tasks that do not exist: {shown}")
+            raise Refused(f"after names tasks that do not exist: {shown}", "missing")
         if not stamped:
-            raise _Refusal("invalid", "the graph has no Stamp: run ensure_schema() before the first task")
+            raise Refused("the graph has no Stamp: run ensure_schema() before the first task")
         return {"id": task_id, "status": "added"}
-    except (Refused, _Refusal) as error:
-        return _refused(graph, error.reason, id, raw, str(error), by)
+    except Refused as error:
+        return refuse(graph, LABEL, id, raw, error.reason, str(error), by)
     except ResponseError as error:
-        return _refused(graph, "failed", id, raw, str(error), by)
+        return refuse(graph, LABEL, id, raw, "failed", str(error), by)
 
 
 def claim(graph, kind: str, agent: str, lease: int = DEFAULT_LEASE) -> dict | None:
@@ -250,9 +237,9 @@ def claim(graph, kind: str, agent: str, lease: int = DEFAULT_LEASE) -> dict | No
             },
         ).result_set
     except Refused as error:
-        return _refused(graph, error.reason, None, raw, str(error), agent)
+        return refuse(graph, LABEL, None, raw, error.reason, str(error), agent)
     except ResponseError as error:
-        return _refused(graph, "failed", None, raw, str(error), agent)
+        return refuse(graph, LABEL, None, raw, "failed", str(error), agent)
     if not result:
         return None
     return {**_shown_task(result[0][0]), "status": "claimed"}
@@ -265,10 +252,10 @@ def _held(query: str, graph, id: object, agent: object, extra: dict, what: str) 
     row = graph.query(query, {"id": task_id, "agent": claimer, "now": clock.stamp(), **extra}).result_set[0]
     exists, was, owner, _last_agent, _last_claim = row
     if not exists:
-        raise _Refusal("unknown", f"there is no task {task_id!r}")
+        raise Refused(f"there is no task {task_id!r}", "unknown")
     if was == "claimed" and owner != claimer:
-        raise _Refusal(
-            "conflict", f"the task {task_id!r} is claimed by another agent: only its owner can {what}"
+        raise Refused(
+            f"the task {task_id!r} is claimed by another agent: only its owner can {what}", "conflict"
         )
     return task_id, row
 
@@ -292,14 +279,14 @@ def complete(graph, id: str, agent: str, result: dict | None = None) -> dict:
             kept = {name: item for name, item in last_claim.items() if name not in CLAIM_NAMES}
             if _same_values(kept, given):
                 return {"id": task_id, "status": "unchanged"}
-            raise _Refusal("conflict", f"the task {task_id!r} is done with another result")
+            raise Refused(f"the task {task_id!r} is done with another result", "conflict")
         if was == "done":
-            raise _Refusal("conflict", f"the task {task_id!r} was done by another agent")
-        raise _Refusal("conflict", f"the task {task_id!r} is not claimed: claim it before completing it")
-    except (Refused, _Refusal) as error:
-        return _refused(graph, error.reason, id, raw, str(error), agent)
+            raise Refused(f"the task {task_id!r} was done by another agent", "conflict")
+        raise Refused(f"the task {task_id!r} is not claimed: claim it before completing it", "conflict")
+    except Refused as error:
+        return refuse(graph, LABEL, id, raw, error.reason, str(error), agent)
     except ResponseError as error:
-        return _refused(graph, "failed", id, raw, str(error), agent)
+        return refuse(graph, LABEL, id, raw, "failed", str(error), agent)
 
 
 def release(graph, id: str, agent: str) -> dict:
@@ -313,11 +300,11 @@ def release(graph, id: str, agent: str) -> dict:
             return {"id": task_id, "status": "released"}
         if was == "open" and last_agent == agent and (last_claim or {}).get("released_at") is not None:
             return {"id": task_id, "status": "unchanged"}
-        raise _Refusal("conflict", f"the task {task_id!r} is {was}, not claimed by {agent!r}")
-    except (Refused, _Refusal) as error:
-        return _refused(graph, error.reason, id, raw, str(error), agent)
+        raise Refused(f"the task {task_id!r} is {was}, not claimed by {agent!r}", "conflict")
+    except Refused as error:
+        return refuse(graph, LABEL, id, raw, error.reason, str(error), agent)
     except ResponseError as error:
-        return _refused(graph, "failed", id, raw, str(error), agent)
+        return refuse(graph, LABEL, id, raw, "failed", str(error), agent)
 
 
 def _listed(row: list) -> dict:
@@ -344,8 +331,7 @@ def tasks(graph, kind: str | None = None, state: str | None = None, limit: int =
             raise Refused(f"a task's state is one of {', '.join(STATES)}")
         filters["state"] = state
     where = " {" + ", ".join(f"{name}: ${name}" for name in filters) + "}" if filters else ""
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
-        raise Refused(f"limit is a whole number from 1 to {MAX_LISTED:,}")
+    limit = limits.whole(limit, "limit", 1, MAX_LISTED)
     return [_listed(row) for row in read(graph, _listing(where), {**filters, "limit": limit})]
 
 

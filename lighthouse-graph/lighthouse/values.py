@@ -181,10 +181,15 @@ def kept(content: object) -> str:
     return shown[:MAX_KEPT]
 
 
+def whole(given: object, what: str, low: int, high: int) -> int:
+    """A whole number from low to high (not a bool), as a plain int; else Refused saying so."""
+    if isinstance(given, bool) or not isinstance(given, int) or not low <= given <= high:
+        raise Refused(f"{what} is a whole number from {low:,} to {high:,}")
+    return int.__int__(given)
+
+
 def lease(seconds: object) -> int:
-    if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= MAX_LEASE:
-        raise Refused(f"a lease is a whole number of seconds from 1 to {MAX_LEASE:,}")
-    return seconds
+    return whole(seconds, "a lease in seconds", 1, MAX_LEASE)
 
 
 def words(content: str) -> str:

@@ -429,6 +429,22 @@ def test_a_lease_from_one_second_to_seven_days() -> None:
             values.lease(given)
 
 
+# whole()
+
+
+def test_a_whole_number_within_its_bounds_as_a_plain_int() -> None:
+    class Sly(int):
+        def __str__(self) -> str:
+            return "1 OR true"
+
+    assert values.whole(3, "n", 3, 5) == 3 and values.whole(5, "n", 3, 5) == 5
+    found = values.whole(Sly(4), "n", 3, 5)
+    assert found == 4 and type(found) is int
+    for given in [2, 6, 4.0, "4", None, True]:
+        with pytest.raises(Refused, match="n is a whole number from 3 to 5"):
+            values.whole(given, "n", 3, 5)
+
+
 # words()
 
 

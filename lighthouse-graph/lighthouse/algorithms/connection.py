@@ -16,7 +16,7 @@ from ..graphs import read
 from ..kinds import Kind
 from ..values import Refused
 from .components import Name, name_key
-from .scope import ABOUT, MAX_READ, RECORDS, Scope, checked_kinds, checked_most, moment, scope
+from .scope import ABOUT, MAX_READ, RECORDS, Scope, checked_kinds, checked_most, held_at, moment, scope
 
 
 @dataclass
@@ -44,17 +44,10 @@ class _Side:
     load: int = 0  # the relations its frontier has: what the next step from this end reads
 
 
-def _holds(edge: str) -> str:
-    return (
-        f"{edge}.valid_from <= localdatetime($at) "
-        f"AND ({edge}.valid_to IS NULL OR {edge}.valid_to > localdatetime($at))"
-    )
-
-
 def _degree(node: str, scope: Scope, timed: bool) -> str:
     """Cypher: how many relations the search would read from a node: what makes an end cheaper to follow."""
     edge, other = f"degree_{node}", f"beyond_{node}"
-    held = f" AND {_holds(edge)}" if timed else ""
+    held = f" AND {held_at(edge)}" if timed else ""
     return (
         f"size([({node})-[{edge}:{scope.type_pattern()}]-({other}) "
         f"WHERE {scope.label_test(other)}{held} | 1])"
@@ -71,7 +64,7 @@ def _ends_query(start: str, end: str, scope: Scope, timed: bool) -> str:
             f"{node} IS NOT NULL AND ({node}.valid_from <= localdatetime($at) "
             f"OR size([({node})-[:HAS_STATE]->(state_{node}:State) "
             f"WHERE state_{node}.valid_from <= localdatetime($at) | 1]) > 0 "
-            f"OR size([({node})-[edge_{node}:{scope.type_pattern()}]-() WHERE {_holds(f'edge_{node}')} | 1]) > 0)"
+            f"OR size([({node})-[edge_{node}:{scope.type_pattern()}]-() WHERE {held_at(f'edge_{node}')} | 1]) > 0)"
         )
 
     return (
@@ -88,7 +81,7 @@ def _step_query(scope: Scope, timed: bool) -> str:
     return (
         "UNWIND $ids AS i MATCH (n) WHERE id(n) = i "
         f"MATCH (n)-[r:{scope.type_pattern()}]-(m) WITH n, r, m "
-        f"WHERE {scope.label_test('m')}{' AND ' + _holds('r') if timed else ''} "
+        f"WHERE {scope.label_test('m')}{' AND ' + held_at('r') if timed else ''} "
         # Each neighbour's relations are counted once, not once for every edge that reaches it: a team
         # that 750 devices point at was counted 750 times in each step.
         "WITH m, collect([id(n), type(r), id(startNode(r)) = id(n), r.valid_from, r.valid_to]) AS reached "

@@ -51,6 +51,14 @@ class Scope:
         return f"[one IN labels({variable}) WHERE one IN $labels][0]"
 
 
+def held_at(edge: str) -> str:
+    """Cypher: the edge held at the time $at: begun at or before it, and not ended by then."""
+    return (
+        f"{edge}.valid_from <= localdatetime($at) "
+        f"AND ({edge}.valid_to IS NULL OR {edge}.valid_to > localdatetime($at))"
+    )
+
+
 def checked_kinds(kinds: object) -> list[Kind]:
     if isinstance(kinds, Kind):
         kinds = [kinds]

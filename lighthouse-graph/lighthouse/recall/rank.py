@@ -63,8 +63,9 @@ def _fused(rankings: dict, k: int) -> list[dict]:
     board: dict[tuple, dict] = {}
     for order, (name, listed) in enumerate(rankings.items()):
         for place, item in enumerate(listed, start=1):
+            named = identity(item)
             found = board.setdefault(
-                identity(item), {"fields": {}, "places": {}, "first": (order, place), "id": identity(item)}
+                named, {"fields": {}, "places": {}, "first": (order, place), "id": named}
             )
             if name in found["places"]:  # an item a ranking repeats counts at its best place only
                 continue
@@ -72,13 +73,11 @@ def _fused(rankings: dict, k: int) -> list[dict]:
             for field, content in item.items() if isinstance(item, dict) else []:
                 found["fields"].setdefault(field, content)  # the ranking named first wins a field
     # fsum: equal places give equal scores, whatever order they are added in.
+    for found in board.values():
+        found["score"] = math.fsum(1 / (k + place) for place in found["places"].values())
     ranked = sorted(
         board.values(),
-        key=lambda found: (
-            -math.fsum(1 / (k + place) for place in found["places"].values()),
-            min(found["places"].values()),
-            found["first"],
-        ),
+        key=lambda found: (-found["score"], min(found["places"].values()), found["first"]),
     )
     results = []
     for found in ranked:
@@ -87,7 +86,7 @@ def _fused(rankings: dict, k: int) -> list[dict]:
             field: key,
             **{f: c for f, c in found["fields"].items() if f not in (field, "score", "places")},
         }
-        result["score"] = math.fsum(1 / (k + place) for place in found["places"].values())
+        result["score"] = found["score"]
         result["places"] = found["places"]
         results.append(result)
     return results

@@ -116,6 +116,18 @@ def shown_entity(kind: Kind, key: object, score: float, listed: list, entry: obj
     return found
 
 
+def current_hidden(kind: Kind) -> list[str]:
+    """What a search of entity nodes leaves out of the values: HIDDEN, and the kind's own key name."""
+    return [*HIDDEN, *([kind.key] if kind.key != "key" else [])]
+
+
+def shown_current(kind: Kind, key: object, score: float, listed: list) -> dict:
+    """A found entity node as shown_entity() gives it, less entry and valid_to: it is the current State."""
+    found = shown_entity(kind, key, score, listed, None)
+    del found["entry"], found["valid_to"]
+    return found
+
+
 @lru_cache(maxsize=256)
 def _search_query(kind: Kind, match: str) -> str:
     return (
@@ -140,14 +152,9 @@ def search(
     limit, timeout = checked_limit(limit), checked_timeout(timeout)
     if asked is None:
         return []
-    hidden = [*HIDDEN, *([kind.key] if kind.key != "key" else [])]
-    rows = bounded(graph, _search_query(kind, match), {**asked, "limit": limit, "hidden": hidden}, timeout)
-    found = []
-    for key, score, listed in rows:
-        item = shown_entity(kind, key, score, listed, None)
-        del item["entry"], item["valid_to"]  # the entity node is the current State: it has no end
-        found.append(item)
-    return found
+    params = {**asked, "limit": limit, "hidden": current_hidden(kind)}
+    rows = bounded(graph, _search_query(kind, match), params, timeout)
+    return [shown_current(kind, key, score, listed) for key, score, listed in rows]
 
 
 # States of every kind share one index: those of other kinds are left out before the order and limit.
@@ -155,9 +162,9 @@ _HISTORY_QUERY = (
     "{scored}"
     "WITH node AS state, score WHERE state.kind = $label "
     f"WITH state, score ORDER BY score DESC, {key_order('state.key')}, state.valid_from LIMIT $limit "
-    "OPTIONAL MATCH (state)-[:FROM]->(source:Entry) "
+    # A State keeps the id of its entry (beside its FROM edge): no step to the Entry node.
     "RETURN state.key AS found, score, "
-    "  [name IN keys(state) WHERE NOT name IN $hidden | [name, state[name]]], source.id, "
+    "  [name IN keys(state) WHERE NOT name IN $hidden | [name, state[name]]], state.entry, "
     "  state.valid_from AS began "
     f"ORDER BY score DESC, {key_order('found')}, began"
 )

@@ -24,13 +24,13 @@ from ..kinds import Kind
 from ..values import Refused
 from ..write.rows import text_of
 from .text import (
-    HIDDEN,
     STOP_AFTER,
     TooSlow,
     bounded,
     checked_limit,
     checked_timeout,
-    shown_entity,
+    current_hidden,
+    shown_current,
 )
 
 MAX_EMBED = 1_000  # entities or entries one call gives vectors to
@@ -277,13 +277,11 @@ def nearest(
     """
     kind = _checked_kind(kind)
     model, asked = question_vector(question, embedder, model, limit, timeout, vectors)
-    hidden = [*HIDDEN, *([kind.key] if kind.key != "key" else [])]
-    params = {"model": model, "hidden": hidden, "vectors": vectors}
+    params = {"model": model, "hidden": current_hidden(kind), "vectors": vectors}
     results = []
     for key, score, _key, listed, stored in nearest_rows(
         graph, _nearest_query(kind), params, kind.dimensions, asked
     ):
-        item = shown_entity(kind, key, score, listed, None)
-        del item["entry"], item["valid_to"]  # the entity node is the current State: it has no end
+        item = shown_current(kind, key, score, listed)
         results.append({**item, "vector": list(stored)} if vectors else item)
     return results

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .. import clock
 from ..graphs import read
 from ..kinds import Kind
-from ..values import Refused, kept
+from ..values import Refused, kept, whole
 
 MAX_LISTED = 10_000  # refusals one call of failures() gives
 
@@ -104,8 +104,7 @@ def failures(graph, kind: object = None, reason: str | None = None, limit: int =
         raise Refused(f"kind must be a Kind or a label, not {type(kind).__name__}")
     if reason is not None and not isinstance(reason, str):
         raise Refused(f"reason must be text, not {type(reason).__name__}")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
-        raise Refused(f"limit must be a whole number from 1 to {MAX_LISTED:,}")
+    limit = whole(limit, "limit", 1, MAX_LISTED)
     result = read(
         graph,
         "MATCH (f:WriteFailure) WHERE ($kind IS NULL OR f.kind = $kind) AND ($reason IS NULL OR f.reason = $reason) "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -63,22 +62,9 @@ def targets(kind: Kind, relation: object, given: object) -> frozenset:
     return frozenset(values.key(one, f"a target of {relation}") for one in listed)
 
 
-def as_read(name: str, item: object) -> object:
-    """A float as FalkorDB 4.22 gives it back: to 15 significant digits (it stores more, but replies with
-    %.15g). Kept so, a row sent again compares equal to what a read finds, and reads give what is stored."""
-    if isinstance(item, list):
-        return [as_read(name, one) for one in item]
-    if not isinstance(item, float):
-        return item
-    shown = float(format(item, ".15g"))
-    if not math.isfinite(shown):
-        raise Refused(f"the value {name!r} is too large to be read back: {item!r}")
-    return shown
-
-
 def checked_values(kind: Kind, given: object) -> dict[str, object]:
     """The values of a row: checked, floats as they are read back, times in the one time format."""
-    plain = {name: as_read(name, item) for name, item in values.values(given).items()}
+    plain = values.values(given)  # floats already as they read back: values.stored_float()
     if kind.key in plain:
         raise Refused(f"the key {kind.key!r} is not a value")
     for name in kind.times:
