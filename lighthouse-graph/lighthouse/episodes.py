@@ -89,22 +89,6 @@ def _about_references(about: object) -> list[references.Reference]:
     return found
 
 
-def write_where_found(graph, things: list, query: str, params: dict, absent: str) -> list:
-    """Sends a write that first finds the nodes of references (references.finding) and writes only when
-    each one exists (the query starts WHERE size(found) = $expected): the rows it gave back. Raises
-    Refused "failed" when FalkorDB refused it, and "missing" ("<absent>: <what>") when it wrote nothing.
-    """
-    clause, found = references.finding(things)
-    try:
-        result = graph.query(clause + query, {**found, **params, "expected": len(things)}).result_set
-    except ResponseError as error:
-        raise Refused(str(error), "failed") from None
-    if not result:
-        shown = ", ".join(map(references.describe, references.missing(graph, things)[:5])) or "one of them"
-        raise Refused(f"{absent}: {shown}", "missing")
-    return result
-
-
 # Opens the episode only when every entity it is about exists (the guard on `found`), and links them
 # only when this query made it; it then gives back what the stored episode is about, to compare.
 _OPEN = (
@@ -143,7 +127,7 @@ def open_episode(graph, id: object, by: object, about: object = None, at: object
         return refuse(graph, "Episode", id, content, error.reason, str(error), by)
     params = {"id": checked_id, "by": checked_by, "at": started, "now": clock.stamp()}
     try:
-        result = write_where_found(
+        result = references.write_where_found(
             graph, subjects, _OPEN, params, "an entity the episode is about does not exist"
         )
     except Refused as error:

@@ -11,7 +11,6 @@ from redis.exceptions import ResponseError
 
 from . import clock, references
 from . import values as limits
-from .episodes import write_where_found
 from .graphs import read
 from .values import Refused
 from .write.failures import refuse
@@ -80,7 +79,9 @@ def hand_off(
         return refuse(graph, "Handoff", id, content, error.reason, str(error), by)
     params = {"id": handoff, "by": giver, "to": receiver, "note": note, "at": given, "now": clock.stamp()}
     try:
-        result = write_where_found(graph, things, _GIVE, params, "it points at what does not exist")
+        result = references.write_where_found(
+            graph, things, _GIVE, params, "it points at what does not exist"
+        )
     except Refused as error:
         return refuse(graph, "Handoff", handoff, content, error.reason, str(error), giver)
     created, stored_by, stored_to, stored_note, stored_things = result[0]

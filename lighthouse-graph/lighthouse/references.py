@@ -6,6 +6,8 @@ lesson, a playbook, a handoff, a task) by its label and id. An entry can also be
 
 from __future__ import annotations
 
+from redis.exceptions import ResponseError
+
 from .graphs import read
 from .kinds import OWNED_LABELS, PLAIN_NAME, Kind
 from .values import MAX_REFERENCES, Refused, key, name
@@ -135,3 +137,19 @@ def shown(listed: list) -> list[Reference]:
 def describe(reference: Reference) -> str:
     """A reference as text for a receipt's reason."""
     return f"{reference[0]} {reference[1]!r}"
+
+
+def write_where_found(graph, things: list, query: str, params: dict, absent: str) -> list:
+    """Sends a write that first finds the nodes of references (finding) and writes only when
+    each one exists (the query starts WHERE size(found) = $expected): the rows it gave back. Raises
+    Refused "failed" when FalkorDB refused it, and "missing" ("<absent>: <what>") when it wrote nothing.
+    """
+    clause, found = finding(things)
+    try:
+        result = graph.query(clause + query, {**found, **params, "expected": len(things)}).result_set
+    except ResponseError as error:
+        raise Refused(str(error), "failed") from None
+    if not result:
+        shown = ", ".join(map(describe, missing(graph, things)[:5])) or "one of them"
+        raise Refused(f"{absent}: {shown}", "missing")
+    return result
