@@ -31,7 +31,7 @@ import hashlib
 
 from . import clock, lessons, playbooks
 from . import values as limits
-from .episodes import OUTCOME, episode
+from .episodes import OUTCOME, episodes_by_id
 from .graphs import read
 from .values import Refused
 
@@ -331,9 +331,10 @@ def promote(graph, by: object, rule, at_least: int = 3, limit: int = 100) -> dic
     writer = _check_call(by, rule, at_least, limit)
     ended, mark = _ended_since(graph, writer, limit)
     shown: list[tuple[str, list[tuple]]] = []
+    read_at_once = episodes_by_id(graph, ended)  # one round trip for the slice, not one per episode
     for episode_id in ended:
         try:
-            answer = rule(rule_view(episode(graph, episode_id)))
+            answer = rule(rule_view(read_at_once[episode_id]))
         except Exception as error:  # the application's code: stop before anything is written
             raise Refused(
                 f"the rule raised on episode {episode_id!r}: {type(error).__name__}: {error}"

@@ -576,3 +576,20 @@ def test_a_float_that_would_read_back_as_infinity_is_refused(pumps, huge):
     assert snapshot(pumps) == before
     assert record(pumps, "p1-hot", "observation", by="watcher", values={"m": 1e308})["status"] == "recorded"
     assert episode(pumps, "p1-hot")["entries"][0]["values"] == {"m": 1e308}
+
+
+def test_episodes_by_id_reads_several_in_one_query_as_episode_gives_each(graph):
+    from ended_episodes import ended, overheat
+    from lighthouse.episodes import episode, episodes_by_id
+    from query_plans import scans
+
+    overheat(graph)  # d1 exists, so episodes can be about it
+    first, second = ended(graph, "e1", {"failed": True}), ended(graph, "e2")
+    found = episodes_by_id(graph, [second, first, "nowhere", first])
+    assert found == {first: episode(graph, first), second: episode(graph, second)}
+    plan = graph.explain("UNWIND $ids AS wanted MATCH (ep:Episode {id: wanted}) RETURN ep", {"ids": ["e1"]})
+    assert scans(plan) == ["Node By Index Scan | (ep:Episode)"]
+    assert episodes_by_id(graph, []) == {}
+    for bad in ("e1", [None], ["x" * 201], list(map(str, range(1_001)))):
+        with pytest.raises(Refused):
+            episodes_by_id(graph, bad)
