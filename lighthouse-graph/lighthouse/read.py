@@ -13,13 +13,15 @@ from .values import Refused
 _TIMES = ("valid_from", "valid_to", "seen_last", "recorded_at")
 
 
-def _checked(kind: object, key: object) -> str | int:
+def checked_entity(kind: object, key: object) -> str | int:
+    """The key of an entity of a kind, checked: what every read by key starts from."""
     if not isinstance(kind, Kind):
         raise Refused(f"kind must be a Kind, not {type(kind).__name__}")
     return values.key(key)
 
 
-def _moment(at: object) -> str:
+def moment(at: object) -> str:
+    """The time a read asks at (now without one), as localdatetime() reads it, or Refused."""
     if at is None:
         return clock.stamp()
     try:
@@ -53,7 +55,7 @@ def _history_query(kind: Kind) -> str:
 
 def history(graph, kind: Kind, key: object) -> list[dict]:
     """Every version of an entity, oldest first: its values, valid_from, valid_to, seen_last, by, entry."""
-    key = _checked(kind, key)
+    key = checked_entity(kind, key)
     result = read(graph, _history_query(kind), {"key": key})
     return [shown(kind, props, entry) for props, entry in result]
 
@@ -71,8 +73,8 @@ def _as_of_query(kind: Kind) -> str:
 
 def as_of(graph, kind: Kind, key: object, at: object = None) -> dict | None:
     """The State that held at a time (now without one), or None when the entity did not exist then."""
-    key = _checked(kind, key)
-    result = read(graph, _as_of_query(kind), {"key": key, "at": _moment(at)})
+    key = checked_entity(kind, key)
+    result = read(graph, _as_of_query(kind), {"key": key, "at": moment(at)})
     if not result:
         return None
     props, entry = result[0]
@@ -91,8 +93,8 @@ def _related_query(kind: Kind, relation: str) -> str:
 
 def related(graph, kind: Kind, key: object, relation: str, at: object = None) -> list:
     """The targets of a relation that held at a time (now without one), sorted."""
-    key = _checked(kind, key)
+    key = checked_entity(kind, key)
     if not isinstance(relation, str) or relation not in kind.relations:
         raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
-    result = read(graph, _related_query(kind, relation), {"key": key, "at": _moment(at)})
+    result = read(graph, _related_query(kind, relation), {"key": key, "at": moment(at)})
     return sorted((row[0] for row in result), key=lambda item: (type(item).__name__, item))

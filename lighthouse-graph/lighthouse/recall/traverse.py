@@ -7,7 +7,7 @@ from functools import lru_cache
 from .. import clock
 from ..graphs import read
 from ..kinds import Kind
-from ..read import _checked, _moment
+from ..read import checked_entity, moment
 from ..values import Refused
 from .text import STOP_AFTER, bounded, checked_limit, checked_timeout, key_order
 
@@ -51,9 +51,9 @@ def pointing_at(graph, kind: Kind, relation: str, target_key: object, at: object
 
     pointing_at(graph, DEVICE, "LOCATED_IN", "r2") gives the devices in room r2 now.
     """
-    target_key = _checked(kind, target_key)
+    target_key = checked_entity(kind, target_key)
     relation = _relation(kind, relation)
-    result = read(graph, _pointing_query(kind, relation), {"target": target_key, "at": _moment(at)})
+    result = read(graph, _pointing_query(kind, relation), {"target": target_key, "at": moment(at)})
     return sorted(result[0][0] if result else [], key=_in_order)
 
 
@@ -94,7 +94,7 @@ def similar(
     entities of the past are found. Ties in key order. relations: only these (all the kind declares
     without). timeout: milliseconds, at most 5,000; past it, TooSlow.
     """
-    key = _checked(kind, key)
+    key = checked_entity(kind, key)
     limit, timeout = checked_limit(limit), checked_timeout(timeout)
     if relations is None:
         chosen = tuple(sorted(kind.relations))
