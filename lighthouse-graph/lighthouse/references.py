@@ -20,7 +20,20 @@ Reference = tuple[str, str | int]
 
 
 def parse(reference: object) -> Reference:
-    """(label, key) from (Kind, key), (label, key) or an entry id such as "d1-overheat/1"; else Refused."""
+    """(label, key) from (Kind, key), (label, key) or an entry id such as "d1-overheat/1"; else Refused.
+
+    Refused too for an object that fails when it is read (a list whose len() raises, say): hostile input
+    costs a refusal, never an error of another kind.
+    """
+    try:
+        return _parsed(reference)
+    except Refused:
+        raise
+    except Exception as error:  # what the caller gave could not even be read
+        raise Refused(f"a reference could not be read: {type(error).__name__}") from None
+
+
+def _parsed(reference: object) -> Reference:
     if isinstance(reference, str):
         return ("Entry", name(reference, "an entry id"))
     if not isinstance(reference, tuple | list) or len(reference) != 2:
@@ -38,7 +51,16 @@ def parse(reference: object) -> Reference:
 
 
 def parse_all(references: object, what: str = "references") -> list[Reference]:
-    """Each reference parsed, duplicates dropped, in the order given; at most 200."""
+    """Each reference parsed, duplicates dropped, in the order given; at most 200. Refused otherwise."""
+    try:
+        return _parsed_all(references, what)
+    except Refused:
+        raise
+    except Exception as error:  # a list that fails when it is read
+        raise Refused(f"{what} could not be read: {type(error).__name__}") from None
+
+
+def _parsed_all(references: object, what: str) -> list[Reference]:
     if references is None:
         return []
     if not isinstance(references, list | tuple):

@@ -215,3 +215,24 @@ def test_write_where_found_writes_only_when_every_reference_exists(graph):
     assert graph.query("MATCH (n:Note) RETURN count(n)").result_set == [[0]]
     assert write_where_found(graph, [("Episode", "e1")], query, {"text": "b"}, "points at nothing") == [[1]]
     assert graph.query("MATCH (n:Note) RETURN n.text").result_set == [["b"]]
+
+
+def test_an_object_that_fails_when_read_is_refused_not_an_error_of_another_kind():
+    from lighthouse.references import parse, parse_all
+
+    class Unreadable(list):
+        def __len__(self):
+            raise RuntimeError("no")
+
+    class Unprintable:
+        def __repr__(self):
+            raise RuntimeError("no")
+
+        __str__ = __repr__
+
+    with pytest.raises(Refused, match="could not be read"):
+        parse_all(Unreadable([("Device", "d1")]))
+    with pytest.raises(Refused, match="could not be read"):
+        parse(Unreadable([("Device", "d1")]))
+    with pytest.raises(Refused):
+        parse_all([(Unprintable(), "d1")])

@@ -121,12 +121,7 @@ def _message(user, session, role, text, by, mentions, given_values, at) -> dict:
     for name in checked_values:
         if name in MESSAGE_NAMES:
             raise Refused(f"the value name {name!r} belongs to the message")
-    try:
-        named = parse_all(mentions, "mentions")
-    except Refused:
-        raise
-    except Exception:  # a mention that fails when printed for the refusal's message
-        raise Refused("mentions hold something that is not a reference") from None
+    named = parse_all(mentions, "mentions")
     try:
         moment = clock.now() if at is None else clock.checked(at)
     except clock.TimeError as error:
