@@ -17,8 +17,9 @@ from .conversation import (
 )
 from .diff import diff_between
 from .episodes import close_episode, episode, episodes_about, open_episode, record
+from .errors import LighthouseError, ReceiptMismatch, Refused, SchemaNotReady, TooSlow, WrongType
 from .extraction import extract, extract_again
-from .graphs import ensure_schema, tenant, world
+from .graphs import WORLD, ensure_schema, tenant, world
 from .handoffs import accept, hand_off, handoffs_for
 from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .kinds import SELF, Kind
@@ -26,82 +27,97 @@ from .lessons import learn, lesson, lessons_about, retire, used, weigh
 from .playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from .promotion import promote
 from .read import as_of, history, related
-from .recall.text import TooSlow, search, search_entries, search_history
+from .recall.entry_vectors import embed_entries, nearest_entries
+from .recall.rank import fuse
+from .recall.text import search, search_entries, search_history
 from .recall.traverse import pointing_at, similar
+from .recall.vector import embed, nearest
 from .tasks import add_task, claim, complete, release, task, tasks
 from .trust import agent_trust
-from .values import Refused
 from .whatif import what_if
 from .write.batches import remember
-from .write.failures import failures
+from .write.failures import failures, record_failure
 from .write.partial import update
 
+# The names of the published API (lighthouse-graph 0.1.1), in the order of its specification.
 __all__ = [
     "Kind",
-    "Refused",
     "SELF",
-    "TooSlow",
-    "accept",
-    "add_task",
-    "agent_trust",
-    "as_of",
-    "between",
-    "claim",
-    "close_episode",
-    "complete",
-    "connection",
-    "context",
-    "diff_between",
+    "WORLD",
+    "stamp",
+    "now",
+    "world",
+    "tenant",
     "ensure_schema",
+    "remember",
+    "update",
+    "history",
+    "as_of",
+    "related",
+    "open_episode",
+    "record",
+    "close_episode",
     "episode",
     "episodes_about",
-    "extract",
-    "extract_again",
-    "failures",
+    "hand_off",
+    "accept",
+    "handoffs_for",
+    "add_task",
+    "claim",
+    "complete",
+    "release",
+    "say",
+    "messages",
+    "sessions",
+    "said_about",
+    "said",
+    "summarize",
+    "context",
     "forget_session",
     "forget_user",
-    "groups",
-    "hand_off",
-    "handoffs_for",
-    "history",
-    "impact_of_entry",
-    "impact_of_state",
-    "important",
-    "invalidate_entry",
+    "pointing_at",
+    "similar",
+    "search",
+    "search_history",
+    "search_entries",
+    "embed",
+    "nearest",
+    "embed_entries",
+    "nearest_entries",
+    "fuse",
+    "extract",
     "learn",
+    "weigh",
+    "used",
+    "retire",
     "lesson",
     "lessons_about",
-    "messages",
-    "now",
-    "open_episode",
-    "playbook",
+    "write_playbook",
     "playbooks_for",
-    "pointing_at",
-    "promote",
     "ran",
-    "record",
-    "related",
-    "release",
-    "remember",
-    "retire",
-    "said",
-    "said_about",
-    "say",
-    "search",
-    "search_entries",
-    "search_history",
-    "sessions",
-    "similar",
-    "stamp",
-    "summarize",
     "switch",
+    "playbook",
+    "promote",
+    "impact_of_state",
+    "impact_of_entry",
+    "invalidate_entry",
+    "diff_between",
+    "what_if",
+    "agent_trust",
+    "groups",
+    "important",
+    "between",
+    "connection",
+    "record_failure",
+    # Ours besides: reads of what the API writes, one more extraction call, and the exceptions.
+    "failures",
     "task",
     "tasks",
-    "tenant",
-    "update",
-    "used",
-    "weigh",
-    "what_if",
-    "world",
-    "write_playbook",
+    "extract_again",
+    "LighthouseError",
+    "Refused",
+    "WrongType",
+    "SchemaNotReady",
+    "ReceiptMismatch",
+    "TooSlow",
 ]

@@ -1,75 +1,108 @@
-"""The one time format of the library: UTC, whole seconds, sent to FalkorDB as localdatetime text."""
+"""The one time format of the library: UTC, whole seconds, sent to FalkorDB as localdatetime text.
+
+stamp() and now() are public; the rest is how every module takes a time in and reads one back.
+A time given as text is ISO 8601 ("Z", an offset, a fraction or a date alone); a time without a zone
+is taken as UTC, and a fraction of a second is cut off, not rounded.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from .errors import Refused, WrongType
+
 FUTURE_TOLERANCE = timedelta(minutes=5)
+MAX_TIME_TEXT = 64  # characters of a time given as text
 # FalkorDB 4.22 compares two localdatetimes by the difference of their seconds in 32 bits: times 2**31 s
 # (68 years) or more apart compare wrong, in filters, indexes and ORDER BY alike, and times 2**32 s apart
-# compare equal. So every time the library takes lies in one window narrower than that.
+# compare equal. So every time the library stores or compares lies in one window narrower than that.
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 LATEST = EARLIEST + timedelta(seconds=2**31 - 1)  # 2068-01-19T03:14:07Z
 
 
-class TimeError(ValueError):
-    """A time that the library cannot store as given."""
+class TimeError(Refused):
+    """A time that the library cannot use as given."""
 
 
-def now() -> datetime:
+def present() -> datetime:
     """The present, in UTC, to the second."""
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def parse(value: object) -> datetime:
-    """An aware UTC datetime in whole seconds, from ISO text or a datetime; refuses what is ambiguous."""
-    if isinstance(value, datetime):
+def now() -> str:
+    """The current UTC time as 'YYYY-MM-DDTHH:MM:SS'."""
+    return stamp_of(present())
+
+
+def given(value: object) -> bool:
+    """False for None and blank text: what counts as a time not given."""
+    return not (value is None or (type(value) is str and not value.strip()))
+
+
+def moment_of(value: object) -> datetime:
+    """An aware UTC datetime in whole seconds from what stamp() accepts; TimeError or WrongType if not."""
+    if type(value) is datetime:
         moment = value
-    elif isinstance(value, str):
-        if len(value) > 40:
-            raise TimeError("a time is at most 40 characters of ISO 8601")
+    elif type(value) is str:
+        if len(value) > MAX_TIME_TEXT:
+            raise TimeError(f"a time is at most {MAX_TIME_TEXT} characters of ISO 8601")
         text = value.strip()
         # Python's parser stops at a NUL, so "…12:00:00\x00junk+00:00" would read as a time.
         if not (text.isascii() and text.isprintable()):
-            raise TimeError(f"not an ISO 8601 time: {value!r}")
+            raise TimeError(f"not an ISO 8601 time: {ascii(value)}")
         if text.endswith(("Z", "z")):
             text = text[:-1] + "+00:00"
         try:
             moment = datetime.fromisoformat(text)
         except ValueError:
-            raise TimeError(f"not an ISO 8601 time: {value!r}") from None
+            raise TimeError(f"not an ISO 8601 time: {ascii(value)}") from None
     else:
-        raise TimeError(f"a time is ISO 8601 text or a datetime, not {type(value).__name__}")
+        raise WrongType(f"a time is ISO 8601 text or a datetime, not {type(value).__name__}")
     try:
-        offset = moment.utcoffset()
-        if offset is not None:
+        if moment.utcoffset() is not None:
             moment = moment.astimezone(UTC)
+        else:
+            moment = moment.replace(tzinfo=UTC)
     except (ValueError, OverflowError, TypeError):  # a zone of a day or more; before year 1 in UTC
-        raise TimeError(f"a time has a zone that cannot be used or is out of range: {value!r}") from None
-    if offset is None:
-        raise TimeError(f"a time needs its zone (Z for UTC): {value!r}")
-    # After the shift to UTC: an offset can carry a fraction of a second too.
-    if moment.microsecond:
-        raise TimeError(f"a time is in whole seconds: {value!r}")
+        raise TimeError(f"a time has a zone that cannot be used or is out of range: {ascii(value)}") from None
+    return moment.replace(microsecond=0)
+
+
+def stamp(value: object) -> str | None:
+    """'YYYY-MM-DDTHH:MM:SS' in UTC, or None for None and blank text.
+
+    Raises TimeError (a ValueError) for text that is not a time or is over 64 characters, WrongType (a
+    TypeError) for anything that is neither text nor a datetime.
+    """
+    if not given(value):
+        return None
+    return stamp_of(moment_of(value))
+
+
+def parse(value: object) -> datetime:
+    """A time the library can store and compare: moment_of(), inside the window FalkorDB compares right."""
+    if not given(value):
+        raise TimeError("a time is needed here")
+    moment = moment_of(value)
     if not EARLIEST <= moment <= LATEST:
         raise TimeError(
             f"a time is from {stamp_of(EARLIEST)}Z to {stamp_of(LATEST)}Z, the times FalkorDB "
-            f"compares right: {value!r}"
+            f"compares right: {ascii(value) if type(value) is str else stamp_of(moment)}"
         )
     return moment
 
 
-def checked(value: object, *, present: datetime | None = None) -> datetime:
+def checked(value: object, *, present_time: datetime | None = None) -> datetime:
     """parse(), and refused when more than five minutes in the future."""
     moment = parse(value)
-    if moment - (present or now()) > FUTURE_TOLERANCE:
-        raise TimeError(f"a time is at most five minutes in the future: {value!r}")
+    if moment - (present_time or present()) > FUTURE_TOLERANCE:
+        raise TimeError(f"a time is at most five minutes in the future: {stamp_of(moment)}")
     return moment
 
 
-def stamp(value: object | None = None) -> str:
-    """The text FalkorDB's localdatetime() reads: YYYY-MM-DDTHH:MM:SS, UTC. Without a value: now."""
-    return stamp_of(now() if value is None else parse(value))
+def written_at(at: object) -> str:
+    """The time of a record write: now when not given (None or blank), else a checked time, as text."""
+    return now() if not given(at) else stamp_of(checked(at))
 
 
 def stamp_of(moment: datetime) -> str:

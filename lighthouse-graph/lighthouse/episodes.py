@@ -75,7 +75,7 @@ def not_ended(seen: list) -> tuple[str, str] | None:
 def _moment(at: object) -> str:
     """The time a caller gave (now without one), checked, as the text localdatetime() reads."""
     try:
-        return clock.stamp(clock.now() if at is None else clock.checked(at))
+        return clock.stamp(clock.present() if at is None else clock.checked(at))
     except clock.TimeError as error:
         raise Refused(str(error)) from None
 
@@ -125,7 +125,7 @@ def open_episode(graph, id: object, by: object, about: object = None, at: object
         started = _moment(at)
     except Refused as error:
         return refuse(graph, "Episode", id, content, error.reason, str(error), by)
-    params = {"id": checked_id, "by": checked_by, "at": started, "now": clock.stamp()}
+    params = {"id": checked_id, "by": checked_by, "at": started, "now": clock.now()}
     try:
         result = references.write_where_found(
             graph, subjects, _OPEN, params, "an entity the episode is about does not exist"
@@ -234,7 +234,7 @@ def record(
             "type": entry_type,
             "by": writer,
             "at": observed,
-            "now": clock.stamp(),
+            "now": clock.now(),
             "stamp": uuid.uuid4().hex,
             "words": limits.words(text_of(checked)),
             "content": json.dumps(checked, ensure_ascii=False),

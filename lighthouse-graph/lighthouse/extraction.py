@@ -81,7 +81,7 @@ def _progress(graph, kind: Kind, types, by: str, mark: int, done: list[dict]) ->
         "WITH st UNWIND $done AS one "
         "MATCH (n:Entry {id: one.id}) MERGE (reader:Agent {name: $by}) "
         "CREATE (n)-[:READ_BY {kind: $kind, at: localdatetime($now), rows: one.rows}]->(reader)",
-        {"mark": mark, "done": done, "by": by, "kind": kind.label, "now": clock.stamp()},
+        {"mark": mark, "done": done, "by": by, "kind": kind.label, "now": clock.now()},
     )
 
 
@@ -98,7 +98,7 @@ def _rows_of(kind: Kind, by: str, entry: dict, answer: list, start: int) -> tupl
     """The rows an entry gave, each from the entry and true from its time unless it says otherwise,
     and a Failure "invalid" for each row that cannot be written."""
     ready, refused = [], []
-    present = clock.now()
+    present = clock.present()
     for offset, given in enumerate(answer):
         index = start + offset
         try:
@@ -227,7 +227,7 @@ def extract_again(graph, kind: Kind, extractor, by: str, entry_id: str) -> dict:
             "raised": RAISED,
             "aside": SET_ASIDE,
             "by": by,
-            "now": clock.stamp(),
+            "now": clock.now(),
             "rows": len(answer),
         },
     )

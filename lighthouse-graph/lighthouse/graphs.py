@@ -14,7 +14,7 @@ from .values import Refused, shown, whole
 WORLD = "world"
 # \Z, not $: $ also matches before a final newline, and "acme\n" would name another graph.
 _TENANT = re.compile(r"\A[a-z0-9][a-z0-9_-]{0,62}\Z")
-TENANT_PREFIX = "tenant_"
+TENANT_PREFIX = "tenant:"
 
 # (label, property) pairs every graph gets a range index on: how records are found by id or key.
 _RECORD_INDEXES = (
@@ -51,20 +51,24 @@ def read(graph, query: str, params: dict | None = None, timeout: int | None = No
         raise
 
 
-def world(client, name: str = WORLD):
-    """The graph that every tenant shares: one name, from one setting (world by default)."""
-    if not isinstance(name, str) or not _TENANT.match(name):
+def world(db, *, name: str = WORLD):
+    """The graph that every tenant shares: db.select_graph("world"), or the one name a setting gives.
+
+    Raises Refused (a ValueError) for a name that is not 1 to 63 lower-case letters, digits, _ or -.
+    """
+    if type(name) is not str or not _TENANT.match(name):
         raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {shown(name)}")
-    if name.startswith(TENANT_PREFIX):
-        raise Refused(f"a shared graph's name cannot start with {TENANT_PREFIX}: those are tenants' graphs")
-    return client.select_graph(name)
+    return db.select_graph(name)
 
 
-def tenant(client, tenant_id: object):
-    """The graph of one tenant: tenant_<id>. The id is checked, so no id names another graph."""
-    if not isinstance(tenant_id, str) or not _TENANT.match(tenant_id):
+def tenant(db, tenant_id):
+    """The graph of one tenant: "tenant:<id>". The one place a tenant's graph is named.
+
+    Raises Refused (a ValueError) for an id that is not [a-z0-9][a-z0-9_-]{0,62}, None included.
+    """
+    if type(tenant_id) is not str or not _TENANT.match(tenant_id):
         raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {shown(tenant_id)}")
-    return client.select_graph(f"{TENANT_PREFIX}{tenant_id}")
+    return db.select_graph(f"{TENANT_PREFIX}{tenant_id}")
 
 
 def _existing(graph) -> dict[tuple[str, str, str], dict]:

@@ -71,13 +71,13 @@ def hand_off(
             raise Refused("a handoff must point at something: an entry, an episode, an entity, a lesson")
         if note is not None:
             limits.text(note, "the note")
-        given = clock.stamp(clock.now() if at is None else clock.checked(at))
+        given = clock.stamp(clock.present() if at is None else clock.checked(at))
         limits.measured({"points_to": things, "note": note}, "a handoff")
     except clock.TimeError as error:
         return refuse(graph, "Handoff", id, content, "invalid", str(error), by)
     except Refused as error:
         return refuse(graph, "Handoff", id, content, error.reason, str(error), by)
-    params = {"id": handoff, "by": giver, "to": receiver, "note": note, "at": given, "now": clock.stamp()}
+    params = {"id": handoff, "by": giver, "to": receiver, "note": note, "at": given, "now": clock.now()}
     try:
         result = references.write_where_found(
             graph, things, _GIVE, params, "it points at what does not exist"
@@ -123,7 +123,7 @@ def accept(graph, id: object, by: object) -> dict:
     except Refused as error:
         return refuse(graph, "Handoff", id, content, error.reason, str(error), by)
     try:
-        result = graph.query(_ACCEPT, {"id": handoff, "by": taker, "now": clock.stamp()}).result_set
+        result = graph.query(_ACCEPT, {"id": handoff, "by": taker, "now": clock.now()}).result_set
     except ResponseError as error:
         return refuse(graph, "Handoff", handoff, content, "failed", str(error), taker)
     if not result:

@@ -262,7 +262,7 @@ def impact_of_state(graph, kind: object, key: object, at: object = None) -> dict
     if references.is_record(label):
         raise Refused(f"a State belongs to an entity, not to a {label}")
     try:
-        moment = clock.stamp(clock.now() if at is None else clock.parse(at))
+        moment = clock.stamp(clock.present() if at is None else clock.parse(at))
     except clock.TimeError as error:
         raise Refused(str(error)) from None
     result = read(graph, _held_query(label), {"key": checked_key, "at": moment, "cap": MAX_REACH + 1})
@@ -314,7 +314,7 @@ def invalidate_entry(graph, entry_id: object, by: object, reason: object) -> dic
         if marked[0][0]:
             return {"id": checked, "status": "exists"}
         impact = impact_of_entry(graph, checked)
-        params = {"id": checked, "by": marker, "reason": why, "now": clock.stamp()}
+        params = {"id": checked, "by": marker, "reason": why, "now": clock.now()}
         written = graph.query(_MARK, params).result_set
     except ResponseError as error:
         return refuse(graph, "Entry", checked, content, "failed", str(error), marker)

@@ -3,30 +3,36 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from .errors import Refused, WrongType
 
 # A label, a relation type or a property name is put into query text, so it must be a plain identifier.
 # \Z, not $: $ also matches before a final newline, which would let "Device\n" into a query.
-PLAIN_NAME = re.compile(r"\A[A-Za-z][A-Za-z0-9_]{0,63}\Z")
+PLAIN_NAME = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]{0,99}\Z")
 
-# Property names the library writes on entities, States and records: a value may not use them.
-OWNED_NAMES = frozenset(
-    {
-        "key",
-        "rev",
-        "by",
-        "valid_from",
-        "valid_to",
-        "seen_last",
-        "recorded_at",
-        "entry",
-        "words",
-        "embedding",
-        "model",
-        "kind",
-        "text_hash",
-    }
-)
+# The names the library writes beside the values of an entity or a State: no key, time, text or value
+# may take one of them (nor "key", which every entity keeps beside its kind's own key name).
+ENGINE_NAMES = frozenset({"fp", "valid_from", "valid_to", "recorded_at", "by", "seen_last", "entry", "words"})
+
+# Properties the library keeps for itself on entities and States under names no value can take (a
+# property name of a value is a plain identifier, and these hold a dot), so every value name the
+# published API allows is free: "kind", "model" or "rev" are values like any other.
+INTERNAL = "lh."
+REVISION = "lh.rev"  # one more on every write of the entity: the guard of a write against another
+STATE_KIND = "lh.kind"  # the label of the entity a State belongs to
+VECTOR = "lh.vector"  # the vector of an entity's text
+VECTOR_MODEL = "lh.model"  # the model that vector comes from
+
+OWNED_NAMES = ENGINE_NAMES | {"key", REVISION, STATE_KIND, VECTOR, VECTOR_MODEL}
+
+
+def is_owned(name: str) -> bool:
+    """True for a property the library writes, false for a value of the application."""
+    return name in OWNED_NAMES or name.startswith(INTERNAL)
+
 
 # Labels the library owns: a Kind may not take one of them.
 OWNED_LABELS = frozenset(
@@ -45,6 +51,8 @@ OWNED_LABELS = frozenset(
         "Stamp",
         "Lesson",
         "Playbook",
+        "Step",
+        "Trigger",
         "Candidate",
     }
 )
@@ -80,78 +88,79 @@ OWNED_RELATIONS = frozenset(
 )
 
 
-class _Self:
-    """Marks a relation whose targets are of the kind that declares it."""
-
-    def __repr__(self) -> str:
-        return "SELF"
-
-
-SELF = _Self()
+# A relation target that means the kind that declares it; at construction it becomes the Kind itself.
+SELF = "self"
 
 
 def _plain(name: object, what: str) -> str:
-    if not isinstance(name, str) or not PLAIN_NAME.match(name):
-        raise ValueError(f"{what} must be a plain name (a letter, then letters, digits or _): {name!r}")
+    if type(name) is not str or not PLAIN_NAME.match(name):
+        raise Refused(f"{what} must be a property name ([A-Za-z_][A-Za-z0-9_]{{0,99}}): {name!r:.80}")
     return name
+
+
+def _names(names: object, group: str) -> tuple[str, ...]:
+    if isinstance(names, str) or not isinstance(names, list | tuple):
+        raise WrongType(f"{group} must be a tuple or list of names, not {type(names).__name__}")
+    return tuple(_plain(name, f"a name in {group}") for name in names)
 
 
 @dataclass(frozen=True, eq=False)
 class Kind:
     """One sort of entity: its label, the name of its key, and what its values and relations mean.
 
-    times: values that are instants (stored as times); text: values that are searched by words
-    and, with dimensions, by meaning; relations: relation type -> Kind of its targets (or SELF).
+    times: values that are instants (stored as times); relations: relation type -> Kind of its targets
+    (or SELF); text: values that are searched by words and, with dimensions, by meaning.
+    Raises WrongType (a TypeError) for a container of the wrong sort, Refused (a ValueError) for a name.
     """
 
     label: str
     key: str = "key"
     times: tuple[str, ...] = ()
+    relations: Mapping[str, Kind] = field(default_factory=dict)
     text: tuple[str, ...] = ()
-    relations: dict[str, Kind | _Self] = field(default_factory=dict)
-    dimensions: int | None = None
+    dimensions: int = 0
 
     def __post_init__(self) -> None:
         _plain(self.label, "a kind's label")
-        if self.label in OWNED_LABELS or self.label.endswith("ToEmbed"):
-            raise ValueError(f"the label {self.label!r} belongs to the library")
+        if self.label in OWNED_LABELS or self.label.endswith(("ToEmbed", "Vector")):
+            raise Refused(f"the label {self.label!r} belongs to the library")
         _plain(self.key, "a kind's key name")
-        if self.key != "key" and self.key in OWNED_NAMES:
-            raise ValueError(f"the key name {self.key!r} belongs to the library")
-        for group, names in (("times", self.times), ("text", self.text)):
-            if isinstance(names, str) or not isinstance(names, tuple):
-                raise ValueError(f"{group} must be a tuple of names")
+        times, text = _names(self.times, "times"), _names(self.text, "text")
+        if self.key in ENGINE_NAMES:
+            raise Refused(f"the key name {self.key!r} belongs to the library")
+        for group, names in (("times", times), ("text", text)):
             for name in names:
-                _plain(name, f"a name in {group}")
-                if name in OWNED_NAMES or name == self.key:
-                    raise ValueError(f"{name!r} in {group} belongs to the library or is the key")
-        if set(self.times) & set(self.text):
-            raise ValueError("a value cannot be both a time and a text")
+                if name in ENGINE_NAMES:
+                    raise Refused(f"{name!r} in {group} belongs to the library")
+                if name in ("key", self.key):  # every entity keeps its key under "key" too
+                    raise Refused(f"the key {name!r} cannot also be in {group}")
+        if set(times) & set(text):
+            raise Refused("a value cannot be both a time and a text")
         if not isinstance(self.relations, dict):
-            raise ValueError("relations must be a dict of relation type -> Kind")
-        for relation, target in self.relations.items():
+            raise WrongType(f"relations must be a dict of relation type -> Kind, not {type(self.relations).__name__}")
+        targets: dict[str, Kind] = {}
+        for relation, target in dict(self.relations).items():
             _plain(relation, "a relation type")
-            if relation.upper() != relation:
-                raise ValueError(f"a relation type is written in capitals: {relation!r}")
             if relation in OWNED_RELATIONS:
-                raise ValueError(f"the relation type {relation!r} belongs to the library")
-            if not (isinstance(target, Kind) or target is SELF):
-                raise ValueError(f"the target of {relation} must be a Kind or SELF")
-        if self.dimensions is not None and (
-            not isinstance(self.dimensions, int)
-            or isinstance(self.dimensions, bool)
-            or not 1 <= self.dimensions <= 4096
-        ):
-            raise ValueError("dimensions must be a whole number from 1 to 4096")
-        if self.dimensions is not None and not self.text:
-            raise ValueError("a kind with dimensions needs text values to embed")
+                raise Refused(f"the relation type {relation!r} belongs to the library")
+            if isinstance(target, str) and target == SELF:
+                target = self
+            elif not isinstance(target, Kind):
+                raise WrongType(f"the target of {relation} must be a Kind or SELF, not {type(target).__name__}")
+            targets[relation] = target
+        if type(self.dimensions) is not int or not 0 <= self.dimensions <= 4096:
+            raise Refused("dimensions must be a whole number from 0 to 4096")
+        if self.dimensions and not text:
+            raise Refused("a kind with dimensions needs text values to embed")
+        object.__setattr__(self, "times", times)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "relations", MappingProxyType(targets))
 
     def target(self, relation: str) -> Kind:
         """The kind of the targets of a relation this kind declares."""
         if relation not in self.relations:
-            raise ValueError(f"{self.label} has no relation {relation!r}")
-        found = self.relations[relation]
-        return self if found is SELF else found  # type: ignore[return-value]
+            raise Refused(f"{self.label} has no relation {relation!r:.80}")
+        return self.relations[relation]
 
     @property
     def embed_label(self) -> str:

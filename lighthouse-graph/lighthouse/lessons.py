@@ -138,7 +138,7 @@ def weigh_in(graph, lesson_id, by, pro, con, statement=None, about=(), create=Fa
             "pro": pro,
             "con": con,
             "create": create,
-            "now": clock.stamp(),
+            "now": clock.now(),
         }
     )
     for _attempt in range(ATTEMPTS):
@@ -250,7 +250,7 @@ def used(graph, id: object, by: object, episode: object, helped: object) -> dict
         lesson_id, writer, episode_id, helping = _checked_verdict(id, by, episode, helped, "helped")
     except Refused as error:
         return refuse(graph, KIND, id, content, error.reason, str(error), by)
-    params = {"id": lesson_id, "episode": episode_id, "by": writer, "helped": helping, "now": clock.stamp()}
+    params = {"id": lesson_id, "episode": episode_id, "by": writer, "helped": helping, "now": clock.now()}
     try:
         result = graph.query(_USED, params).result_set
     except ResponseError as error:
@@ -291,7 +291,7 @@ def retire(graph, id: object, by: object) -> dict:
     except Refused as error:
         return refuse(graph, KIND, id, content, error.reason, str(error), by)
     try:
-        result = graph.query(_RETIRE, {"id": lesson_id, "by": writer, "now": clock.stamp()}).result_set
+        result = graph.query(_RETIRE, {"id": lesson_id, "by": writer, "now": clock.now()}).result_set
     except ResponseError as error:
         return refuse(graph, KIND, lesson_id, content, "failed", str(error), writer)
     if not result:

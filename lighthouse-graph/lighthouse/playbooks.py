@@ -189,7 +189,7 @@ def write_playbook(
         "steps": canonical(ordered),
         "conditions": {TRIGGER_PREFIX + key: item for key, item in conditions.items()},
         "needs": needs,
-        "now": clock.stamp(),
+        "now": clock.now(),
     }
     try:
         verdict, version, newest_id, newest_version = graph.query(_WRITE, params).result_set[0]
@@ -258,7 +258,7 @@ def ran(graph, playbook_id: object, episode: object, succeeded: object, by: obje
             "episode": episode_id,
             "by": writer,
             "succeeded": bool(succeeded),
-            "now": clock.stamp(),
+            "now": clock.now(),
             "limit": FAILURES_TO_SWITCH_OFF,
             "library": SWITCHED_BY_LIBRARY,
         }
@@ -304,7 +304,7 @@ def switch(graph, playbook_id: object, on: object, by: object) -> dict:
             raise Refused(f"on is True or False, not {type(on).__name__}")
     except Refused as error:
         return refuse(graph, KIND, playbook_id, content, error.reason, str(error), by)
-    params.update({"on": bool(on), "by": writer, "now": clock.stamp()})
+    params.update({"on": bool(on), "by": writer, "now": clock.now()})
     try:
         result = graph.query(clause + _SWITCH, params).result_set
     except ResponseError as error:

@@ -373,7 +373,7 @@ def _tallies(graph, by: str, votes: list[dict]) -> dict[str, tuple[list, list, b
     fields = ("key", "sort", "name", "statement", "trigger", "steps", "shown")
     graph.query(
         _VOTE,
-        {"votes": [{key: vote.get(key) for key in fields} for vote in votes], "by": by, "now": clock.stamp()},
+        {"votes": [{key: vote.get(key) for key in fields} for vote in votes], "by": by, "now": clock.now()},
     )
     found = read(graph, _TALLY, {"keys": [vote["key"] for vote in votes]})
     return {key: (pros, cons, exists) for key, pros, cons, exists in found}
@@ -388,5 +388,5 @@ def _mark(graph, by: str, mark: int, ended: list[str]) -> None:
         "WITH st UNWIND $ended AS done "
         "MATCH (ep:Episode {id: done}) MERGE (promoter:Agent {name: $by}) "
         "MERGE (ep)-[marked:PROMOTED_BY]->(promoter) ON CREATE SET marked.at = localdatetime($now)",
-        {"mark": mark, "ended": ended, "by": by, "now": clock.stamp()},
+        {"mark": mark, "ended": ended, "by": by, "now": clock.now()},
     )

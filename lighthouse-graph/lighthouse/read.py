@@ -23,7 +23,7 @@ def checked_entity(kind: object, key: object) -> str | int:
 def moment(at: object) -> str:
     """The time a read asks at (now without one), as localdatetime() reads it, or Refused."""
     if at is None:
-        return clock.stamp()
+        return clock.now()
     try:
         return clock.stamp(clock.parse(at))
     except clock.TimeError as error:

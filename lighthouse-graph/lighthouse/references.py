@@ -34,14 +34,14 @@ def parse(reference: object) -> Reference:
 
 
 def _parsed(reference: object) -> Reference:
-    if isinstance(reference, str):
+    if type(reference) is str:
         return ("Entry", name(reference, "an entry id"))
-    if not isinstance(reference, tuple | list) or len(reference) != 2:
+    if type(reference) not in (tuple, list) or len(reference) != 2:
         raise Refused(f"a reference is (Kind, key), (label, id) or an entry id, not {printable(reference)}")
     label, given = reference
     if isinstance(label, Kind):
         return (label.label, key(given, f"the key of a {label.label}"))
-    if not isinstance(label, str) or not PLAIN_NAME.match(label):
+    if type(label) is not str or not PLAIN_NAME.match(label):
         raise Refused(f"a reference's label must be a Kind or a plain name, not {printable(label)}")
     if label in RECORDS:
         return (label, name(given, f"the id of a {label}"))
@@ -61,10 +61,8 @@ def parse_all(references: object, what: str = "references") -> list[Reference]:
 
 
 def _parsed_all(references: object, what: str) -> list[Reference]:
-    if references is None:
-        return []
-    if not isinstance(references, list | tuple):
-        raise Refused(f"{what} must be a list")
+    if type(references) not in (list, tuple):
+        raise Refused(f"{what} must be a list or tuple, not {type(references).__name__}")
     if len(references) > MAX_REFERENCES:
         raise Refused(f"{what} holds more than {MAX_REFERENCES} references")
     found: list[Reference] = []
@@ -84,8 +82,9 @@ def is_record(label: str) -> bool:
 
 
 def ordered(references: list[Reference]) -> list[Reference]:
-    """References sorted by label, then key (numbers before text): the order reads give them in."""
-    return sorted(references, key=lambda ref: (ref[0], isinstance(ref[1], str), ref[1]))
+    """References as tuples, without duplicates, sorted by str() of the tuple: the order reads give."""
+    unique = {(ref[0], type(ref[1]).__name__, ref[1]): (ref[0], ref[1]) for ref in references}
+    return sorted(unique.values(), key=str)
 
 
 def pattern(label: str, variable: str, key_expression: str) -> str:

@@ -72,7 +72,7 @@ def _snapshot_query(scope: Scope, timed: bool) -> str:
 
 
 def read(graph, scope: Scope, at: str | None, most: int = MAX_READ) -> Snapshot:
-    """The nodes and edges a question reads, at a time (the text of clock.stamp()) or as a whole.
+    """The nodes and edges a question reads, at a time (the text of clock.now()) or as a whole.
 
     One query; more than `most` entities and relations together is refused.
     """

@@ -190,7 +190,7 @@ def add_task(
                 "by": agent,
                 "after": earlier,
                 "values": given,
-                "now": clock.stamp(),
+                "now": clock.now(),
             },
         ).result_set
         is_new, old, old_after, found, stamped = result[0]
@@ -226,7 +226,7 @@ def claim(graph, kind: str, agent: str, lease: int = DEFAULT_LEASE) -> dict | No
         task_kind = limits.name(kind, "a task kind")
         claimer = limits.name(agent, "agent")
         seconds = limits.lease(lease)
-        present = clock.now()
+        present = clock.present()
         result = graph.query(
             _CLAIM,
             {
@@ -249,7 +249,7 @@ def _held(query: str, graph, id: object, agent: object, extra: dict, what: str) 
     """Runs complete() or release(): the checked id and the row of the query, or a refusal."""
     task_id = limits.name(id, "a task id")
     claimer = limits.name(agent, "agent")
-    row = graph.query(query, {"id": task_id, "agent": claimer, "now": clock.stamp(), **extra}).result_set[0]
+    row = graph.query(query, {"id": task_id, "agent": claimer, "now": clock.now(), **extra}).result_set[0]
     exists, was, owner, _last_agent, _last_claim = row
     if not exists:
         raise Refused(f"there is no task {task_id!r}", "unknown")

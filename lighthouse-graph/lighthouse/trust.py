@@ -65,7 +65,7 @@ def agent_trust(graph, agent: object) -> dict:
     Refused.
     """
     checked = limits.name(agent, "an agent")
-    result = read(graph, _TRUST, {"agent": checked, "now": clock.stamp(), "held": HELD})
+    result = read(graph, _TRUST, {"agent": checked, "now": clock.now(), "held": HELD})
     counts = [int(item or 0) for item in result[0]] if result else [0] * 8
     found = {kind: _rate(counts[2 * place], counts[2 * place + 1]) for place, kind in enumerate(KINDS)}
     rates = [found[kind]["rate"] for kind in KINDS if found[kind]["rate"] is not None]

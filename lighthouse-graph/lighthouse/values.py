@@ -7,7 +7,10 @@ import math
 import re
 import unicodedata
 
-from .kinds import OWNED_NAMES, PLAIN_NAME
+from datetime import datetime
+
+from .errors import Refused, WrongType
+from .kinds import OWNED_NAMES, PLAIN_NAME, Kind
 
 MAX_NAME = 200  # a key, id, agent, user or other name, in visible characters
 MAX_VALUES = 200  # values in a row or entry
@@ -25,12 +28,7 @@ INT_RANGE = (-(2**63), 2**63 - 1)
 FLOAT_DIGITS = 15  # significant digits of a float that FalkorDB 4.22 gives back
 
 
-class Refused(ValueError):
-    """Input the library will not store. reason is one word for the receipt; the message says why."""
-
-    def __init__(self, message: str, reason: str = "invalid") -> None:
-        super().__init__(message)
-        self.reason = reason
+MAX_DEPTH = 20  # containers inside containers in what a caller gives
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -46,56 +44,92 @@ def _bad_characters(text: str) -> str | None:
 def shown(given: object) -> str:
     """A short, printable form of what was given, for a message."""
     try:
-        if isinstance(given, str):
+        if type(given) is str:
             return ascii(given[:80])[:80]
-        return ascii(given)[:80] if isinstance(given, int) else type(given).__name__
+        return ascii(given)[:80] if type(given) is int else type(given).__name__
     except ValueError:  # an int too long to print
         return "a number too long to show"
 
 
 def text(value: object, what: str, limit: int = MAX_TEXT) -> str:
-    """A string that can be stored: no NUL, no lone surrogate, at most limit characters."""
-    if not isinstance(value, str):
+    """A string that can be stored: exactly a str, no NUL, no lone surrogate, at most limit characters.
+
+    Exactly a str: a subclass could change how it prints, measures or quotes into a query.
+    """
+    if type(value) is not str:
         raise Refused(f"{what} must be text, not {type(value).__name__}")
     if len(value) > limit:
-        raise Refused(f"{what} is longer than {limit:,} characters")
+        raise Refused(f"{what} must be text of at most {limit} characters")
     bad = _bad_characters(value)
     if bad:
-        raise Refused(f"{what} holds {bad}")
-    # A plain str: a subclass could change how the client quotes it into the query.
-    return str.__str__(value)
+        raise Refused(f"{what} must be text without {bad}")
+    return value
 
 
 def name(value: object, what: str = "a name") -> str:
-    """A name (agent, user, id): 1 to 200 visible characters, nothing that cannot be printed."""
-    value = text(value, what, limit=MAX_NAME)
-    if not value or value != value.strip():
-        raise Refused(f"{what} must be non-empty with no space at either end: {shown(value)}")
+    """A name (id, by, agent, user): exactly a str of 1 to 200 characters, no space at either end, and
+    no character of a Unicode C category or a line or paragraph separator. Else Refused, "must be text"."""
+    if type(value) is not str or not value or len(value) > MAX_NAME:
+        raise Refused(f"{what} must be text of 1 to {MAX_NAME} characters: {shown(value)}")
+    if value != value.strip():
+        raise Refused(f"{what} must be text with no space at either end: {shown(value)}")
     for char in value:
-        # C: controls, format marks (such as bidi overrides), unassigned; Zl, Zp: line breaks.
-        if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp"):
-            raise Refused(f"{what} holds a character that cannot be printed: {shown(value)}")
+        # C: controls, format marks (such as bidi overrides), surrogates, unassigned; Zl, Zp: line breaks.
+        category = unicodedata.category(char)
+        if category[0] == "C" or category in ("Zl", "Zp"):
+            raise Refused(f"{what} must be text with only characters that can be printed: {shown(value)}")
     return value
 
 
 def key(value: object, what: str = "a key") -> str | int:
-    """An entity key: a name, or a whole number."""
-    if isinstance(value, bool):
-        raise Refused(f"{what} is a name or a whole number, not a bool")
-    if isinstance(value, int):
+    """An entity key: a name, or exactly an int in the signed 64-bit range (a bool is not a key)."""
+    if type(value) is int:
         if not INT_RANGE[0] <= value <= INT_RANGE[1]:
             raise Refused(f"{what} is out of the 64-bit range")
-        return int.__int__(value)  # a plain int: a subclass could print as anything in the query
+        return value
+    if type(value) is not str:
+        raise Refused(f"{what} must be text or a whole number, not {type(value).__name__}")
     return name(value, what)
 
 
 def property_name(value: object, what: str = "a value's name") -> str:
-    """A property name: a plain identifier that the library does not own."""
-    if not isinstance(value, str) or not PLAIN_NAME.match(value):
-        raise Refused(f"{what} must be a plain name (a letter, then letters, digits or _): {shown(value)}")
+    """A property name ([A-Za-z_][A-Za-z0-9_]{0,99}) that the library does not own."""
+    if type(value) is not str or not PLAIN_NAME.match(value):
+        raise Refused(f"{what} must be a property name ([A-Za-z_][A-Za-z0-9_]{{0,99}}): {shown(value)}")
     if value in OWNED_NAMES:
         raise Refused(f"{what} {value!r} belongs to the library")
-    return str.__str__(value)
+    return value
+
+
+def plain(given: object, what: str = "the input", depth: int = 0) -> object:
+    """What a caller gave, copied as plain values: None, bool, int, float, str, datetime and Kind, in
+    dicts (text keys), lists and tuples. Anything else, or anything whose reading raises, is Refused.
+
+    Every other check reads only this copy, so an object that lies about its type, length or items
+    costs one refusal and cannot make a later step fail half-way.
+    """
+    try:
+        kind = type(given)
+        if given is None or kind in (bool, int, float, str, datetime) or isinstance(given, Kind):
+            return given
+        if depth >= MAX_DEPTH:
+            raise Refused(f"{what} is nested more than {MAX_DEPTH} deep")
+        if kind is dict:
+            copied = {}
+            for name_given, item in dict.items(given):
+                if type(name_given) is not str:
+                    raise Refused(f"{what} has a key that is not text: {type(name_given).__name__}")
+                copied[name_given] = plain(item, what, depth + 1)
+            return copied
+        if kind is list:
+            return [plain(item, what, depth + 1) for item in list.__iter__(given)]
+        if kind is tuple:
+            return tuple(plain(item, what, depth + 1) for item in tuple.__iter__(given))
+    except Refused:
+        raise
+    except Exception as error:  # what the caller gave could not even be read
+        raise Refused(f"{what} could not be read: {type(error).__name__}") from None
+    raise Refused(f"{what} holds a {type(given).__name__}, which cannot be stored")
 
 
 def stored_float(number: float, what: str) -> float:
@@ -104,7 +138,6 @@ def stored_float(number: float, what: str) -> float:
     Stored so, a value read back equals the value written, and a query that compares it with what a
     caller sends again finds it. Refused when not finite, or so large that it would read back as infinity.
     """
-    number = float.__float__(number)  # a plain float: a subclass could print as anything
     if not math.isfinite(number):
         raise Refused(f"{what} is not a finite number")
     read_back = float(format(number, f".{FLOAT_DIGITS}g"))
@@ -115,22 +148,23 @@ def stored_float(number: float, what: str) -> float:
 
 def scalar(value: object, what: str) -> str | int | float | bool:
     """One stored value: a bool, a 64-bit int, a float as it reads back (stored_float), or text."""
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
+    kind = type(value)
+    if kind is bool:
+        return value
+    if kind is int:
         if not INT_RANGE[0] <= value <= INT_RANGE[1]:
             raise Refused(f"{what} is out of the 64-bit range")
-        return int.__int__(value)
-    if isinstance(value, float):
+        return value
+    if kind is float:
         return stored_float(value, what)
-    if isinstance(value, str):
+    if kind is str:
         return text(value, what)
-    raise Refused(f"{what} cannot be stored: {type(value).__name__}")
+    raise Refused(f"{what} cannot be stored: {kind.__name__}")
 
 
 def value(item: object, what: str) -> object:
     """A stored value: text, a number, a bool, or a list of at most 1,000 of one of those."""
-    if isinstance(item, list | tuple):
+    if type(item) is list or type(item) is tuple:
         if len(item) > MAX_ITEMS:
             raise Refused(f"{what} is a list of more than {MAX_ITEMS:,} items")
         return [scalar(one, f"an item of {what}") for one in item]
@@ -143,7 +177,7 @@ def values(given: object, what: str = "values") -> dict[str, object]:
     """A mapping of property names to stored values, at most 200 of them."""
     if given is None:
         return {}
-    if not isinstance(given, dict):
+    if type(given) is not dict:
         raise Refused(f"{what} must be a dict, not {type(given).__name__}")
     if len(given) > MAX_VALUES:
         raise Refused(f"{what} holds more than {MAX_VALUES} values")
@@ -182,10 +216,11 @@ def kept(content: object) -> str:
 
 
 def whole(given: object, what: str, low: int, high: int) -> int:
-    """A whole number from low to high (not a bool), as a plain int; else Refused saying so."""
-    if isinstance(given, bool) or not isinstance(given, int) or not low <= given <= high:
-        raise Refused(f"{what} is a whole number from {low:,} to {high:,}")
-    return int.__int__(given)
+    """Exactly an int from low to high (not a bool); else Refused: "<what> must be a whole number from
+    <low> to <high>"."""
+    if type(given) is not int or not low <= given <= high:
+        raise Refused(f"{what} must be a whole number from {low} to {high}")
+    return given
 
 
 def lease(seconds: object) -> int:
@@ -214,7 +249,7 @@ def words(content: str) -> str:
 
 def question(asked: object) -> list[str]:
     """The words of a question: letters and digits only, at most 20 words of at most 50 characters."""
-    if not isinstance(asked, str):
-        raise Refused(f"a question must be text, not {type(asked).__name__}")
+    if type(asked) is not str:
+        raise WrongType(f"a question must be text, not {type(asked).__name__}")
     found = words(asked[:MAX_QUESTION]).split()
     return [word[:MAX_WORD] for word in found[:MAX_QUESTION_WORDS]]

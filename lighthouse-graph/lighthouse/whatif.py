@@ -60,7 +60,7 @@ def _rows(kind: Kind, rows: object, when: datetime) -> list[Row]:
         raise Refused(f"rows must be a list, not {type(rows).__name__}")
     if len(rows) > MAX_ROWS:
         raise Refused(f"a what-if lays at most {MAX_ROWS:,} rows")
-    present, latest = clock.now(), {}
+    present, latest = clock.present(), {}
     for index, raw in enumerate(rows):
         try:
             row = prepare(kind, index, raw, present, default_t=clock.stamp_of(when) + "Z")
@@ -209,7 +209,7 @@ def what_if(graph, kind: Kind, rows: list[dict], at: object = None, question: di
     kinds, relations, limit = _question(kind, question)
     chosen = scope(kinds, relations).at_one_time()
     try:
-        when = clock.checked(at) if at is not None else clock.now()
+        when = clock.checked(at) if at is not None else clock.present()
     except clock.TimeError as error:
         raise Refused(str(error)) from None
     laid = _rows(kind, rows, when)

@@ -184,7 +184,7 @@ def connection(
         _Side({one: 0}, frontier=[one], load=one_degree),
         _Side({other: 0}, frontier=[other], load=other_degree),
     )
-    present, spent = clock.now(), 0
+    present, spent = clock.present(), 0
     while sides[0].frontier and sides[1].frontier:
         side, facing = sides if sides[0].load <= sides[1].load else sides[::-1]
         result = read(

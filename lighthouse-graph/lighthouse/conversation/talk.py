@@ -123,7 +123,7 @@ def _message(user, session, role, text, by, mentions, given_values, at) -> dict:
             raise Refused(f"the value name {name!r} belongs to the message")
     named = parse_all(mentions, "mentions")
     try:
-        moment = clock.now() if at is None else clock.checked(at)
+        moment = clock.present() if at is None else clock.checked(at)
     except clock.TimeError as error:
         raise Refused(str(error)) from None
     limits.measured({"text": text, "values": checked_values, "mentions": named}, "a message")
@@ -134,7 +134,7 @@ def _message(user, session, role, text, by, mentions, given_values, at) -> dict:
         "role": role,
         "by": by,
         "at": clock.stamp(moment),
-        "now": clock.stamp(),
+        "now": clock.now(),
         "text": text,
         "words": f"{limits.words(text)} {user_word(user)}".lstrip(),
         "values": checked_values,
@@ -295,7 +295,7 @@ def summarize(graph, user, session, text, upto, by) -> dict:
         "upto": upto,
         "text": text,
         "by": by,
-        "now": clock.stamp(),
+        "now": clock.now(),
     }
     try:
         rows = graph.query(_SUMMARIZE, params).result_set

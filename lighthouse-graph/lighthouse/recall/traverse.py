@@ -104,7 +104,7 @@ def similar(
         raise Refused("relations is None or a list of relations of the kind")
     if not chosen:  # a kind without relations shares nothing
         return []
-    params = {"key": key, "now": clock.stamp(), "limit": limit}
+    params = {"key": key, "now": clock.now(), "limit": limit}
     found = []
     for peer, shared, through in bounded(graph, _similar_query(kind, chosen), params, timeout):
         pairs = sorted(

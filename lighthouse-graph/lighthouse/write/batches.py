@@ -149,7 +149,7 @@ def check_call(graph, kind: object, by: object, rows: object, what: str = "rows"
 def remember(graph, kind: Kind, by: str, rows: list[dict]) -> list[dict]:
     """Writes rows by the write rule; one receipt per row, in order: {"key", "status"} (and "reason")."""
     by = check_call(graph, kind, by, rows)
-    present = clock.now()
+    present = clock.present()
     statuses: dict[int, str] = {}
     refusals: list[Failure] = []
     messages: dict[int, str] = {}

@@ -79,7 +79,7 @@ def record_failures(graph, failures: list[Failure]) -> None:
         "  f.message = row.message, f.by = row.by, f.owner = row.owner, f.times = 0, "
         "  f.first_at = localdatetime($now) "
         "SET f.times = f.times + 1, f.last_at = localdatetime($now)",
-        {"rows": [_row(one) for one in failures], "now": clock.stamp()},
+        {"rows": [_row(one) for one in failures], "now": clock.now()},
     )
 
 

@@ -17,7 +17,7 @@ def stored_values(kind: Kind, props: dict) -> dict:
     for name, item in props.items():
         if name in OWNED_NAMES or name == kind.key:
             continue
-        found[name] = clock.stamp(clock.from_store(item)) if name in kind.times else item
+        found[name] = clock.stamp_of(clock.from_store(item)) if name in kind.times else item
     return found
 
 
@@ -89,7 +89,7 @@ def read_around(graph, kind: Kind, rows: list[Row], current: dict) -> dict[int, 
         graph,
         _around_query(kind),
         {
-            "rows": [{"i": row.index, "key": row.key, "t": clock.stamp(row.t)} for row in rows],
+            "rows": [{"i": row.index, "key": row.key, "t": clock.stamp_of(row.t)} for row in rows],
         },
     )
     found = {}

@@ -32,7 +32,7 @@ def _completed(kind: Kind, row: Row, changes: dict, relations: dict):
         if len(merged) > limits.MAX_VALUES:
             raise Refused(f"the row this update makes holds more than {limits.MAX_VALUES} values")
         shown = {rel: sorted(map(str, targets)) for rel, targets in linked.items()}
-        limits.measured({"key": row.key, "t": clock.stamp(row.t), "values": merged, "relations": shown})
+        limits.measured({"key": row.key, "t": clock.stamp_of(row.t), "values": merged, "relations": shown})
         return Row(row.index, row.key, row.t, merged, linked, row.entry, row.raw)
 
     return complete

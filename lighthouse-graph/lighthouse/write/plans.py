@@ -73,13 +73,13 @@ def _edges_plan(plan: dict, had: dict, wanted: dict, after: dict, next_from: dat
     New edges hold from the row's time until the plan's "until"; "moves" are [edge id, closes]: a closed
     edge ends at the row's time, another one starts then.
     """
-    nf = None if next_from is None else clock.stamp(next_from)
+    nf = None if next_from is None else clock.stamp_of(next_from)
     for pair, edge in had.items():
         if pair in wanted:
             continue
         plan.setdefault("moves", []).append([edge.id, True])
         if nf is not None and pair in after and after[pair].id == edge.id:  # it held across: split it
-            to = None if edge.valid_to is None else clock.stamp(edge.valid_to)
+            to = None if edge.valid_to is None else clock.stamp_of(edge.valid_to)
             reopen = plan.setdefault("reopen", {}).setdefault(pair[0], [])
             reopen.append({"target": edge.target, "from": nf, "to": to})
     for pair, target in wanted.items():
@@ -132,7 +132,7 @@ def _new_state(kind: Kind, plan: dict, row: Row, prev: StateView | None, nxt: St
     if "values" not in plan:
         _content(kind, plan, row)
     plan["new"] = True
-    plan["until"] = None if nxt is None else clock.stamp(nxt.valid_from)
+    plan["until"] = None if nxt is None else clock.stamp_of(nxt.valid_from)
     plan["held"] = None if prev is None else prev.id
     plan["next"] = None if nxt is None else nxt.id
     plan["source"] = row.entry
@@ -142,7 +142,7 @@ def _new_state(kind: Kind, plan: dict, row: Row, prev: StateView | None, nxt: St
 
 def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tuple[str, dict | None]:
     """The receipt status of a row against what is stored, and the plan that writes it (None: no write)."""
-    t = clock.stamp(row.t)
+    t = clock.stamp_of(row.t)
     plan = {"i": row.index, "key": row.key, "rev": around.rev, "t": t}
     wanted = {
         (relation, typed(target)): target for relation, targets in row.relations.items() for target in targets
@@ -164,7 +164,7 @@ def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tu
                 return "unchanged", None
             plan.update(held=held.id, seen_held=True)
             if held.valid_to is None:
-                plan["entity_times"] = [clock.stamp(held.valid_from), t]
+                plan["entity_times"] = [clock.stamp_of(held.valid_from), t]
             return "unchanged", plan
         if held.seen_last is not None and row.t <= held.seen_last:
             return ("stale", None) if row.t < held.seen_last else ("conflict", None)
@@ -179,9 +179,9 @@ def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tu
     if row.content == content_of(nxt.values, nxt.relations):  # the next State starts earlier
         plan.update(next=nxt.id, start_next=True)
         if nxt.seen_last is None:
-            plan["next_seen"] = clock.stamp(nxt.valid_from)
+            plan["next_seen"] = clock.stamp_of(nxt.valid_from)
         if nxt.valid_to is None:
-            plan["entity_times"] = [t, clock.stamp(nxt.seen_last or nxt.valid_from)]
+            plan["entity_times"] = [t, clock.stamp_of(nxt.seen_last or nxt.valid_from)]
     else:
         _new_state(kind, plan, row, held, nxt)
     _edges_plan(plan, around.edges_prev if held else {}, wanted, around.edges_next, nxt.valid_from)
@@ -368,6 +368,6 @@ def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
         return set()
     result = graph.query(
         _apply_query(kind, _needs(kind, plans)),
-        {"rows": plans, "by": by, "now": clock.stamp(), "stamp": uuid.uuid4().hex},
+        {"rows": plans, "by": by, "now": clock.now(), "stamp": uuid.uuid4().hex},
     )
     return {row[0] for row in result.result_set}

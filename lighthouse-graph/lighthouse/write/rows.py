@@ -70,7 +70,7 @@ def checked_values(kind: Kind, given: object) -> dict[str, object]:
     for name in kind.times:
         if name in plain:
             try:
-                plain[name] = clock.stamp(clock.parse(plain[name]))
+                plain[name] = clock.stamp_of(clock.parse(plain[name]))
             except clock.TimeError as error:
                 raise Refused(f"the time {name!r}: {error}") from None
     for name in kind.text:
@@ -106,7 +106,7 @@ def prepare(kind: Kind, index: int, raw: object, present: datetime, default_t: o
     if moment is None:
         raise Refused("a row needs its time t")
     try:
-        t = clock.checked(moment, present=present)
+        t = clock.checked(moment, present_time=present)
     except clock.TimeError as error:
         raise Refused(str(error)) from None
     plain = checked_values(kind, raw.get("values"))
