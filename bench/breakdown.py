@@ -20,9 +20,14 @@ class Tally:
     trip_ms: float = 0.0  # the call as the client saw it: encoding, network, execution, parsing
 
 
+# The parameters a query carries in its text ("CYPHER name=value ..."): strings as whole tokens, and no
+# space outside them, as the library and the client write them.
+_HEADER = re.compile(r'\ACYPHER (?:[A-Za-z_][A-Za-z0-9_]*=(?:"(?:[^"\\]|\\.)*"|[^"\s])+ )+')
+
+
 def label(query: str) -> str:
-    """A short name for a query: its first words, variables and all."""
-    return re.sub(r"\s+", " ", query).strip()[:90]
+    """A short name for a query: its first words, variables and all (without the parameters it carries)."""
+    return re.sub(r"\s+", " ", _HEADER.sub("", query, count=1)).strip()[:90]
 
 
 class Tallies:

@@ -1,4 +1,5 @@
-"""Tasks with lighthouse: 500 add_task(), then 4 workers claiming and completing until none is free.
+"""Tasks with lighthouse: 500 add_task(), then 4 workers claiming and completing until none is free, then
+claim() and release() of 200 more.
 
 Each worker is a thread with its own FalkorDB connection, as separate agents would be. The figure of
 claim_complete counts two calls per task (a claim and a complete) over the wall time from the first
@@ -11,13 +12,12 @@ from __future__ import annotations
 import threading
 import time
 
-from lighthouse import add_task, claim, complete, ensure_schema, tasks
+from lighthouse import add_task, claim, complete, ensure_schema, release, tasks
 from registry import Context, Measured, expect, timed_calls, workload
 
 TASKS = 500
 WORKERS = 4
 TASK_KIND = "bench-job"
-CREATOR = "bench-planner"
 
 
 def _task_id(number: int) -> str:
@@ -28,26 +28,29 @@ def _task_id(number: int) -> str:
     "add_task",
     "calls",
     floor="indexed_match",
+    target=0.60,
     about="add_task() of 500 open tasks of one kind, in a graph of their own",
 )
 def add_task_calls(ctx: Context) -> Measured:
-    """500 add_task() calls: each receipt added, and the graph holds 500 open tasks in order."""
+    """500 add_task() calls: each True, and the graph holds 500 open tasks in order."""
     graph = ctx.new_graph("tasks")
     ensure_schema(graph, [])
     ctx.shared["task_graph"] = graph
     receipts, seconds = timed_calls(
-        lambda number: add_task(graph, _task_id(number), TASK_KIND, CREATOR, values={"part": number}),
+        lambda number: add_task(graph, _task_id(number), TASK_KIND, number),
         range(TASKS),
     )
     for number, receipt in enumerate(receipts):
-        wanted = {"id": _task_id(number), "status": "added"}
-        expect(receipt == wanted, f"add_task({_task_id(number)}) gave {receipt}, not {wanted}")
+        expect(receipt is True, f"add_task({_task_id(number)}) gave {receipt}, not True")
     listed = tasks(graph, kind=TASK_KIND, limit=1_000)
     expect(
         [one["id"] for one in listed] == [_task_id(number) for number in range(TASKS)],
         f"add_task: tasks() lists {len(listed)} tasks, not the {TASKS} added in order",
     )
-    expect(all(one["state"] == "open" for one in listed), "add_task: a task is not open after it was added")
+    expect(
+        all(one["state"] == "open" and one["ref"] == number for number, one in enumerate(listed)),
+        "add_task: a task is not open, or not about its number, after it was added",
+    )
     return Measured(TASKS, seconds, len(receipts))
 
 
@@ -68,13 +71,11 @@ class _Worker(threading.Thread):
         try:
             self.start_line.wait()
             while True:
-                taken = claim(self.graph, TASK_KIND, self.agent)
+                taken = claim(self.graph, self.agent, TASK_KIND, 600)
                 if taken is None:
                     return
                 self.claimed.append(taken)
-                if taken.get("status") != "claimed":  # a refusal: nothing to complete
-                    return
-                self.completed.append(complete(self.graph, taken["id"], self.agent, {"worker": self.agent}))
+                self.completed.append(complete(self.graph, self.agent, taken["id"]))
         except BaseException as error:  # reported by the workload after join
             self.error = error
 
@@ -87,7 +88,7 @@ class _Worker(threading.Thread):
     "calls",
     needs=("add_task",),
     floor="indexed_match",
-    target=0.20,
+    target=0.60,
     about="4 threads, each its own connection, claim() and complete() until no task is free (2 calls a task)",
 )
 def claim_complete(ctx: Context) -> Measured:
@@ -124,14 +125,13 @@ def _checked(graph, workers: list[_Worker]) -> int:
             f"last claim {worker.claimed[-1:]}",
         )
         for taken, done in zip(worker.claimed, worker.completed, strict=True):
-            expect(taken.get("status") == "claimed", f"{worker.agent}: claim() gave {taken}")
-            expect(taken.get("owner") == worker.agent, f"{worker.agent} claimed a task owned by {taken}")
+            expect(set(taken) == {"id", "kind", "ref", "until"}, f"{worker.agent}: claim() gave {taken}")
             expect(
                 taken["id"] not in owner,
                 f"{taken['id']} claimed by {owner.get(taken['id'])} and {worker.agent}",
             )
             owner[taken["id"]] = worker.agent
-            expect(done == {"id": taken["id"], "status": "done"}, f"complete({taken['id']}) gave {done}")
+            expect(done is True, f"complete({taken['id']}) gave {done}")
             checked += 2
     expect(len(owner) == TASKS, f"claim_complete: {len(owner)} tasks claimed, not {TASKS}")
     listed = tasks(graph, kind=TASK_KIND, limit=1_000)
@@ -141,5 +141,41 @@ def _checked(graph, workers: list[_Worker]) -> int:
         expect(one["state"] == "done", f"{where} is {one['state']}, not done")
         expect(len(one["claims"]) == 1, f"{where} was claimed {len(one['claims'])} times")
         expect(one["owner"] == owner.get(one["id"]), f"{where} is owned by {one['owner']}")
-        expect(one["result"] == {"worker": one["owner"]}, f"{where} holds the result {one['result']}")
+        expect(one["claims"][0]["agent"] == one["owner"], f"{where}: its claim is by {one['claims']}")
     return checked
+
+
+RELEASED = 200
+
+
+@workload(
+    "claim_release",
+    "calls",
+    needs=("claim_complete",),
+    floor="indexed_match",
+    target=0.60,
+    about="claim() then release() of 200 new tasks by one agent (2 calls a task)",
+)
+def claim_release(ctx: Context) -> Measured:
+    """200 tasks claimed and given back: each claim the oldest open task, each release True, all open after."""
+    graph = ctx.shared["task_graph"]
+    for number in range(RELEASED):
+        add_task(graph, f"again-{number:05d}", "bench-again")
+    answers, seconds = timed_calls(
+        lambda _number: (lambda taken: (taken, release(graph, "bench-releaser", taken["id"])))(
+            claim(graph, "bench-releaser", "bench-again", 600)
+        ),
+        range(RELEASED),
+    )
+    for number, (taken, released) in enumerate(answers):
+        expect(
+            taken["id"] == "again-00000" and released is True, f"claim/release {number}: {taken}, {released}"
+        )
+    listed = tasks(graph, kind="bench-again", limit=1_000)
+    expect(
+        all(one["state"] == "open" and "owner" not in one for one in listed), "claim_release: a task is held"
+    )
+    expect(
+        len(listed[0]["claims"]) == RELEASED, f"claim_release: {len(listed[0]['claims'])} claims of the first"
+    )
+    return Measured(2 * RELEASED, seconds, 2 * len(answers))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections import Counter
 from datetime import timedelta
 
 from fleet import AGENT, DEVICE
-from lighthouse import remember
+from lighthouse import ensure_schema, remember
 from registry import Context, Measured, expect, workload
 
 
@@ -17,7 +19,7 @@ def _remember(ctx: Context, rows: list[dict]) -> tuple[list[dict], float]:
     receipts: list[dict] = []
     began = time.perf_counter()
     for batch in batches:
-        receipts += remember(ctx.graph, DEVICE, AGENT, batch)
+        receipts += remember(ctx.graph, DEVICE, batch, AGENT)
     return receipts, time.perf_counter() - began
 
 
@@ -121,4 +123,109 @@ def late(ctx: Context) -> Measured:
     ctx.fleet.accepted(rows)
     after = _states(ctx)
     expect(after == before + count, f"late: the States went from {before} to {after}, not +{count}")
+    return Measured(count, seconds, checked)
+
+
+# --- what the other clients see while the largest legal batches are written ----------------------------------
+
+STALL_TARGET = 0.250  # seconds: the longest wait another client may see while a batch is written
+
+
+def _heaviest_rows(tag: str, at: str) -> list[list[dict]]:
+    """The batches that load the server most per row: rows of almost 200,000 characters (two values of
+    99,000, one of them text), and rows whose two relations each name 200 targets that do not exist yet."""
+    text = [
+        {
+            "key": f"{tag}-text-{i}",
+            "t": at,
+            "values": {"note": "w" * 98_990 + f" {i:08d}", "spare": "s" * 99_000},
+        }
+        for i in range(100)
+    ]
+    wide = [
+        {
+            "key": f"{tag}-wide-{i}",
+            "t": at,
+            "relations": {
+                "LOCATED_IN": [f"{tag}-room-{i}-{n}" for n in range(200)],
+                "USED_BY": [f"{tag}-team-{i}-{n}" for n in range(200)],
+            },
+        }
+        for i in range(100)
+    ]
+    return [text, wide]
+
+
+# Another client in a process of its own, so that what it waits for is the server, not this process's GIL.
+_PROBE = """
+import sys, time
+from falkordb import FalkorDB
+client = FalkorDB(host=sys.argv[1], port=int(sys.argv[2]))
+other = client.select_graph(sys.argv[3])
+other.query("MERGE (:Probe {key: 1})")
+print("ready", flush=True)
+ping = read = 0.0
+probes = 0
+while not sys.stdin.closed:
+    began = time.perf_counter()
+    client.connection.ping()
+    ping = max(ping, time.perf_counter() - began)
+    began = time.perf_counter()
+    other.ro_query("MATCH (p:Probe {key: 1}) RETURN p.key")
+    read = max(read, time.perf_counter() - began)
+    probes += 1
+    time.sleep(0.005)
+    if probes % 20 == 0:
+        print(ping, read, probes, flush=True)
+"""
+
+
+def _prober(ctx: Context) -> subprocess.Popen:
+    settings = ctx.client.connection.connection_pool.connection_kwargs
+    other = f"{ctx.floor_graph.name}_probe"
+    ctx.extra_graphs.append(ctx.client.select_graph(other))
+    child = subprocess.Popen(
+        [sys.executable, "-c", _PROBE, str(settings["host"]), str(settings["port"]), other],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        text=True,
+    )
+    expect(child.stdout.readline().strip() == "ready", "stall: the probing client did not start")
+    return child
+
+
+@workload(
+    "stall",
+    "rows",
+    floor="unwind_create",
+    about="the heaviest legal rows (200,000 characters; 2 x 200 new targets) while another client PINGs and reads",
+)
+def stall(ctx: Context) -> Measured:
+    """The longest PING wait and small-read latency another client sees while the heaviest legal batches
+    are written (target: under 250 ms); the rate is of those rows."""
+    graph = ctx.new_graph("stall")
+    ensure_schema(graph, [DEVICE])
+    prober = _prober(ctx)
+    time.sleep(0.2)
+    checked = count = 0
+    began = time.perf_counter()
+    try:
+        for batch in _heaviest_rows("stall", "2026-01-01T00:00:00Z"):
+            receipts = remember(graph, DEVICE, batch, AGENT)
+            checked += _all("stall", batch, receipts, "created")
+            count += len(batch)
+    finally:
+        seconds = time.perf_counter() - began
+        time.sleep(0.2)
+        prober.kill()
+        lines = prober.stdout.read().split("\n")
+    last = [line.split() for line in lines if line.strip()][-1]
+    waits = {"ping": float(last[0]), "read": float(last[1]), "probes": int(last[2])}
+    verdict = "PASS" if max(waits["ping"], waits["read"]) < STALL_TARGET else "MISS"
+    print(
+        f"stall: longest PING wait {waits['ping'] * 1000:.0f} ms, longest small read of another graph "
+        f"{waits['read'] * 1000:.0f} ms over {waits['probes']} probes (target < {STALL_TARGET * 1000:.0f} ms)"
+        f"  {verdict}",
+        flush=True,
+    )
     return Measured(count, seconds, checked)

@@ -80,7 +80,7 @@ class Fleet:
     @classmethod
     def of(cls, count: int) -> Fleet:
         # Times well in the past, whole hours: every row is accepted as of any time the run takes.
-        created = clock.now().replace(minute=0, second=0) - timedelta(days=30)
+        created = clock.present().replace(minute=0, second=0) - timedelta(days=30)
         fleet = cls(count, created, created + timedelta(days=10))
         fleet.keys = [f"d{index:06d}" for index in range(count)]
         chooser = random.Random(count)  # the same fleet of a size in every run, whatever --seed says

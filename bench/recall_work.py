@@ -14,8 +14,8 @@ import time
 from datetime import datetime
 
 from fleet import DEVICE, DIMENSIONS, Fleet
-from lighthouse import pointing_at, search
-from lighthouse.recall.vector import embed, nearest
+from lighthouse import embed, nearest, pointing_at, search
+from lighthouse.kinds import VECTOR, VECTOR_MODEL
 from lighthouse.values import words
 from lighthouse.write.rows import text_of
 from registry import Context, Measured, expect, timed_calls, workload
@@ -95,7 +95,8 @@ def search_calls(ctx: Context) -> Measured:
         scores = [one["score"] for one in answer]
         expect(scores == sorted(scores, reverse=True), f"search({asked!r}): scores out of order {scores}")
         for one in answer:
-            expect(one["note"] == notes[one["key"]], f"search({asked!r}): {one['key']} shows {one['note']!r}")
+            shown = one["values"]["note"]
+            expect(shown == notes[one["key"]], f"search({asked!r}): {one['key']} shows {shown!r}")
     return Measured(len(questions), seconds, len(answers))
 
 
@@ -127,7 +128,7 @@ def pointing_at_calls(ctx: Context) -> Measured:
         relation, target = ctx.rng.choice(targets)
         asked.append((relation, target, ctx.fleet.moment(ctx.rng)))
     answers, seconds = timed_calls(
-        lambda one: pointing_at(ctx.graph, DEVICE, one[0], one[1], at=one[2]), asked
+        lambda one: pointing_at(ctx.graph, DEVICE, one[0], one[1], when=one[2]), asked
     )
     for (relation, target, moment), answer in zip(asked, answers, strict=True):
         wanted = sorted(
@@ -164,7 +165,7 @@ def embed_rows(ctx: Context) -> Measured:
     expect(answer["waiting"] == 0, f"embed: {answer['waiting']} devices still wait after {calls} calls")
     expect(embedded == ctx.fleet.count, f"embed: {embedded} vectors stored, not {ctx.fleet.count}")
     stored = ctx.graph.ro_query(
-        f"MATCH (e:{DEVICE.label}) WHERE e.model = $model AND e.embedding IS NOT NULL RETURN count(e)",
+        f"MATCH (e:{DEVICE.label}) WHERE e.`{VECTOR_MODEL}` = $model AND e.`{VECTOR}` IS NOT NULL RETURN count(e)",
         {"model": MODEL},
     ).result_set[0][0]
     expect(
@@ -208,9 +209,8 @@ def nearest_calls(ctx: Context) -> Measured:
                 abs(one["score"] - cosine[one["key"]]) <= SCORE_SLACK,
                 f"nearest({question!r}): {one['key']} scored {one['score']}, its cosine is {cosine[one['key']]}",
             )
-            expect(
-                one["note"] == notes[one["key"]], f"nearest({question!r}): {one['key']} shows {one['note']!r}"
-            )
+            shown = one["values"]["note"]
+            expect(shown == notes[one["key"]], f"nearest({question!r}): {one['key']} shows {shown!r}")
         # Ties are many (notes share most words): a result as close as the exact tenth counts as found.
         tenth = sorted(cosine.values(), reverse=True)[min(LIMIT, len(keys)) - 1]
         found_exact += sum(1 for one in answer if cosine[one["key"]] >= tenth - SCORE_SLACK)

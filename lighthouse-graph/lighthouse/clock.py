@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from .errors import Refused, WrongType
+from .values import sort_of
 
 FUTURE_TOLERANCE = timedelta(minutes=5)
 MAX_TIME_TEXT = 64  # characters of a time given as text
@@ -54,16 +55,14 @@ def moment_of(value: object) -> datetime:
             text = text[:-1] + "+00:00"
         try:
             moment = datetime.fromisoformat(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise TimeError(f"not an ISO 8601 time: {ascii(value)}") from None
     else:
-        raise WrongType(f"a time is ISO 8601 text or a datetime, not {type(value).__name__}")
+        raise WrongType(f"a time is ISO 8601 text or a datetime, not {sort_of(value)}")
     try:
-        if moment.utcoffset() is not None:
-            moment = moment.astimezone(UTC)
-        else:
-            moment = moment.replace(tzinfo=UTC)
-    except (ValueError, OverflowError, TypeError):  # a zone of a day or more; before year 1 in UTC
+        moment = moment.astimezone(UTC) if moment.utcoffset() is not None else moment.replace(tzinfo=UTC)
+    # A zone of a day or more, before year 1 in UTC, or a tzinfo of the caller's that raises.
+    except Exception:
         raise TimeError(f"a time has a zone that cannot be used or is out of range: {ascii(value)}") from None
     return moment.replace(microsecond=0)
 

@@ -15,25 +15,18 @@ from functools import lru_cache
 from . import clock
 from .algorithms.scope import checked_kinds
 from .graphs import read
-from .kinds import OWNED_NAMES, Kind
+from .kinds import STATE_KIND, Kind, is_owned
 from .values import Refused
 from .write.rows import typed
 
-MAX_STATES = 100_000  # States that began in the window: more is refused, ask for a shorter window
+MAX_VERSIONS = 100_000  # States that began in the window: more is refused, ask for a shorter window
 
 
 def _window(start: object, end: object) -> tuple[datetime, datetime]:
-    try:
-        begin, finish = clock.parse(start), clock.parse(end)
-    except clock.TimeError as error:
-        raise Refused(str(error)) from None
-    if begin >= finish:
-        raise Refused("the window is (start, end]: start must be before end")
+    begin, finish = clock.parse(start), clock.parse(end)
+    if begin > finish:
+        raise Refused("the window is (t1, t2]: t1 must not be later than t2")
     return begin, finish
-
-
-def _kinds(kinds: object) -> dict[str, Kind]:
-    return {kind.label: kind for kind in checked_kinds(kinds)}
 
 
 @lru_cache(maxsize=256)
@@ -58,7 +51,7 @@ def _diff_query(relation_types: tuple[str, ...]) -> str:
     return (
         "MATCH (began:State) "
         "WHERE began.valid_from > localdatetime($start) AND began.valid_from <= localdatetime($end) "
-        "  AND began.kind IN $labels "
+        f"  AND began.`{STATE_KIND}` IN $labels "
         "WITH began LIMIT $cap "
         "MATCH (thing:Entity)-[:HAS_STATE]->(began) "
         "WITH thing, began ORDER BY began.valid_from "
@@ -67,7 +60,7 @@ def _diff_query(relation_types: tuple[str, ...]) -> str:
         "OPTIONAL MATCH (before:State)-[:NEXT]->(first_inside) "
         "WITH thing, inside, last_inside, before "
         f"{relations}"
-        "RETURN last_inside.kind, thing.key, size(inside), properties(before), properties(last_inside), "
+        f"RETURN last_inside.`{STATE_KIND}`, thing.key, size(inside), properties(before), properties(last_inside), "
         f"{listed}"
     )
 
@@ -78,83 +71,93 @@ def _values(kind: Kind, props: dict | None) -> dict:
     return {
         name: clock.from_store(item) if name in kind.times else item
         for name, item in props.items()
-        if name not in OWNED_NAMES and name != kind.key
+        if not is_owned(name) and name != kind.key
     }
 
 
-def _changes(before: dict, after: dict) -> dict:
-    """{name: {"before", "after"}} for each value that differs, with types (1, 1.0 and True differ)."""
-    changed = {}
-    for name in sorted(set(before) | set(after)):
-        old, new = before.get(name), after.get(name)
-        if (old is None) != (new is None) or (old is not None and typed(old) != typed(new)):
-            changed[name] = {"before": old, "after": new}
-    return changed
+_EPISODES = (
+    "MATCH (ep:Episode) WHERE (ep.opened_at > localdatetime($start) AND ep.opened_at <= localdatetime($end)) "
+    "  OR (ep.closed_at > localdatetime($start) AND ep.closed_at <= localdatetime($end)) "
+    "RETURN ep.id, ep.opened_at > localdatetime($start) AND ep.opened_at <= localdatetime($end), "
+    "  ep.closed_at IS NOT NULL AND ep.closed_at > localdatetime($start) AND ep.closed_at <= localdatetime($end)"
+)
 
 
-def _order(item: dict) -> tuple:
-    return (item["kind"], isinstance(item["key"], str), item["key"])
+def _changed_keys(before: dict, after: dict) -> list[str]:
+    """The names of the values that differ, with types (1, 1.0 and True differ), sorted."""
+    return [
+        name
+        for name in sorted(set(before) | set(after))
+        if (name in before) != (name in after) or typed(before[name]) != typed(after[name])
+    ]
 
 
-def _target(item: dict) -> tuple:
-    return (isinstance(item["target"], str), item["target"])
+def _order(entity: tuple) -> tuple:
+    return (entity[0], isinstance(entity[1], str), entity[1])
 
 
-def diff_between(graph, kinds: object, start: object, end: object) -> dict:
-    """What changed in the window (start, end] for the entities of the given kinds.
+def diff_between(graph, kinds: list, t1: object, t2: object) -> dict:
+    """What changed in the window (t1, t2] for the entities of the given kinds; t1 == t2 is allowed.
 
-    {"start", "end": the window as UTC datetimes,
-     "began": entities whose first State began in the window,
-     "changed": entities that existed at start and had a State begin in the window,
-     "relations": {"began": [...], "ended": [...]}: relation edges that began or ended in it}.
-    An entity is {"kind", "key", "versions": States that began in the window, "values": {name:
-    {"before", "after"}} for each value that differs between start and end (before is None for an
-    entity that began)}. A relation is {"kind", "key", "relation", "target_kind", "target", "at"}.
-    The library never ends an entity, so none is listed as ended; relations end. One query; a window
-    in which more than MAX_STATES States began is refused (Refused), as are times that cannot be read
-    and a window whose start is not before its end.
+    {"from_time", "to_time": the window as 'YYYY-MM-DDTHH:MM:SS' text,
+     "entities_added": [{"entity": (label, key), "values"}]: entities whose first State began in it,
+     "values_changed": [{"entity", "before", "after", "changed_keys"}]: entities that existed at t1 and
+       whose values differ at t2 (before and after are their values then),
+     "relations_opened": [{"from", "relation", "to", "since"}], "relations_closed": [{"from",
+       "relation", "to", "until"}]: relation edges that began or ended in it,
+     "episodes_opened", "episodes_closed": the sorted ids of the episodes opened or closed in it}.
+    Two queries, each through an index or the episodes; a window in which more than MAX_VERSIONS States
+    began is refused. Arguments are checked before anything is read: kinds not a list or tuple of Kind
+    raises WrongType, an empty kinds ("at least one kind"), a missing or bad time or t1 later than t2
+    ("not be later") Refused. Database errors propagate.
     """
-    chosen = _kinds(kinds)
-    window = _window(start, end)
+    chosen = {kind.label: kind for kind in checked_kinds(kinds)}
+    window = _window(t1, t2)
     types = tuple(sorted({relation for kind in chosen.values() for relation in kind.relations}))
     params = {
         "start": clock.stamp_of(window[0]),
         "end": clock.stamp_of(window[1]),
         "labels": sorted(chosen),
-        "cap": MAX_STATES + 1,
+        "cap": MAX_VERSIONS + 1,
     }
-    rows = read(graph, _diff_query(types), params)
-    if sum(row[2] for row in rows) > MAX_STATES:
-        raise Refused(f"more than {MAX_STATES:,} versions began in the window: ask for a shorter one")
-    found: dict = {"began": [], "changed": [], "relations": {"began": [], "ended": []}}
-    for label, key, versions, before, after, links in rows:
+    rows = read(graph, _diff_query(types), params) if window[0] < window[1] else []
+    if sum(row[2] for row in rows) > MAX_VERSIONS:
+        raise Refused(f"more than {MAX_VERSIONS:,} versions began in the window: ask for a shorter one")
+    added, changed, opened, closed = [], [], [], []
+    for label, key, _versions, before, after, links in rows:
         kind = chosen[label]
-        entity = {
-            "kind": label,
-            "key": key,
-            "versions": versions,
-            "values": _changes(_values(kind, before), _values(kind, after)),
-        }
-        found["began" if before is None else "changed"].append(entity)
+        entity = (label, key)
+        now_values = _values(kind, after)
+        if before is None:
+            added.append({"entity": entity, "values": now_values})
+        else:
+            was = _values(kind, before)
+            keys = _changed_keys(was, now_values)
+            if keys:
+                changed.append({"entity": entity, "before": was, "after": now_values, "changed_keys": keys})
         for relation, target, valid_from, valid_to in (one for one in links if one):
             if relation not in kind.relations:  # another kind's relation of the same name
                 continue
-            link = {
-                "kind": label,
-                "key": key,
-                "relation": relation,
-                "target_kind": kind.target(relation).label,
-                "target": target,
-            }
-            opened, closed = clock.from_store(valid_from), clock.from_store(valid_to)
-            if window[0] < opened <= window[1]:
-                found["relations"]["began"].append({**link, "at": opened})
-            if closed is not None and window[0] < closed <= window[1]:
-                found["relations"]["ended"].append({**link, "at": closed})
-    for name in ("began", "changed"):
-        found[name].sort(key=_order)
-    for name in ("began", "ended"):
-        found["relations"][name].sort(
-            key=lambda item: (*_order(item), item["at"], item["relation"], *_target(item))
+            step = {"from": entity, "relation": relation, "to": (kind.target(relation).label, target)}
+            began, ended = clock.from_store(valid_from), clock.from_store(valid_to)
+            if window[0] < began <= window[1]:
+                opened.append({**step, "since": began})
+            if ended is not None and window[0] < ended <= window[1]:
+                closed.append({**step, "until": ended})
+    episodes = read(graph, _EPISODES, params) if window[0] < window[1] else []
+    added.sort(key=lambda item: _order(item["entity"]))
+    changed.sort(key=lambda item: _order(item["entity"]))
+    for listed, moment in ((opened, "since"), (closed, "until")):
+        listed.sort(
+            key=lambda item: (*_order(item["from"]), item[moment], item["relation"], *_order(item["to"]))
         )
-    return {"start": window[0], "end": window[1], **found}
+    return {
+        "from_time": params["start"],
+        "to_time": params["end"],
+        "entities_added": added,
+        "values_changed": changed,
+        "relations_opened": opened,
+        "relations_closed": closed,
+        "episodes_opened": sorted(row[0] for row in episodes if row[1]),
+        "episodes_closed": sorted(row[0] for row in episodes if row[2]),
+    }

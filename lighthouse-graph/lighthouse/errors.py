@@ -29,6 +29,9 @@ class Refused(LighthouseError, ValueError):
         super().__init__(message)
         self.reason = reason
 
+    def __reduce__(self):  # a copy or a pickle keeps the reason
+        return (type(self), (str(self), self.reason))
+
 
 class WrongType(LighthouseError, TypeError):
     """An argument of the wrong sort: a container, flag or callable where another is needed."""

@@ -3,27 +3,35 @@
 Every entry takes the next serial of the graph when it is stored, so a job that has seen serial n has
 seen every entry before it. extract() keeps a mark on the Stamp for each kind and set of types, reads
 the serials past it through their index a slice at a time, and moves the mark past what it did. An
-extractor that raises (or answers with something that is not a list of rows) stops the call and its
-entry waits; after `attempts` failures on one entry the entry is set aside as a WriteFailure, the mark
-moves past it, and extract_again() gives it back. Nothing is passed over silently.
+extractor that raises, or answers with something that is not a list of at most 1,000 rows, stops the
+call with that error: the entries before it are done and its entry waits. Only when the caller asks
+for it (attempts=n) is an entry that failed n times set aside as a WriteFailure, the mark moved past
+it, and extract_again() gives it back. Nothing is passed over silently.
+
+The rule: the arguments are checked before anything is read or written. A bad value raises Refused (a
+ValueError), an extractor that cannot be called raises WrongType (a TypeError), and nothing is stored.
+What the extractor answers is content: each row is copied as plain values first, and a row that cannot
+be stored (a hostile object included) costs one "invalid" row and one WriteFailure, never an exception.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections import Counter
 
-from . import clock
-from . import values as limits
-from .episodes import stored_entry
+from . import clock, values
+from .errors import Refused, WrongType
 from .graphs import read
 from .kinds import Kind
-from .values import Refused
-from .write.batches import check_call, write_ready
+from .recall.text import checked_kind, entry_fields, entry_shown
+from .write.batches import write_ready
 from .write.failures import Failure, record_failures
 from .write.rows import prepare
 
 MAX_ROWS = 1_000  # rows one entry may give
+MAX_LIMIT = 1_000  # entries one call reads
+MAX_ATTEMPTS = 100
 RAISED = "extractor_raised"
 SET_ASIDE = "set_aside"
 
@@ -42,14 +50,8 @@ def _entries_query(mark: str) -> str:
         "  AND n.words <> '' AND ($types IS NULL OR n.type IN $types) "
         "  AND NOT (n)-[:READ_BY {kind: $kind}]->(:Agent) "
         "WITH since, last, n ORDER BY n.serial "
-        "RETURN since, last, collect([n.id, n.seq, n.type, n.by, n.at, n.content, n.episode, n.serial])"
+        f"RETURN since, last, collect(CASE WHEN n IS NULL THEN null ELSE {entry_fields('n')} END)"
     )
-
-
-def _entry(row: list) -> dict:
-    """An entry as an extractor gets it, from n.id, n.seq, n.type, n.by, n.at, n.content, n.episode, n.serial."""
-    *fields, episode, serial = row
-    return {**stored_entry(*fields), "episode": episode, "serial": serial}
 
 
 def _pending(graph, kind: Kind, types: list[str] | None, slice_size: int) -> tuple[int, int, list[dict]]:
@@ -61,13 +63,15 @@ def _pending(graph, kind: Kind, types: list[str] | None, slice_size: int) -> tup
     if not found:
         return 0, 0, []
     since, last, listed = found[0]
-    return since or 0, last or 0, [_entry(row) for row in listed if row[0] is not None]
+    entries = [entry_shown(row) for row in listed if row is not None]
+    return since or 0, last or 0, sorted(entries, key=lambda entry: entry["serial"])
 
 
 def _answer(given: object) -> list:
-    if not isinstance(given, list) or len(given) > MAX_ROWS:
-        raise Refused(
-            f"an extractor answers with a list of at most {MAX_ROWS:,} rows, not {type(given).__name__}"
+    """The extractor's answer: exactly a list of at most 1,000 rows, else WrongType."""
+    if type(given) is not list or len(given) > MAX_ROWS:
+        raise WrongType(
+            f"an extractor answers with a list of at most {MAX_ROWS:,} rows, not {values.shown(given)}"
         )
     return given
 
@@ -96,45 +100,79 @@ def _raised_before(graph, kind: Kind, entry_id: str) -> int:
 
 def _rows_of(kind: Kind, by: str, entry: dict, answer: list, start: int) -> tuple[list, list[Failure]]:
     """The rows an entry gave, each from the entry and true from its time unless it says otherwise,
-    and a Failure "invalid" for each row that cannot be written."""
+    and a Failure "invalid" for each row that cannot be written (a hostile one included)."""
     ready, refused = [], []
     present = clock.present()
     for offset, given in enumerate(answer):
         index = start + offset
+        row: object = None
         try:
-            if isinstance(given, dict):
-                given = {**given, "entry": entry["id"]}
-            ready.append(prepare(kind, index, given, present, default_t=entry["at"]))
-        except Refused as error:
-            refused.append(Failure("invalid", kind.label, _key_of(given), given, str(error), by, index=index))
+            row = values.plain(given, "a row")
+            if type(row) is dict:
+                row["entry"] = entry["id"]  # whatever entry the extractor named: the one it read
+                if "t" not in row:
+                    row["t"] = entry["at"]
+            ready.append(prepare(kind, index, row, present))
+        except (Refused, WrongType) as error:
+            key = row.get("key") if type(row) is dict else None
+            content = row if row is not None else f"<{type(given).__name__} that cannot be read>"
+            refused.append(Failure("invalid", kind.label, key, content, str(error), by, index=index))
     return ready, refused
 
 
 def _checked_types(types: object) -> list[str] | None:
     if types is None:
         return None
-    if not isinstance(types, list | tuple) or not types or len(types) > limits.MAX_REFERENCES:
-        raise Refused("types is a list of 1 to 200 entry types")
-    return sorted({limits.name(one, "an entry type") for one in types})
+    if type(types) not in (list, tuple) or len(types) > values.MAX_REFERENCES:
+        raise Refused(f"types must be None or a list of at most {values.MAX_REFERENCES} entry types")
+    return sorted({values.name(one, "an entry type") for one in types})
+
+
+def _checked(kind, extractor, by, types, limit, attempts, detail) -> tuple:
+    kind = checked_kind(kind)
+    by = values.name(by, "by")
+    if not callable(extractor):
+        raise WrongType("extractor must be a function of one entry that gives rows")
+    types = _checked_types(types)
+    limit = values.whole(limit, "limit", 1, MAX_LIMIT)
+    if attempts is not None:
+        attempts = values.whole(attempts, "attempts", 1, MAX_ATTEMPTS)
+    if type(detail) is not bool:
+        raise WrongType("detail must be True or False")
+    return kind, by, types, limit, attempts
 
 
 def extract(
-    graph, kind: Kind, extractor, by: str, types: list[str] | None = None, limit: int = 100, attempts: int = 3
+    graph,
+    kind: Kind,
+    extractor,
+    by: str,
+    types: list[str] | None = None,
+    limit: int = 100,
+    *,
+    attempts: int | None = None,
+    detail: bool = False,
 ) -> dict:
-    """Reads up to `limit` entries with text that this kind has not read, oldest first, and writes their rows.
+    """Reads up to `limit` entries with text that this kind has not read, oldest first, and writes the
+    rows extractor(entry) gives for each by the write rule. Returns {"read", "rows", "waiting"}: rows
+    counts the receipts' statuses that occurred ({} when none).
 
-    Returns {"read", "rows": {status: count}, "waiting", "set_aside", "stopped"}: stopped names the entry
-    whose extractor failed and why, or is None.
+    The extractor gets the entry as search_entries() gives it (id, seq, type, at, serial, recorded_at,
+    by and the values). A row without "t" holds from the entry's at; its "entry" is always the entry
+    read. A row that cannot be stored counts as "invalid" and the entry still counts as read.
+    Arguments are checked before anything is read or written, and nothing is stored then: Refused for
+    kind, by, types (None or a list of names) or limit (1 to 1,000), WrongType for an
+    extractor that cannot be called, WrongType when an answer is not a list of at most 1,000 rows (and
+    nothing is written for that entry), and whatever the extractor raises: the entries before it are
+    done, and its entry waits.
+    Keyword only: attempts=n sets an entry aside (a WriteFailure "set_aside", for extract_again())
+    after its n-th failure instead of raising, so the entries after it go on; detail=True adds
+    "set_aside", the ids this call set aside.
     """
-    by = check_call(graph, kind, by, [])
-    types = _checked_types(types)
-    if not callable(extractor):
-        raise Refused("extractor must be a function of one entry that gives rows")
-    limit = limits.whole(limit, "limit", 1, 10_000)
-    attempts = limits.whole(attempts, "attempts", 1, 100)
+    kind, by, types, limit, attempts = _checked(kind, extractor, by, types, limit, attempts, detail)
     counts: Counter = Counter()
-    read_count = set_aside = 0
-    stopped = None
+    read_count, aside_ids = 0, []
+    stopped: BaseException | None = None
     while read_count < limit and stopped is None:
         since, last, entries = _pending(graph, kind, types, limit)
         if since >= last:
@@ -146,19 +184,13 @@ def extract(
                 mark = entry["serial"] - 1
                 break
             try:
-                answer = _answer(extractor(entry))
-            except Exception as error:  # the application's code: any failure is kept, never passed over
-                message = f"{type(error).__name__}: {error}"
-                record_failures(
-                    graph, [Failure(RAISED, kind.label, entry["id"], {"entry": entry["id"]}, message, by)]
-                )
-                if _raised_before(graph, kind, entry["id"]) >= attempts:
-                    aside.append(
-                        Failure(SET_ASIDE, kind.label, entry["id"], {"entry": entry["id"]}, message, by)
-                    )
+                answer = _answer(extractor(copy.deepcopy(entry)))
+            except BaseException as error:  # the application's code: its entry waits, or is set aside
+                counted = attempts is not None and isinstance(error, Exception)
+                if counted and _failed_enough(graph, kind, by, entry, error, attempts):
+                    aside.append(_set_aside(kind, by, entry, error))
                     continue
-                stopped = {"entry": entry["id"], "error": message}
-                mark = entry["serial"] - 1
+                stopped, mark = error, entry["serial"] - 1
                 break
             ready, refused = _rows_of(kind, by, entry, answer, len(rows) + len(refusals))
             rows.extend(ready)
@@ -173,18 +205,30 @@ def extract(
         record_failures(graph, refusals + aside)
         _progress(graph, kind, types, by, mark, done)
         read_count += len(done)
-        set_aside += len(aside)
-    return {
-        "read": read_count,
-        "rows": dict(counts),
-        "waiting": _waiting(graph, kind, types),
-        "set_aside": set_aside,
-        "stopped": stopped,
-    }
+        aside_ids += [failure.key for failure in aside]
+    if stopped is not None:
+        raise stopped  # the extractor's own exception (or WrongType for its answer), unchanged
+    result = {"read": read_count, "rows": dict(counts), "waiting": _waiting(graph, kind, types)}
+    return {**result, "set_aside": aside_ids} if detail else result
 
 
-def _key_of(given: object) -> object:
-    return given.get("key") if isinstance(given, dict) else None
+def _failed_enough(graph, kind: Kind, by: str, entry: dict, error: Exception, attempts: int) -> bool:
+    """Keeps this failure of an entry (counted on one WriteFailure) and says if it reached attempts."""
+    record_failures(
+        graph, [Failure(RAISED, kind.label, entry["id"], {"entry": entry["id"]}, _why(error), by)]
+    )
+    return _raised_before(graph, kind, entry["id"]) >= attempts
+
+
+def _set_aside(kind: Kind, by: str, entry: dict, error: Exception) -> Failure:
+    return Failure(SET_ASIDE, kind.label, entry["id"], {"entry": entry["id"]}, _why(error), by)
+
+
+def _why(error: Exception) -> str:
+    try:
+        return f"{type(error).__name__}: {error}"[:2_000]
+    except Exception:  # an exception whose str() raises still leaves its type
+        return type(error).__name__
 
 
 def _waiting(graph, kind: Kind, types: list[str] | None) -> int:
@@ -199,18 +243,19 @@ def _waiting(graph, kind: Kind, types: list[str] | None) -> int:
 
 
 def extract_again(graph, kind: Kind, extractor, by: str, entry_id: str) -> dict:
-    """Gives a set-aside entry back: runs the extractor on it now and writes its rows, as extract() would."""
-    by = check_call(graph, kind, by, [])
-    entry_id = limits.name(entry_id, "an entry id")
-    found = read(
-        graph,
-        "MATCH (n:Entry {id: $id}) RETURN n.id, n.seq, n.type, n.by, n.at, n.content, n.episode, n.serial",
-        {"id": entry_id},
-    )
+    """Gives a set-aside entry back: runs the extractor on it now and writes its rows, as extract()
+    would, and clears its count of failures. Returns {"id", "rows", "status": "read"}.
+
+    Arguments are checked before anything is written; it raises as extract() does, and Refused ("unknown") for
+    an entry that does not exist.
+    """
+    kind, by, _types, _limit, _attempts = _checked(kind, extractor, by, None, 1, None, False)
+    entry_id = values.name(entry_id, "an entry id")
+    found = read(graph, f"MATCH (n:Entry {{id: $id}}) RETURN {entry_fields('n')}", {"id": entry_id})
     if not found:
         raise Refused(f"no entry {entry_id!r}", "unknown")
-    entry = _entry(found[0])
-    answer = _answer(extractor(entry))
+    entry = entry_shown(found[0][0])
+    answer = _answer(extractor(copy.deepcopy(entry)))
     ready, refused = _rows_of(kind, by, entry, answer, 0)
     statuses: dict[int, str] = {}
     refusals = list(refused)

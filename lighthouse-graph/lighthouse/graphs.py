@@ -8,8 +8,9 @@ import uuid
 
 from redis.exceptions import ResponseError
 
-from .kinds import OWNED_RELATIONS, Kind
-from .values import Refused, shown, whole
+from .errors import SchemaNotReady
+from .kinds import OWNED_RELATIONS, VECTOR, Kind
+from .values import Refused, WrongType, shown, whole
 
 WORLD = "world"
 # \Z, not $: $ also matches before a final newline, and "acme\n" would name another graph.
@@ -87,7 +88,22 @@ def _existing(graph) -> dict[tuple[str, str, str], dict]:
     return found
 
 
-def _vector_sizes(kinds: dict[str, Kind], entry_dimensions: int | None) -> dict[str, int]:
+# (label, property) of the library's own records that no two nodes share: each gets a unique constraint.
+_UNIQUE = (
+    ("Entry", "id"),
+    ("Episode", "id"),
+    ("Agent", "name"),
+    ("Handoff", "id"),
+    ("Task", "id"),
+    ("Session", "key"),
+    ("Reference", "key"),
+    ("WriteFailure", "fingerprint"),
+    ("Lesson", "id"),
+    ("Playbook", "id"),
+)
+
+
+def _vector_sizes(kinds: dict[str, Kind], entry_dimensions: int) -> dict[str, int]:
     sizes = {label: kind.dimensions for label, kind in kinds.items() if kind.dimensions}
     if entry_dimensions:
         sizes["Entry"] = entry_dimensions
@@ -102,51 +118,129 @@ def _create(graph, statement: str) -> None:
             raise
 
 
-def _wait_until_built(graph, wait: float) -> None:
-    """Returns once every index answers; FalkorDB builds them in the background."""
+def _constraints(graph) -> dict[tuple[str, str], str]:
+    """(label, property) -> status of each unique constraint on nodes."""
+    result = read(
+        graph,
+        "CALL db.constraints() YIELD type, label, properties, entitytype, status "
+        "RETURN type, label, properties, entitytype, status",
+    )
+    return {
+        (label, props[0]): status
+        for sort, label, props, entity, status in result
+        if sort == "UNIQUE" and entity == "NODE" and len(props) == 1
+    }
+
+
+def _unique(graph, label: str, prop: str) -> None:
+    try:
+        graph.execute_command(
+            "GRAPH.CONSTRAINT", "CREATE", graph.name, "UNIQUE", "NODE", label, "PROPERTIES", 1, prop
+        )
+    except ResponseError as error:
+        if "already exists" not in str(error).lower():
+            raise
+
+
+# FalkorDB 4.22.1 crashed (SIGSEGV) when two clients changed the schema of two graphs of one server at
+# the same time (unique constraints, and relation-type indexes, seen in the tests' server logs). A key on
+# the server itself makes every client of it, in any process, take its turn.
+_SCHEMA_TURN = "lighthouse:schema-turn"
+
+
+def _build_alone(graph, statements: list[str], lacking: list[tuple[str, str]], wait: float) -> None:
+    """Creates the indexes and then the constraints (a constraint needs the index on its property) while
+    no other client of the server changes a schema, and waits until all are built before the next goes."""
+    turn, deadline = uuid.uuid4().hex, time.monotonic() + max(wait, 1.0)
+    while not graph.execute_command("SET", _SCHEMA_TURN, turn, "NX", "PX", 60_000):
+        if time.monotonic() >= deadline:
+            raise SchemaNotReady(f"schema not ready: another client kept {_SCHEMA_TURN} for {wait:g} s")
+        time.sleep(0.005)
+    try:
+        for statement in statements:
+            _create(graph, statement)
+        _wait_until_built(graph, wait, constraints=False)
+        for label, prop in lacking:
+            _unique(graph, label, prop)
+    finally:
+        try:
+            _wait_until_built(graph, wait)
+        finally:
+            # Only our own turn is given back: one that expired and was taken by another stays theirs.
+            if graph.execute_command("GET", _SCHEMA_TURN) in (turn, turn.encode()):
+                graph.execute_command("DEL", _SCHEMA_TURN)
+
+
+def _wait_until_built(graph, wait: float, *, constraints: bool = True) -> None:
+    """Returns once every index (and constraint) is operational; FalkorDB builds them in the background."""
     deadline = time.monotonic() + wait
     while True:
         building = read(
             graph,
             "CALL db.indexes() YIELD label, status WHERE status <> 'OPERATIONAL' RETURN label, status",
         )
+        if constraints:
+            building += [
+                [f"{label}.{prop}", status]
+                for (label, prop), status in _constraints(graph).items()
+                if status != "OPERATIONAL"
+            ]
         if not building:
             return
+        failed = [f"{label} ({status})" for label, status in building if "FAIL" in str(status).upper()]
+        if failed:
+            raise SchemaNotReady(f"schema not ready: failed: {', '.join(failed)}")
         if time.monotonic() >= deadline:
             listed = ", ".join(f"{label} ({status})" for label, status in building)
-            raise TimeoutError(f"indexes still being built after {wait:g} s: {listed}")
+            raise SchemaNotReady(f"schema not ready after {wait:g} s: {listed}")
         time.sleep(0.02)
 
 
-def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None, wait: float = 60.0) -> str:
-    """Gives a graph its Stamp, the indexes of its records and of each kind. Returns the stamp's id.
+def _every_kind(kinds: object) -> dict[str, Kind]:
+    """Each Kind given and each Kind they point at, by label; Refused for one label with two keys."""
+    if type(kinds) not in (list, tuple) or not all(type(kind) is Kind for kind in kinds):
+        raise WrongType("kinds must be a list or tuple of Kind")
+    every: dict[str, Kind] = {}
+    waiting = list(kinds)
+    while waiting:
+        kind = waiting.pop()
+        known = every.get(kind.label)
+        if known is None:
+            every[kind.label] = kind
+            waiting.extend(kind.relations.values())
+        elif known.key != kind.key:
+            raise Refused(
+                f"the label {kind.label!r} is declared with two keys: {known.key!r} and {kind.key!r}"
+            )
+    return every
 
-    Running it again changes nothing. Stop the writers while it adds a kind to a graph in use.
-    It returns once every index is built (or raises TimeoutError after wait seconds): a full-text
-    index that is still being built answers nothing, not even for nodes written after it.
+
+def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0) -> None:
+    """Gives a graph its Stamp (once), unique constraints on the key of each Kind (and each Kind they point
+    at) and on the library's records, range and full-text indexes, a vector index for each Kind with
+    dimensions and for entries when entry_dimensions > 0, and waits until all are operational.
+
+    Idempotent. Arguments are checked before anything is written: kinds not a list or tuple of Kind raises
+    WrongType (a TypeError); one label with two keys, entry_dimensions not a whole number from 0 to 4096 or
+    a wait that is not a number of seconds raises Refused (a ValueError). SchemaNotReady (a RuntimeError)
+    when something is not operational within wait_seconds, has failed, or an existing vector index has
+    another dimension. Other server errors pass as ResponseError. Returns None.
     """
-    if not isinstance(kinds, list | tuple) or not all(isinstance(kind, Kind) for kind in kinds):
-        raise Refused("kinds must be a list of Kind")
-    if entry_dimensions is not None:
-        entry_dimensions = whole(entry_dimensions, "entry_dimensions", 1, 4096)
-    if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait <= 86_400:
-        raise Refused("wait is a number of seconds from 0 to 86,400")
-    every = {kind.label: kind for kind in kinds}
-    for kind in kinds:
-        for relation in kind.relations:
-            every.setdefault(kind.target(relation).label, kind.target(relation))
+    every = _every_kind(kinds)
+    entry_dimensions = whole(entry_dimensions, "entry_dimensions", 0, 4096)
+    if type(wait_seconds) not in (int, float) or not 0 <= wait_seconds <= 86_400:
+        raise Refused("wait_seconds must be a number of seconds from 0 to 86400")
     existing = _existing(graph)
     vectors = _vector_sizes(every, entry_dimensions)
     for label, size in vectors.items():
-        found = existing.get((label, "embedding", "VECTOR"))
+        found = existing.get((label, VECTOR, "VECTOR"))
         if found is not None and found.get("dimension") != size:
             # FalkorDB would keep the old index, and every vector of the new size would fail later.
-            raise Refused(
-                f"{label} already has a vector index of {found.get('dimension')} dimensions, not {size}"
+            raise SchemaNotReady(
+                f"schema not ready: {label} already has a vector index of {found.get('dimension')} "
+                f"dimensions, not {size}"
             )
-    stamp = graph.query(
-        "MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 0 RETURN s.id", {"id": uuid.uuid4().hex}
-    ).result_set[0][0]
+    graph.query("MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 0", {"id": uuid.uuid4().hex})
     wanted: list[tuple[str, str, str]] = [(label, prop, "RANGE") for label, prop in _RECORD_INDEXES]
     wanted += [
         ("State", "words", "FULLTEXT"),
@@ -159,26 +253,34 @@ def ensure_schema(graph, kinds: list[Kind], entry_dimensions: int | None = None,
             wanted.append((kind.label, kind.key, "RANGE"))
         if kind.text:
             wanted.append((kind.label, "words", "FULLTEXT"))
-    for label, prop, sort in wanted:
-        if (label, prop, sort) in existing:
-            continue
-        if sort == "RANGE":
-            _create(graph, f"CREATE INDEX FOR (n:`{label}`) ON (n.`{prop}`)")
-        else:
-            _create(graph, f"CALL db.idx.fulltext.createNodeIndex('{label}', '{prop}')")
+    statements = [
+        f"CREATE INDEX FOR (n:`{label}`) ON (n.`{prop}`)"
+        if sort == "RANGE"
+        else f"CALL db.idx.fulltext.createNodeIndex('{label}', '{prop}')"
+        for label, prop, sort in wanted
+        if (label, prop, sort) not in existing
+    ]
     # FalkorDB 4.22 let writers that MERGE at the same moment on a label or relation type the graph
     # had never seen each create their own node or edge; once the type exists, MERGE is exact. An
     # index on a property no edge has registers every relation type the library or a kind uses.
     types = set(OWNED_RELATIONS) | {relation for kind in every.values() for relation in kind.relations}
-    for relation in sorted(types):
-        if (f"[{relation}]", "registered", "RANGE") not in existing:
-            _create(graph, f"CREATE INDEX FOR ()-[r:`{relation}`]-() ON (r.registered)")
-    for label, size in vectors.items():
-        if (label, "embedding", "VECTOR") not in existing:
-            _create(
-                graph,
-                f"CREATE VECTOR INDEX FOR (n:`{label}`) ON (n.embedding) "
-                f"OPTIONS {{dimension: {size}, similarityFunction: 'cosine'}}",
-            )
-    _wait_until_built(graph, wait)
-    return stamp
+    statements += [
+        f"CREATE INDEX FOR ()-[r:`{relation}`]-() ON (r.registered)"
+        for relation in sorted(types)
+        if (f"[{relation}]", "registered", "RANGE") not in existing
+    ]
+    statements += [
+        f"CREATE VECTOR INDEX FOR (n:`{label}`) ON (n.`{VECTOR}`) "
+        f"OPTIONS {{dimension: {size}, similarityFunction: 'cosine'}}"
+        for label, size in vectors.items()
+        if (label, VECTOR, "VECTOR") not in existing
+    ]
+    constrained = _constraints(graph)
+    lacking = [
+        (label, prop)
+        for label, prop in list(_UNIQUE) + [(kind.label, "key") for kind in every.values()]
+        if (label, prop) not in constrained
+    ]
+    if statements or lacking:
+        _build_alone(graph, statements, lacking, wait_seconds)
+    _wait_until_built(graph, wait_seconds)

@@ -1,182 +1,185 @@
 """hand_off(), accept(), handoffs_for(): work passed from one agent to another, pointing at the record.
 
 A handoff holds no copy of what it passes: it points at entries, episodes, entities, lessons or
-playbooks that exist. (giver:Agent)-[:GAVE]->(h:Handoff {id, at, note})-[:TO]->(receiver:Agent),
-(h)-[:POINTS_TO {as_of}]->(thing), and accepted_at on h once its receiver accepted it.
+playbooks that exist. (giver:Agent)-[:GAVE]->(h:Handoff {id, by, to, at, recorded_at, accepted_at,
+content, v_<name>...})-[:TO]->(receiver:Agent), (h)-[:POINTS_TO {as_of}]->(thing). Its values are kept as
+entries keep theirs: JSON in `content` for reads, each under v_<name> for queries.
 """
 
 from __future__ import annotations
+
+import json
+from functools import lru_cache
 
 from redis.exceptions import ResponseError
 
 from . import clock, references
 from . import values as limits
+from .episodes import VALUE_PREFIX, moment, record_values
+from .errors import Refused, WrongType
 from .graphs import read
-from .values import Refused
 from .write.failures import refuse
 
 MAX_LIMIT = 1_000
 
+# The names a handoff's values may not use (API 2.6): its own fields as handoffs_for() gives them.
+HANDOFF_FIELDS = frozenset({"id", "by", "to", "at", "recorded_at", "accepted_at", "points_to"})
 
-# Gives the handoff only when everything it points at exists (the guard on `found`), and links it only
-# when this query made it; then gives back what the stored handoff says, to compare with the call.
-_GIVE = (
-    "WHERE size(found) = $expected "
-    "OPTIONAL MATCH (old:Handoff {id: $id}) "
-    "WITH found, old "
-    "MERGE (h:Handoff {id: $id}) "
-    "ON CREATE SET h.at = localdatetime($at), h.recorded_at = localdatetime($now), h.note = $note "
-    "WITH found, old, h "
-    "CALL { WITH found, old, h "
-    "  UNWIND CASE WHEN old IS NULL THEN found ELSE [] END AS pointed "
-    "  WITH h, pointed[0] AS target CREATE (h)-[:POINTS_TO {as_of: localdatetime($at)}]->(target) "
-    "  RETURN count(*) AS points } "
-    "FOREACH (fresh IN CASE WHEN old IS NULL THEN [1] ELSE [] END | "
-    "  MERGE (giver:Agent {name: $by}) MERGE (receiver:Agent {name: $to}) "
-    "  CREATE (giver)-[:GAVE]->(h)-[:TO]->(receiver)) "
-    "WITH old, h "
-    "MATCH (gave:Agent)-[:GAVE]->(h)-[:TO]->(taker:Agent) "
-    "OPTIONAL MATCH (h)-[:POINTS_TO]->(thing) "
-    "RETURN old IS NULL, gave.name, taker.name, h.note, "
-    "  collect(CASE WHEN thing IS NULL THEN null ELSE [labels(thing), thing.id, thing.key] END)"
-)
+MISSING = "something it points at does not exist"
+
+
+def _refused(graph, key: str, content: object, status: str, reason: str, by: str) -> dict:
+    refuse(graph, "Handoff", key, content, status, reason, by)
+    return {"id": None, "status": status, "reason": reason}
+
+
+@lru_cache(maxsize=512)
+def _give_query(names: tuple[str, ...]) -> str:
+    """Gives the handoff only when its id is new and everything it points at exists (found, by
+    references.finding), every property in the CREATE: a SET after it cost time for each node of the graph."""
+    given = "".join(f", `{VALUE_PREFIX}{name}`: $value_{number}" for number, name in enumerate(names))
+    return (
+        "OPTIONAL MATCH (old:Handoff {id: $id}) "
+        "WITH found, old, size(found) = $expected AS complete "
+        "FOREACH (giving IN CASE WHEN old IS NULL AND complete THEN [1] ELSE [] END | "
+        "  MERGE (giver:Agent {name: $by}) "
+        "  MERGE (receiver:Agent {name: $to}) "
+        "  CREATE (giver)-[:GAVE]->(h:Handoff {id: $id, by: $by, to: $to, at: localdatetime($at), "
+        f"    recorded_at: localdatetime($now), content: $content{given}}})-[:TO]->(receiver) "
+        "  FOREACH (pair IN found | FOREACH (thing IN [pair[0]] | "
+        "    CREATE (h)-[:POINTS_TO {as_of: localdatetime($at)}]->(thing)))) "
+        "RETURN old IS NOT NULL, complete"
+    )
 
 
 def hand_off(
     graph,
-    id: object,
+    handoff_id: object,
     by: object,
     to: object,
-    points_to: object = None,
-    note: object = None,
+    points_to: object,
+    values: object = None,
     at: object = None,
 ) -> dict:
-    """Passes work to another agent: {"id", "status": "given"}.
+    """Passes work to another agent: {"id", "status": "given"}, or "exists" (the id is taken: nothing
+    changes, so its receiver and what it points at are never replaced).
 
-    points_to: references (entry ids, ("Episode", id), (Kind, key), ("Lesson", id), ("Playbook",
-    "name#version")), at least one, each of which must exist ("missing" otherwise). The same handoff
-    again is "unchanged"; another giver, receiver, note or set of things under the same id is a
-    "conflict": a handoff is never replaced. at: when it was given (now without one). Refusals are kept
-    as WriteFailures.
+    handoff_id, by and to are checked first: one that is not a name raises Refused (a ValueError) and
+    nothing is written. The content never raises: points_to (references to entities and records, at
+    least one, each of which must exist: else "missing"), values (names other than id, by, to, at,
+    recorded_at, accepted_at, points_to), at (when it was given, now without one), a size over 200,000
+    characters, or a handoff to its own giver give a refusal receipt kept as a WriteFailure; a database
+    error gives "failed". One query when it is given.
     """
-    content = {"id": id, "by": by, "to": to, "points_to": points_to, "note": note, "at": at}
+    handoff = limits.name(handoff_id, "a handoff id")
+    giver = limits.name(by, "by")
+    receiver = limits.name(to, "to")
+    content: object = {"to": receiver, "points_to": points_to, "values": values, "at": at}
     try:
-        handoff = limits.name(id, "a handoff id")
-        giver = limits.name(by, "by")
-        receiver = limits.name(to, "the receiver")
+        content = limits.plain(content, "the handoff")
         if receiver == giver:
             raise Refused("a handoff passes work to another agent, not to the one that gives it")
-        things = references.parse_all(points_to, "points_to")
+        things = references.parse_all(content["points_to"], "points_to")
         if not things:
             raise Refused("a handoff must point at something: an entry, an episode, an entity, a lesson")
-        if note is not None:
-            limits.text(note, "the note")
-        given = clock.stamp(clock.present() if at is None else clock.checked(at))
-        limits.measured({"points_to": things, "note": note}, "a handoff")
-    except clock.TimeError as error:
-        return refuse(graph, "Handoff", id, content, "invalid", str(error), by)
+        checked = record_values(content["values"], HANDOFF_FIELDS, "handoff")
+        given = moment(content["at"])
+        limits.measured({"points_to": things, "values": checked}, "a handoff")
     except Refused as error:
-        return refuse(graph, "Handoff", id, content, error.reason, str(error), by)
-    params = {"id": handoff, "by": giver, "to": receiver, "note": note, "at": given, "now": clock.now()}
-    try:
-        result = references.write_where_found(
-            graph, things, _GIVE, params, "it points at what does not exist"
-        )
-    except Refused as error:
-        return refuse(graph, "Handoff", handoff, content, error.reason, str(error), giver)
-    created, stored_by, stored_to, stored_note, stored_things = result[0]
-    if created:
-        return {"id": handoff, "status": "given"}
-    same = (stored_by, stored_to, stored_note, references.shown(stored_things)) == (
-        giver,
-        receiver,
-        note,
-        references.ordered(things),
+        return _refused(graph, handoff, content, error.reason, str(error), giver)
+    names = tuple(checked)
+    clause, params = references.finding(things)
+    params.update({f"value_{number}": checked[name] for number, name in enumerate(names)})
+    params.update(
+        {
+            "id": handoff,
+            "by": giver,
+            "to": receiver,
+            "at": given,
+            "now": clock.now(),
+            "content": json.dumps(checked, ensure_ascii=False),
+            "expected": len(things),
+        }
     )
-    if not same:
-        reason = f"the handoff {handoff!r} was given with another giver, receiver, note or things"
-        return refuse(graph, "Handoff", handoff, content, "conflict", reason, giver)
-    return {"id": handoff, "status": "unchanged"}
+    try:
+        existed, complete = graph.query(clause + _give_query(names), params).result_set[0]
+    except ResponseError as error:
+        return _refused(graph, handoff, content, "failed", str(error), giver)
+    if existed:
+        return {"id": handoff, "status": "exists"}
+    if not complete:
+        return _refused(graph, handoff, content, "missing", MISSING, giver)
+    return {"id": handoff, "status": "given"}
 
 
 # Reads the receiver and marks the handoff in one query, so two agents that accept at the same moment
 # cannot both be the one that accepted it.
 _ACCEPT = (
-    "MATCH (h:Handoff {id: $id})-[:TO]->(taker:Agent) "
-    "WITH h, taker, h.accepted_at AS before "
-    "FOREACH (mark IN CASE WHEN taker.name = $by AND before IS NULL THEN [1] ELSE [] END | "
-    "  SET h.accepted_at = localdatetime($now)) "
-    "RETURN taker.name, before IS NOT NULL"
+    "OPTIONAL MATCH (h:Handoff {id: $id}) "
+    "WITH h, h.to AS receiver, h.accepted_at IS NOT NULL AS before "
+    "FOREACH (taking IN CASE WHEN receiver = $by AND NOT before THEN [h] ELSE [] END | "
+    "  SET taking.accepted_at = localdatetime($now)) "
+    "RETURN h IS NOT NULL, receiver, before"
 )
 
 
-def accept(graph, id: object, by: object) -> dict:
-    """The receiver takes the handoff: {"id", "status": "accepted"}, once.
+def accept(graph, handoff_id: object, by: object) -> dict:
+    """The receiver takes the handoff: {"id", "status": "accepted"}, once; "exists" when it already did.
 
-    The receiver accepting again is "unchanged" (its first time stays). Refusals, kept as WriteFailures:
-    "denied" (by is not its receiver), "unknown" (no such handoff), "invalid", "failed".
+    Names that are not names raise Refused (a ValueError). Refusals, each kept as a WriteFailure: "refused"
+    (by is not the receiver, the giver included), "unknown" (no such handoff). A database error raises
+    redis.exceptions.ResponseError. One query when it is accepted.
     """
-    content = {"id": id, "by": by}
-    try:
-        handoff = limits.name(id, "a handoff id")
-        taker = limits.name(by, "by")
-    except Refused as error:
-        return refuse(graph, "Handoff", id, content, error.reason, str(error), by)
-    try:
-        result = graph.query(_ACCEPT, {"id": handoff, "by": taker, "now": clock.now()}).result_set
-    except ResponseError as error:
-        return refuse(graph, "Handoff", handoff, content, "failed", str(error), taker)
-    if not result:
-        return refuse(
-            graph, "Handoff", handoff, content, "unknown", f"there is no handoff {handoff!r}", taker
-        )
-    receiver, before = result[0]
+    handoff = limits.name(handoff_id, "a handoff id")
+    taker = limits.name(by, "by")
+    known, receiver, before = graph.query(
+        _ACCEPT, {"id": handoff, "by": taker, "now": clock.now()}
+    ).result_set[0]
+    if not known:
+        refuse(graph, "Handoff", handoff, {"accept": handoff}, "unknown", "the handoff does not exist", taker)
+        return {"id": None, "status": "unknown", "reason": "the handoff does not exist"}
     if receiver != taker:
-        return refuse(
-            graph,
-            "Handoff",
-            handoff,
-            content,
-            "denied",
-            "only the receiver of a handoff can accept it",
-            taker,
-        )
-    return {"id": handoff, "status": "unchanged" if before else "accepted"}
+        reason = "only the receiver of a handoff can accept it"
+        refuse(graph, "Handoff", handoff, {"accept": handoff}, "refused", reason, taker)
+        return {"id": None, "status": "refused", "reason": reason}
+    return {"id": handoff, "status": "exists" if before else "accepted"}
 
 
 # The agent first: with the filter on h in the same MATCH, FalkorDB 4.22 read every Handoff.
 _FOR = (
-    "MATCH (taker:Agent {name: $agent}) WITH taker "
-    "MATCH (taker)<-[:TO]-(h:Handoff)<-[:GAVE]-(gave:Agent) "
-    "WHERE $accepted IS NULL OR $accepted = (h.accepted_at IS NOT NULL) "
-    "WITH h, gave ORDER BY h.at, h.id LIMIT $limit "
+    "MATCH (taker:Agent {{name: $agent}}) WITH taker "
+    "MATCH (taker)<-[:TO]-(h:Handoff) "
+    "WHERE NOT $waiting OR h.accepted_at IS NULL "
+    "WITH h ORDER BY h.at, h.id{limit} "
     "OPTIONAL MATCH (h)-[:POINTS_TO]->(thing) "
-    "RETURN h.id, gave.name, h.at, h.note, h.accepted_at, "
+    "RETURN h.id, h.by, h.to, h.at, h.recorded_at, h.accepted_at, h.content, "
     "  collect(CASE WHEN thing IS NULL THEN null ELSE [labels(thing), thing.id, thing.key] END)"
 )
 
 
-def handoffs_for(graph, agent: object, accepted: bool | None = False, limit: int = 100) -> list[dict]:
-    """The handoffs given to an agent, oldest first: id, by, to, at, note, accepted_at, points_to.
+def _shown(row: list) -> dict:
+    handoff, giver, receiver, at, recorded_at, accepted_at, content, things = row
+    shown = {**json.loads(content or "{}"), "id": handoff, "by": giver, "to": receiver}
+    shown.update({"at": clock.from_store(at), "recorded_at": clock.from_store(recorded_at)})
+    if accepted_at is not None:
+        shown["accepted_at"] = clock.from_store(accepted_at)
+    shown["points_to"] = references.shown(things)
+    return shown
 
-    accepted=False (the default) gives those still waiting, True those accepted, None all of them.
-    points_to holds references sorted by label, then key. One round trip.
+
+def handoffs_for(graph, agent: object, waiting_only: bool = True, *, limit: int | None = None) -> list[dict]:
+    """The handoffs given to an agent, oldest first (at, then id): id, by, to, at, recorded_at,
+    accepted_at once accepted, the handoff's values, and points_to (reference pairs).
+
+    waiting_only=True leaves out the accepted ones. A bad agent raises Refused, a waiting_only that is not
+    a bool WrongType. limit (ours): at most that many, 1 to 1,000; all of them without one. One query.
     """
     receiver = limits.name(agent, "the agent")
-    if accepted is not None and not isinstance(accepted, bool):
-        raise Refused("accepted is True, False or None")
-    limit = limits.whole(limit, "limit", 1, MAX_LIMIT)
-    result = read(graph, _FOR, {"agent": receiver, "accepted": accepted, "limit": limit})
-    found = [
-        {
-            "id": handoff,
-            "by": giver,
-            "to": receiver,
-            "at": clock.from_store(at),
-            "note": note,
-            "accepted_at": clock.from_store(accepted_at),
-            "points_to": references.shown(things),
-        }
-        for handoff, giver, at, note, accepted_at, things in result
-    ]
+    if type(waiting_only) is not bool:
+        raise WrongType(f"waiting_only must be True or False, not {type(waiting_only).__name__}")
+    params: dict = {"agent": receiver, "waiting": waiting_only}
+    if limit is not None:
+        params["limit"] = limits.whole(limit, "limit", 1, MAX_LIMIT)
+    query = _FOR.format(limit=" LIMIT $limit" if limit is not None else "")
+    found = [_shown(row) for row in read(graph, query, params)]
     return sorted(found, key=lambda item: (item["at"], item["id"]))

@@ -92,15 +92,26 @@ OWNED_RELATIONS = frozenset(
 SELF = "self"
 
 
+_TYPE_NAME = type.__dict__["__name__"]
+
+
+def _sort_of(given: object) -> str:
+    """The name of the type of what was given: no metaclass can lie about it or raise."""
+    return _TYPE_NAME.__get__(type(given))
+
+
 def _plain(name: object, what: str) -> str:
     if type(name) is not str or not PLAIN_NAME.match(name):
-        raise Refused(f"{what} must be a property name ([A-Za-z_][A-Za-z0-9_]{{0,99}}): {name!r:.80}")
+        # Only exact text is shown: the repr of anything else could raise or lie.
+        shown = ascii(name[:80]) if type(name) is str else _sort_of(name)
+        raise Refused(f"{what} must be a property name ([A-Za-z_][A-Za-z0-9_]{{0,99}}): {shown}")
     return name
 
 
 def _names(names: object, group: str) -> tuple[str, ...]:
-    if isinstance(names, str) or not isinstance(names, list | tuple):
-        raise WrongType(f"{group} must be a tuple or list of names, not {type(names).__name__}")
+    # Exactly a list or tuple: a subclass could raise or lie when it is read.
+    if type(names) not in (list, tuple):
+        raise WrongType(f"{group} must be a tuple or list of names, not {_sort_of(names)}")
     return tuple(_plain(name, f"a name in {group}") for name in names)
 
 
@@ -136,17 +147,22 @@ class Kind:
                     raise Refused(f"the key {name!r} cannot also be in {group}")
         if set(times) & set(text):
             raise Refused("a value cannot be both a time and a text")
-        if not isinstance(self.relations, dict):
-            raise WrongType(f"relations must be a dict of relation type -> Kind, not {type(self.relations).__name__}")
+        # Exactly a dict, copied now: a subclass could raise or lie when it is read, and a change the
+        # caller makes to the dict later must not change the kind.
+        if type(self.relations) is not dict:
+            raise WrongType(
+                f"relations must be a dict of relation type -> Kind, not {_sort_of(self.relations)}"
+            )
         targets: dict[str, Kind] = {}
-        for relation, target in dict(self.relations).items():
+        for relation, target in dict.items(self.relations):
             _plain(relation, "a relation type")
             if relation in OWNED_RELATIONS:
                 raise Refused(f"the relation type {relation!r} belongs to the library")
-            if isinstance(target, str) and target == SELF:
+            # str.__eq__ and issubclass(type()): a target cannot compare or pass as a Kind by a lie.
+            if isinstance(target, str) and str.__eq__(target, SELF) is True:
                 target = self
-            elif not isinstance(target, Kind):
-                raise WrongType(f"the target of {relation} must be a Kind or SELF, not {type(target).__name__}")
+            elif not issubclass(type(target), Kind):
+                raise WrongType(f"the target of {relation} must be a Kind or SELF, not {_sort_of(target)}")
             targets[relation] = target
         if type(self.dimensions) is not int or not 0 <= self.dimensions <= 4096:
             raise Refused("dimensions must be a whole number from 0 to 4096")
@@ -158,8 +174,9 @@ class Kind:
 
     def target(self, relation: str) -> Kind:
         """The kind of the targets of a relation this kind declares."""
-        if relation not in self.relations:
-            raise Refused(f"{self.label} has no relation {relation!r:.80}")
+        if type(relation) is not str or relation not in self.relations:
+            shown = ascii(relation[:80]) if type(relation) is str else _sort_of(relation)
+            raise Refused(f"{self.label} has no relation {shown}")
         return self.relations[relation]
 
     @property

@@ -1,44 +1,53 @@
 """Lessons: what was learned from episodes that ended, weighed by the episodes for it and against it.
 
-learn() stores a statement with the ended episodes it was learned from; weigh() adds one for or against
-it; used() counts a use that helped or not; retire() stops it being given out; lesson() and
-lessons_about() read them back. (l:Lesson {id, statement, by, learned_at, touched_at, support, against,
-helped, failed, weight, retired_at, retired_by}) with (l)-[:SUPPORTED_BY {by, at}]->(:Episode),
+learn(), weigh(), used() (and whether it helped), retire(); lesson() and lessons_about() read them.
+(l:Lesson {id, statement, by, at, recorded_at, touched_at, support, against, used, helped, failed,
+retired_at, retired_by, retired_why, ...values}) with (l)-[:SUPPORTED_BY {by, at}]->(:Episode),
 (l)-[:CONTRADICTED_BY {by, at}]->(:Episode), (l)-[:USED_IN {by, at, helped}]->(:Episode) and
-(l)-[:ABOUT]->(entity). weight = support - against + helped - failed. Each count changes in the query
-that makes its edge, and only when that query made it (MERGE ... ON CREATE SET): FalkorDB runs one
-write of a graph at a time, so eight agents that add one episode at once count it once. (Only once the
-graph has the relation type: writers that MERGE at once a type it never had can each create an edge.)
+(l)-[:ABOUT]->(entity). Every property the library writes is a name the API reserves for lessons, so
+every other value name is free. weight = support - against + helped - failed, computed when read.
 
-An episode counts once for a lesson: for it or against it, never both; a use is a third, separate
-edge. touched_at is when the library last made one of those edges: since= in lessons_about() reads it.
-
-Receipts: learned, weighed, unchanged, used, retired; refusals, each kept as a WriteFailure: invalid,
-missing (an episode or an entity it is about does not exist), open (an episode has not ended), unknown
-(no such lesson), conflict (another statement under the id, or an episode already counted the other
-way), failed (FalkorDB refused the query).
+Each write is one query that checks what it needs and writes only when all is well: the receipt comes
+from its answer. FalkorDB runs one write of a graph at a time, so an episode is counted once.
 """
 
 from __future__ import annotations
+
+import contextlib
+from functools import lru_cache
 
 from redis.exceptions import ResponseError
 
 from . import clock, references
 from . import values as limits
-from .episodes import checked_episode_id, checked_episodes, not_ended
+from .errors import Refused, WrongType
 from .graphs import read
-from .values import Refused
+from .kinds import PLAIN_NAME
 from .write.failures import refuse
 
 KIND = "Lesson"
-MAX_LIMIT = 1_000
-ATTEMPTS = 2  # a write that found nothing wrong on a second look is tried again once
+# The value names the API reserves for a lesson: what the library stores on it, and its read-back lists.
+TIMES = ("at", "recorded_at", "touched_at", "retired_at")
+COUNTS = ("weight", "support", "against", "used", "helped", "failed")
+RESERVED = frozenset(("id", "statement", "by", "retired_by", "retired_why", "about", *TIMES, *COUNTS))
+RESERVED |= {"supported_by", "contradicted_by"}
+EPISODE_MISSING = "an episode it rests on does not exist or has not ended"
+ENTITY_MISSING = "something it refers to does not exist"
+RETIRED = "the lesson is retired"
+WEIGHT_BOUND = 2**62  # beyond any weight a lesson can reach, and inside what a query parameter holds
+
+
+def refused(graph, lesson_id: str, content: object, status: str, reason: str, by: str) -> dict:
+    """The refusal receipt ({"id": None, "status", "reason"}), with its WriteFailure stored."""
+    with contextlib.suppress(ResponseError):  # a database that refused the write may refuse this too
+        refuse(graph, KIND, lesson_id, content, status, reason, by)
+    return {"id": None, "status": status, "reason": reason}
 
 
 def checked_statement(given: object) -> str:
     statement = limits.text(given, "a statement")
     if not statement.strip():
-        raise Refused("a lesson needs a statement")
+        raise Refused("a lesson needs a statement: it is blank")
     return statement
 
 
@@ -51,325 +60,332 @@ def checked_about(given: object) -> list[references.Reference]:
     return found
 
 
-# Counts episodes for and against a lesson, and adds what it is about, only when every episode exists
-# and has ended, every entity exists, the statement is the stored one, and no episode is already
-# counted the other way. An edge that exists changes no count.
-_COUNT = (
-    "WITH found WHERE size(found) = $about_expected "
-    "CALL { UNWIND $pro AS pro_id MATCH (pro_ep:Episode {id: pro_id}) WHERE pro_ep.closed_at IS NOT NULL "
-    "  RETURN collect(pro_ep) AS pros } "
-    "CALL { UNWIND $con AS con_id MATCH (con_ep:Episode {id: con_id}) WHERE con_ep.closed_at IS NOT NULL "
-    "  RETURN collect(con_ep) AS cons } "
-    "WITH found, pros, cons WHERE size(pros) = size($pro) AND size(cons) = size($con) "
-    "OPTIONAL MATCH (old:Lesson {id: $id}) "
-    "WITH found, pros, cons, old "
-    "WHERE (old IS NULL AND $create) OR (old IS NOT NULL AND ($statement IS NULL OR old.statement = $statement)) "
-    "CALL { WITH old OPTIONAL MATCH (old)-[:CONTRADICTED_BY]->(clash_pro:Episode) WHERE clash_pro.id IN $pro "
-    "  RETURN count(clash_pro) AS clashes_pro } "
-    "CALL { WITH old OPTIONAL MATCH (old)-[:SUPPORTED_BY]->(clash_con:Episode) WHERE clash_con.id IN $con "
-    "  RETURN count(clash_con) AS clashes_con } "
-    "CALL { WITH old OPTIONAL MATCH (old)-[:ABOUT]->(known) RETURN count(known) AS about_before } "
-    "WITH found, pros, cons, old, about_before, old.support AS support_before, old.against AS against_before "
-    "WHERE clashes_pro + clashes_con = 0 "
-    "MERGE (l:Lesson {id: $id}) "
-    "ON CREATE SET l.statement = $statement, l.by = $by, l.learned_at = localdatetime($now), "
-    "  l.touched_at = localdatetime($now), l.support = 0, l.against = 0, l.helped = 0, l.failed = 0, "
-    "  l.weight = 0 "
-    "FOREACH (agreeing IN pros | MERGE (l)-[agree:SUPPORTED_BY]->(agreeing) "
-    "  ON CREATE SET agree.by = $by, agree.at = localdatetime($now), l.support = l.support + 1, "
-    "    l.weight = l.weight + 1, l.touched_at = localdatetime($now)) "
-    "FOREACH (disagreeing IN cons | MERGE (l)-[disagree:CONTRADICTED_BY]->(disagreeing) "
-    "  ON CREATE SET disagree.by = $by, disagree.at = localdatetime($now), l.against = l.against + 1, "
-    "    l.weight = l.weight - 1, l.touched_at = localdatetime($now)) "
-    "FOREACH (subject IN [pair IN found | pair[0]] | MERGE (l)-[:ABOUT]->(subject)) "
-    "WITH l, old, about_before, support_before, against_before "
-    "OPTIONAL MATCH (l)-[:ABOUT]->(known_after) "
-    "RETURN old IS NULL, coalesce(support_before, 0), coalesce(against_before, 0), l.support, l.against, "
-    "  about_before, count(known_after)"
-)
-
-# Why _COUNT wrote nothing: the lesson, each episode named, and those already counted the other way.
-_WHY_NOT = (
-    "OPTIONAL MATCH (l:Lesson {id: $id}) "
-    "CALL { UNWIND $episodes AS wanted OPTIONAL MATCH (named:Episode {id: wanted}) "
-    "  RETURN collect([wanted, named IS NOT NULL, named.closed_at IS NOT NULL]) AS seen } "
-    "CALL { WITH l OPTIONAL MATCH (l)-[:CONTRADICTED_BY]->(against_ep:Episode) WHERE against_ep.id IN $pro "
-    "  RETURN collect(against_ep.id) AS clash_pro } "
-    "CALL { WITH l OPTIONAL MATCH (l)-[:SUPPORTED_BY]->(for_ep:Episode) WHERE for_ep.id IN $con "
-    "  RETURN collect(for_ep.id) AS clash_con } "
-    "RETURN l IS NOT NULL, l.statement, seen, clash_pro, clash_con"
-)
+def checked_episode_ids(given: object, what: str = "supported_by") -> list[str]:
+    """Episode ids, each once in the order given: a list or tuple of 1 to 200 names."""
+    if type(given) not in (list, tuple):
+        raise Refused(f"{what} must be a list of episode ids, not {type(given).__name__}")
+    if not given:
+        raise Refused(f"{what} is empty: a lesson rests on at least one episode that ended")
+    if len(given) > limits.MAX_REFERENCES:
+        raise Refused(f"{what} holds more than {limits.MAX_REFERENCES} episodes")
+    return list(dict.fromkeys(limits.name(one, "an episode id") for one in given))
 
 
-def _why_not(graph, params: dict, about: list) -> tuple[str, str] | None:
-    found = read(graph, _WHY_NOT, {**params, "episodes": params["pro"] + params["con"]})
-    exists, statement, seen, clash_pro, clash_con = found[0]
-    lesson_id = params["id"]
-    if not exists and not params["create"]:
-        return "unknown", f"there is no lesson {lesson_id!r}"
-    if exists and params["statement"] is not None and statement != params["statement"]:
-        return "conflict", f"the lesson {lesson_id!r} was learned with another statement"
-    unusable = not_ended(seen)
-    if unusable is not None:
-        return unusable
-    unknown_about = references.missing(graph, about)
-    if unknown_about:
-        shown = ", ".join(references.describe(one) for one in unknown_about[:5])
-        return "missing", f"an entity the lesson is about does not exist: {shown}"
-    if clash_pro or clash_con:
-        shown = ", ".join(map(repr, (clash_pro + clash_con)[:5]))
-        return "conflict", f"an episode already counted the other way for {lesson_id!r}: {shown}"
-    return None
+def checked_values(given: object) -> dict:
+    """A lesson's own values (a plain copy): property names, none reserved, to storable values; at most
+    200, a None value left out."""
+    if given is None:
+        return {}
+    if type(given) is not dict or len(given) > limits.MAX_VALUES:
+        raise Refused(f"values must be a dict of at most {limits.MAX_VALUES} values")
+    checked = {}
+    for name, item in given.items():
+        if not PLAIN_NAME.match(name):
+            raise Refused(f"the name of a value must be a property name: {limits.shown(name)}")
+        if name in RESERVED:
+            raise Refused(f"values may not use the name {name!r}: the lesson keeps it")
+        if item is not None:
+            checked[name] = limits.value(item, f"the value {name!r}")
+    return checked
 
 
-def weigh_in(graph, lesson_id, by, pro, con, statement=None, about=(), create=False, content=None) -> dict:
-    """Counts checked episodes for (pro) and against (con) a lesson in one query; creates it when asked.
+def _when(at: object) -> str:
+    """The time of a write as text (now when not given); a bad one is Refused, so a receipt."""
+    try:
+        return clock.written_at(at)
+    except WrongType as error:
+        raise Refused(str(error)) from None
 
-    Every argument is checked already: learn(), weigh() and promote() call it. statement None: any.
-    """
-    about = list(about)
-    clause, params = references.finding(about) if about else ("WITH [] AS found ", {})
-    params.update(
-        {
-            "about_expected": len(about),
-            "id": lesson_id,
-            "by": by,
-            "statement": statement,
-            "pro": pro,
-            "con": con,
-            "create": create,
-            "now": clock.now(),
-        }
+
+def _checked_flag(given: object, what: str, optional: bool = False) -> bool | None:
+    if type(given) is bool or (optional and given is None):
+        return given
+    raise WrongType(f"{what} must be True, False{' or None' if optional else ''}, not {type(given).__name__}")
+
+
+@lru_cache(maxsize=256)
+def _learn_query(labels: tuple[str, ...], names: tuple[str, ...]) -> str:
+    """Learns only when there is no lesson of the id, every episode exists and has ended, and every
+    entity exists; the verdict says which held, so the receipt needs no second look. Plain lookups and
+    the values in the CREATE itself: a CALL {} or a SET += cost FalkorDB 4.22 more than the write.
+    labels and names are plain names (references.parse(), PLAIN_NAME), so they may go into the text."""
+    parts = [
+        "OPTIONAL MATCH (old:Lesson {id: $id}) "
+        "OPTIONAL MATCH (rest_ep:Episode) WHERE rest_ep.id IN $episodes AND rest_ep.closed_at IS NOT NULL "
+        "WITH old, collect(rest_ep) AS rests "
+    ]
+    carried = ["old", "rests"]
+    for number, label in enumerate(labels):
+        parts.append(
+            f"OPTIONAL MATCH (about_{number}:`{label}`) WHERE about_{number}.key IN $about_{number} "
+        )
+        parts.append(f"WITH {', '.join(carried)}, collect(about_{number}) AS found_{number} ")
+        carried.append(f"found_{number}")
+    found = " + ".join(carried[2:]) or "[]"
+    own = "".join(f", `{name}`: $value_{number}" for number, name in enumerate(names))
+    parts.append(
+        f"WITH old, rests, {found} AS found "
+        "WITH old, rests, found, CASE WHEN old IS NOT NULL THEN 'exists' "
+        "  WHEN size(rests) < size($episodes) THEN 'missing' "
+        "  WHEN size(found) < $about_expected THEN 'absent' ELSE 'learned' END AS verdict "
+        "FOREACH (go IN CASE WHEN verdict = 'learned' THEN [1] ELSE [] END | "
+        "  CREATE (l:Lesson {id: $id, statement: $statement, by: $by, at: localdatetime($at), "
+        "    recorded_at: localdatetime($now), touched_at: localdatetime($at), support: size(rests), "
+        f"    against: 0, used: 0, helped: 0, failed: 0{own}}}) "
+        "  FOREACH (rest IN rests | CREATE (l)-[:SUPPORTED_BY {by: $by, at: localdatetime($at)}]->(rest)) "
+        "  FOREACH (subject IN found | CREATE (l)-[:ABOUT]->(subject))) "
+        "RETURN verdict"
     )
-    for _attempt in range(ATTEMPTS):
-        try:
-            result = graph.query(clause + _COUNT, params).result_set
-        except ResponseError as error:
-            return refuse(graph, KIND, lesson_id, content, "failed", str(error), by)
-        if result:
-            created, support_before, against_before, support, against, about_before, about_after = result[0]
-            if created:
-                return {"id": lesson_id, "status": "learned"}
-            changed = (support, against, about_after) != (support_before, against_before, about_before)
-            return {"id": lesson_id, "status": "weighed" if changed else "unchanged"}
-        why = _why_not(graph, params, about)
-        if why is not None:
-            return refuse(graph, KIND, lesson_id, content, why[0], why[1], by)
-    return refuse(graph, KIND, lesson_id, content, "failed", "the lesson changed while it was written", by)
+    return "".join(parts)
 
 
 def learn(
     graph,
-    id: object,
+    lesson_id: object,
     by: object,
     statement: object,
-    supported_by: object = None,
-    about: object = None,
-    against: object = None,
+    supported_by: object,
+    about: object = (),
+    values: object = None,
+    at: object = None,
 ) -> dict:
-    """Stores what was learned from episodes that ended: {"id", "status": "learned"}.
+    """Stores what was learned from episodes that ended: {"id", "status": "learned" | "exists"}.
 
-    supported_by: the ids of the episodes it was learned from, at least one, each of which must exist
-    ("missing") and have ended ("open"). against: episodes that ended and contradict it. about: the
-    entities it is about, (Kind, key) or (label, key). The same id again with the same statement weighs
-    in the episodes not counted yet and adds what it is about: "weighed", or "unchanged" when there was
-    nothing new. Another statement under the id is a "conflict". Refusals are kept as WriteFailures.
+    supported_by: 1 to 200 ids of episodes that ended; about: the entities it is about; values: its own
+    values (not a reserved name); at: when it was learned (now when not given). "exists" changes
+    nothing. Arguments are checked first: a lesson_id or by that is not a name raises Refused ("must be
+    text") and nothing is written. The content never raises: it gives {"id": None, "status", "reason"}
+    ("invalid", "missing", "failed") and a stored WriteFailure. One round trip when it is learned.
     """
-    content = {"id": id, "by": by, "statement": statement, "supported_by": supported_by}
-    content.update({"about": about, "against": against})
-    try:
-        lesson_id = limits.name(id, "a lesson id")
-        writer = limits.name(by, "by")
-        checked = checked_statement(statement)
-        pro = checked_episodes(supported_by, "supported_by")
-        if not pro:
-            raise Refused("a lesson needs at least one episode that ended: supported_by is empty")
-        con = checked_episodes(against, "against")
-        both = set(pro) & set(con)
-        if both:
-            raise Refused(f"an episode cannot be for and against a lesson: {sorted(both)[0]!r}")
-        if len(pro) + len(con) > limits.MAX_REFERENCES:
-            raise Refused(f"a call names at most {limits.MAX_REFERENCES} episodes")
-        subjects = checked_about(about)
-        limits.measured({"statement": checked, "pro": pro, "con": con, "about": subjects}, "a lesson")
-    except Refused as error:
-        return refuse(graph, KIND, id, content, error.reason, str(error), by)
-    return weigh_in(graph, lesson_id, writer, pro, con, checked, subjects, True, content)
-
-
-def _checked_verdict(id: object, by: object, episode: object, verdict: object, what: str) -> tuple:
-    """What weigh() and used() are given: a lesson id, the agent, an episode id, and the verdict (what),
-    True or False."""
-    lesson_id = limits.name(id, "a lesson id")
+    checked_id = limits.name(lesson_id, "a lesson id")
     writer = limits.name(by, "by")
-    episode_id = checked_episode_id(episode)
-    if not isinstance(verdict, bool):
-        raise Refused(f"{what} is True or False, not {type(verdict).__name__}")
-    return lesson_id, writer, episode_id, verdict
-
-
-def weigh(graph, id: object, by: object, episode: object, agrees: object) -> dict:
-    """Counts one more episode that ended for the lesson (agrees=True) or against it: "weighed".
-
-    The episode counted already the same way: "unchanged"; the other way: "conflict". No such lesson:
-    "unknown". Refusals are kept as WriteFailures.
-    """
-    content = {"id": id, "by": by, "episode": episode, "agrees": agrees}
+    content: object = {"statement": statement, "supported_by": supported_by, "about": about}
+    content.update({"values": values, "at": at})
     try:
-        lesson_id, writer, episode_id, agreeing = _checked_verdict(id, by, episode, agrees, "agrees")
+        content = given = limits.plain(content, "a lesson")
+        text = checked_statement(given["statement"])
+        episodes = checked_episode_ids(given["supported_by"])
+        subjects = checked_about(given["about"])
+        own = checked_values(given["values"])
+        moment = _when(given["at"])
+        limits.measured([text, episodes, subjects, own], "a lesson")
     except Refused as error:
-        return refuse(graph, KIND, id, content, error.reason, str(error), by)
-    pro, con = ([episode_id], []) if agreeing else ([], [episode_id])
-    return weigh_in(graph, lesson_id, writer, pro, con, content=content)
+        return refused(graph, checked_id, content, error.reason, str(error), writer)
+    keys: dict[str, list] = {}
+    for label, key in subjects:
+        keys.setdefault(label, []).append(key)
+    params = {f"about_{number}": listed for number, listed in enumerate(keys.values())}
+    params.update({f"value_{number}": item for number, item in enumerate(own.values())})
+    params.update({"id": checked_id, "by": writer, "statement": text, "episodes": episodes})
+    params.update({"about_expected": len(subjects), "at": moment, "now": clock.now()})
+    query = _learn_query(tuple(keys), tuple(own))
+    try:
+        verdict = graph.query(query, params).result_set[0][0]
+    except ResponseError as error:
+        return refused(graph, checked_id, content, "failed", str(error), writer)
+    if verdict in ("learned", "exists"):
+        return {"id": checked_id, "status": verdict}
+    reason = EPISODE_MISSING if verdict == "missing" else ENTITY_MISSING
+    return refused(graph, checked_id, content, "missing", reason, writer)
 
 
-# Counts a use once per episode: the edge and the count are made in one query, and only by the query
-# that made the edge. It gives back what a use before said, to compare.
-_USED = (
-    "MATCH (l:Lesson {id: $id}) "
-    "MATCH (ep:Episode {id: $episode}) WHERE ep.closed_at IS NOT NULL "
-    "OPTIONAL MATCH (l)-[before:USED_IN]->(ep) "
-    "WITH l, ep, before.helped AS helped_before, before IS NULL AS fresh "
-    "MERGE (l)-[use:USED_IN]->(ep) "
-    "ON CREATE SET use.by = $by, use.at = localdatetime($now), use.helped = $helped, "
-    "  l.helped = l.helped + CASE WHEN $helped THEN 1 ELSE 0 END, "
-    "  l.failed = l.failed + CASE WHEN $helped THEN 0 ELSE 1 END, "
-    "  l.weight = l.weight + CASE WHEN $helped THEN 1 ELSE -1 END, l.touched_at = localdatetime($now) "
-    "RETURN fresh, helped_before"
+_TOUCH = (
+    "l.touched_at = CASE WHEN l.touched_at > localdatetime($at) THEN l.touched_at ELSE localdatetime($at) END"
+)
+
+# Counts an ended episode once for or against a live lesson, in the query that makes its edge.
+_WEIGH = (
+    "OPTIONAL MATCH (l:Lesson {id: $id}) "
+    "OPTIONAL MATCH (ep:Episode {id: $episode}) "
+    # Two single-type matches: one of SUPPORTED_BY|CONTRADICTED_BY costs FalkorDB 4.22 twice as much.
+    "OPTIONAL MATCH (l)-[pro:SUPPORTED_BY]->(ep) "
+    "OPTIONAL MATCH (l)-[con:CONTRADICTED_BY]->(ep) "
+    "WITH l, ep, CASE WHEN l IS NULL THEN 'unknown' WHEN l.retired_at IS NOT NULL THEN 'retired' "
+    "  WHEN ep IS NULL OR ep.closed_at IS NULL THEN 'missing' WHEN pro IS NOT NULL OR con IS NOT NULL THEN 'exists' "
+    "  ELSE 'weighed' END AS verdict "
+    "FOREACH (go IN CASE WHEN verdict = 'weighed' AND $agrees THEN [1] ELSE [] END | "
+    "  CREATE (l)-[:SUPPORTED_BY {by: $by, at: localdatetime($at)}]->(ep) "
+    "  SET l.support = l.support + 1, " + _TOUCH + ") "
+    "FOREACH (go IN CASE WHEN verdict = 'weighed' AND NOT $agrees THEN [1] ELSE [] END | "
+    "  CREATE (l)-[:CONTRADICTED_BY {by: $by, at: localdatetime($at)}]->(ep) "
+    "  SET l.against = l.against + 1, " + _TOUCH + ") "
+    "RETURN verdict"
 )
 
 
-def used(graph, id: object, by: object, episode: object, helped: object) -> dict:
-    """Counts a use of the lesson in an episode that ended: helped=True when it led to a correct result.
+def weigh(
+    graph, lesson_id: object, by: object, episode_id: object, agrees: object, at: object = None
+) -> dict:
+    """Counts an episode that ended for the lesson (agrees=True) or against it: {"id", "status":
+    "weighed" | "exists"}. An episode counts once, for or against.
 
-    {"id", "status": "used"}; once per episode: the same again is "unchanged", the other way a
-    "conflict". Refusals (invalid, unknown, missing, open, conflict, failed) are kept as WriteFailures.
+    lesson_id, by and episode_id that are not names raise Refused ("must be text"); agrees that is not
+    a bool raises WrongType; nothing is written then. Otherwise a refusal is a receipt with a stored
+    WriteFailure: "missing" (the episode is unknown or has not ended), "retired", "unknown" (no such
+    lesson), "invalid" (a bad at), "failed". One round trip when it is weighed.
     """
-    content = {"id": id, "by": by, "episode": episode, "helped": helped}
+    checked_id = limits.name(lesson_id, "a lesson id")
+    writer = limits.name(by, "by")
+    episode = limits.name(episode_id, "an episode id")
+    agreeing = _checked_flag(agrees, "agrees")
+    params = {"id": checked_id, "episode": episode, "agrees": agreeing, "by": writer}
+    return _write(
+        graph, _WEIGH, params, {"episode": episode, "agrees": agreeing, "at": at}, ("weighed", "exists")
+    )
+
+
+def _write(
+    graph, query: str, params: dict, content: dict, done: tuple, missing: str = EPISODE_MISSING
+) -> dict:
+    """Sends the one query of weigh(), used() or retire() (its time content["at"]): the receipt from the
+    verdict it returns, a refusal stored as a WriteFailure."""
+    lesson_id, writer = params["id"], params["by"]
     try:
-        lesson_id, writer, episode_id, helping = _checked_verdict(id, by, episode, helped, "helped")
+        content = limits.plain(content, "a write of a lesson")
+        params["at"] = _when(content["at"])
+        verdict = graph.query(query, params).result_set[0][0]
     except Refused as error:
-        return refuse(graph, KIND, id, content, error.reason, str(error), by)
-    params = {"id": lesson_id, "episode": episode_id, "by": writer, "helped": helping, "now": clock.now()}
-    try:
-        result = graph.query(_USED, params).result_set
+        return refused(graph, lesson_id, content, error.reason, str(error), writer)
     except ResponseError as error:
-        return refuse(graph, KIND, lesson_id, content, "failed", str(error), writer)
-    if not result:
-        why = _why_not(
-            graph, {**params, "statement": None, "pro": [episode_id], "con": [], "create": False}, []
-        )
-        status, reason = why or ("failed", "the lesson or the episode changed while it was written")
-        return refuse(graph, KIND, lesson_id, content, status, reason, writer)
-    fresh, helped_before = result[0]
-    if fresh:
-        return {"id": lesson_id, "status": "used"}
-    if helped_before != helping:
-        reason = f"the use of {lesson_id!r} in {episode_id!r} was counted the other way"
-        return refuse(graph, KIND, lesson_id, content, "conflict", reason, writer)
-    return {"id": lesson_id, "status": "unchanged"}
+        return refused(graph, lesson_id, content, "failed", str(error), writer)
+    if verdict in done:
+        return {"id": lesson_id, "status": verdict}
+    reasons = {"unknown": f"there is no lesson {lesson_id!r}", "retired": RETIRED, "missing": missing}
+    return refused(graph, lesson_id, content, verdict, reasons[verdict], writer)
+
+
+# A use is counted once per episode, and judged once: a use without a verdict takes one later.
+_USED = (
+    "OPTIONAL MATCH (l:Lesson {id: $id}) "
+    "OPTIONAL MATCH (ep:Episode {id: $episode}) "
+    "OPTIONAL MATCH (l)-[use:USED_IN]->(ep) "
+    "WITH l, ep, use, CASE WHEN l IS NULL THEN 'unknown' WHEN l.retired_at IS NOT NULL THEN 'retired' "
+    "  WHEN ep IS NULL THEN 'missing' WHEN use IS NULL THEN 'used' "
+    "  WHEN use.helped IS NULL AND $helped IS NOT NULL THEN 'judged' ELSE 'exists' END AS verdict "
+    "FOREACH (go IN CASE WHEN verdict = 'used' THEN [1] ELSE [] END | "
+    "  CREATE (l)-[made:USED_IN {by: $by, at: localdatetime($at)}]->(ep) "
+    "  SET made.helped = $helped, l.used = l.used + 1) "
+    "FOREACH (go IN CASE WHEN verdict = 'judged' THEN [1] ELSE [] END | SET use.helped = $helped) "
+    "FOREACH (go IN CASE WHEN verdict IN ['used', 'judged'] AND $helped IS NOT NULL THEN [1] ELSE [] END | "
+    "  SET l.helped = l.helped + CASE WHEN $helped THEN 1 ELSE 0 END, "
+    "    l.failed = l.failed + CASE WHEN $helped THEN 0 ELSE 1 END) "
+    "FOREACH (go IN CASE WHEN verdict IN ['used', 'judged'] THEN [1] ELSE [] END | SET " + _TOUCH + ") "
+    "RETURN verdict"
+)
+
+
+def used(
+    graph, lesson_id: object, by: object, episode_id: object, helped: object = None, at: object = None
+) -> dict:
+    """Counts a use of the lesson in an episode (open or ended): {"id", "status": "used" | "judged" |
+    "exists"}. helped: True when it led to a correct result, False when not, None when not known yet.
+
+    "used": this call made the use (and judged it when helped was given); "judged": the use was there
+    without a verdict and this call gave it; "exists": nothing changed (a use is judged once). Names that
+    are not names raise Refused; helped that is not None or a bool raises WrongType. Refusals: "missing"
+    (no such episode), "retired", "unknown", "invalid" (a bad at), "failed", each with a WriteFailure.
+    """
+    checked_id = limits.name(lesson_id, "a lesson id")
+    writer = limits.name(by, "by")
+    episode = limits.name(episode_id, "an episode id")
+    helping = _checked_flag(helped, "helped", optional=True)
+    params = {"id": checked_id, "episode": episode, "helped": helping, "by": writer}
+    content = {"episode": episode, "helped": helping, "at": at}
+    return _write(graph, _USED, params, content, ("used", "judged", "exists"), "the episode does not exist")
 
 
 _RETIRE = (
-    "MATCH (l:Lesson {id: $id}) "
-    "WITH l, l.retired_at IS NOT NULL AS before "
-    "FOREACH (mark IN CASE WHEN before THEN [] ELSE [1] END | "
-    "  SET l.retired_at = localdatetime($now), l.retired_by = $by) "
-    "RETURN before"
+    "OPTIONAL MATCH (l:Lesson {id: $id}) "
+    "WITH l, CASE WHEN l IS NULL THEN 'unknown' WHEN l.retired_at IS NOT NULL THEN 'exists' "
+    "  ELSE 'retired' END AS verdict "
+    "FOREACH (go IN CASE WHEN verdict = 'retired' THEN [1] ELSE [] END | "
+    "  SET l.retired_at = localdatetime($at), l.retired_by = $by, l.retired_why = $why) "
+    "RETURN verdict"
 )
 
 
-def retire(graph, id: object, by: object) -> dict:
-    """The lesson is no longer given out by lessons_about(): {"id", "status": "retired"}, once.
+def retire(graph, lesson_id: object, by: object, why: object, at: object = None) -> dict:
+    """Stops lessons_about() giving the lesson out: {"id", "status": "retired" | "exists"}.
 
-    Retired again: "unchanged" (the first time and agent stay). No such lesson: "unknown".
+    lesson_id, by and why must be names, else Refused ("must be text") and nothing is written. Retired
+    again: "exists" (the first time, agent and why stay). Refusals: "unknown", "invalid" (a bad at),
+    "failed", each with a WriteFailure.
     """
-    content = {"id": id, "by": by}
-    try:
-        lesson_id = limits.name(id, "a lesson id")
-        writer = limits.name(by, "by")
-    except Refused as error:
-        return refuse(graph, KIND, id, content, error.reason, str(error), by)
-    try:
-        result = graph.query(_RETIRE, {"id": lesson_id, "by": writer, "now": clock.now()}).result_set
-    except ResponseError as error:
-        return refuse(graph, KIND, lesson_id, content, "failed", str(error), writer)
-    if not result:
-        return refuse(graph, KIND, lesson_id, content, "unknown", f"there is no lesson {lesson_id!r}", writer)
-    return {"id": lesson_id, "status": "unchanged" if result[0][0] else "retired"}
+    checked_id = limits.name(lesson_id, "a lesson id")
+    writer = limits.name(by, "by")
+    reason = limits.name(why, "why")
+    params = {"id": checked_id, "by": writer, "why": reason}
+    return _write(graph, _RETIRE, params, {"why": reason, "at": at}, ("retired", "exists"))
 
 
-# From a bound `l`: its episodes and what it is about, each list from its own aggregation.
-_DETAILS = (
+def _stored(properties: dict) -> dict:
+    """A lesson's stored properties as reads give them, times as aware datetimes, with its weight."""
+    found = dict(properties)
+    for name in TIMES:
+        if name in found:
+            found[name] = clock.from_store(found[name])
+    found["weight"] = found["support"] - found["against"] + found["helped"] - found["failed"]
+    return found
+
+
+_LESSON = (
+    "MATCH (l:Lesson {id: $id}) "
     "OPTIONAL MATCH (l)-[:SUPPORTED_BY]->(pro_ep:Episode) "
     "WITH l, collect(pro_ep.id) AS pros "
     "OPTIONAL MATCH (l)-[:CONTRADICTED_BY]->(con_ep:Episode) "
     "WITH l, pros, collect(con_ep.id) AS cons "
-    "OPTIONAL MATCH (l)-[use:USED_IN]->(use_ep:Episode) "
-    "WITH l, pros, cons, collect(CASE WHEN use_ep IS NULL THEN null ELSE [use_ep.id, use.helped] END) AS uses "
     "OPTIONAL MATCH (l)-[:ABOUT]->(subject) "
-    "WITH l, pros, cons, uses, "
-    "  collect(CASE WHEN subject IS NULL THEN null ELSE [labels(subject), subject.id, subject.key] END) AS about "
-    "RETURN l.id, l.statement, l.by, l.learned_at, l.touched_at, l.support, l.against, l.helped, l.failed, "
-    "  l.weight, l.retired_at, l.retired_by, pros, cons, uses, about"
+    "RETURN properties(l), pros, cons, "
+    "  collect(CASE WHEN subject IS NULL THEN null ELSE [labels(subject), subject.id, subject.key] END)"
 )
 
 
-_FIELDS = ("id", "statement", "by", "learned_at", "touched_at", "support", "against", "helped", "failed")
-_FIELDS += ("weight", "retired_at", "retired_by")
-
-
-def _lesson(row: list) -> dict:
-    found = dict(zip(_FIELDS, row[: len(_FIELDS)], strict=True))
-    pros, cons, uses, about = row[len(_FIELDS) :]
-    for moment in ("learned_at", "touched_at", "retired_at"):
-        found[moment] = clock.from_store(found[moment])
-    found["supported_by"], found["against_episodes"] = sorted(pros), sorted(cons)
-    found["used_in"] = [
-        {"episode": one, "helped": good} for one, good in sorted(item for item in uses if item)
-    ]
+def lesson(graph, lesson_id: object) -> dict | None:
+    """A lesson: its stored properties (id, statement, by, at, touched_at, recorded_at, support, against,
+    used, helped, failed, its values, retired_* once retired), "weight", "supported_by" and
+    "contradicted_by" (sorted episode ids) and "about" (reference pairs). None when there is none.
+    A lesson_id that is not a name raises Refused.
+    """
+    result = read(graph, _LESSON, {"id": limits.name(lesson_id, "a lesson id")})
+    if not result:
+        return None
+    properties, pros, cons, about = result[0]
+    found = _stored(properties)
+    found["supported_by"], found["contradicted_by"] = sorted(pros), sorted(cons)
     found["about"] = references.shown(about)
     return found
 
 
-def lesson(graph, id: object) -> dict | None:
-    """A lesson: id, statement, by, learned_at, touched_at, weight and its four counts, supported_by,
-    against_episodes (episode ids, sorted), used_in ({episode, helped}), about (references), retired_at,
-    retired_by. None when there is no such lesson.
-    """
-    result = read(graph, "MATCH (l:Lesson {id: $id}) " + _DETAILS, {"id": limits.name(id, "a lesson id")})
-    return _lesson(result[0]) if result else None
+def lessons_about(graph, kind: object, key: object, at_least: int = 1, since: object = None) -> list[dict]:
+    """The lessons about an entity that are not retired and weigh at least at_least (any int), touched
+    at or after since when given: heaviest first, then the one touched last, then by id. Each holds its
+    stored properties and "weight". One round trip.
 
-
-def _checked_count(given: object, what: str, low: int, high: int) -> int:
-    if isinstance(given, bool) or not isinstance(given, int) or not low <= given <= high:
-        raise Refused(f"{what} is a whole number from {low:,} to {high:,}")
-    return int(given)
-
-
-def lessons_about(
-    graph, kind: object, key: object, at_least: int = 1, since: object = None, limit: int = 20
-) -> list[dict]:
-    """The lessons about an entity that are not retired and weigh at least at_least, heaviest first,
-    then by id; each as lesson() gives it. since leaves out those that no episode supported,
-    contradicted or used since that time. One round trip.
+    Raises Refused for a bad key, an at_least that is not an int, or a since that is blank or not a time.
     """
     label, checked_key = references.parse((kind, key))
     if references.is_record(label):
         raise Refused(f"a lesson is about entities, not a {label}")
-    weight = _checked_count(at_least, "at_least", *limits.INT_RANGE)
-    count = _checked_count(limit, "limit", 1, MAX_LIMIT)
-    try:
-        after = None if since is None else clock.stamp(since)
-    except clock.TimeError as error:
-        raise Refused(str(error)) from None
+    if type(at_least) is not int:
+        raise Refused(f"at_least must be a whole number, not {type(at_least).__name__}")
+    if at_least > WEIGHT_BOUND:
+        return []
+    after = None
+    if since is not None:
+        if not clock.given(since):
+            raise Refused("since must be a time, not blank")
+        after = clock.stamp_of(clock.parse(since))
     query = (
         # The entity first: with the filters on l in the same MATCH, FalkorDB 4.22 read every Lesson.
         f"MATCH {references.pattern(label, 'thing', '$key')} WITH thing MATCH (thing)<-[:ABOUT]-(l:Lesson) "
-        "WHERE l.retired_at IS NULL AND l.weight >= $at_least "
-        "  AND ($since IS NULL OR l.touched_at >= localdatetime($since)) "
-        "WITH DISTINCT l ORDER BY l.weight DESC, l.id LIMIT $limit " + _DETAILS
+        "WHERE l.retired_at IS NULL "
+        "WITH DISTINCT l "
+        "WITH l, l.support - l.against + l.helped - l.failed AS weight "
+        "WHERE weight >= $at_least AND ($since IS NULL OR l.touched_at >= localdatetime($since)) "
+        "RETURN properties(l)"
     )
-    params = {"key": checked_key, "at_least": weight, "since": after, "limit": count}
-    found = [_lesson(row) for row in read(graph, query, params)]
-    return sorted(found, key=lambda item: (-item["weight"], item["id"]))
+    params = {"key": checked_key, "at_least": max(at_least, -WEIGHT_BOUND), "since": after}
+    found = [_stored(row[0]) for row in read(graph, query, params)]
+    found.sort(key=lambda item: item["id"])
+    found.sort(key=lambda item: (item["weight"], item["touched_at"]), reverse=True)
+    return found

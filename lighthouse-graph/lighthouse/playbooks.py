@@ -1,110 +1,52 @@
-"""Playbooks: what to do when a situation comes again, drawn from episodes that ended, with four guards.
+"""Playbooks: what to do when a situation comes again, drawn from episodes that ended.
 
-write_playbook() writes a version; playbooks_for() gives the playbooks whose trigger fits a situation;
-ran() judges a run; switch() turns a playbook off or on; playbook() reads one.
+write_playbook() writes the next version of a name and switches the one before off; playbooks_for()
+gives the enabled playbooks whose trigger fits a situation; ran() records a run of the newest version
+(and judges it once); switch() turns the newest version on or off; playbook() reads a version.
 
-One node per version: (p:Playbook {id: "<name>#<version>", name, version, trigger, steps (canonical
-JSON text), t_<name> per trigger value, by, written_at, needs, enabled, switched_by, switched_at,
-failures_in_row, runs, succeeded, failed}), (p)-[:DRAWN_FROM]->(:Episode), (newer)-[:REPLACES]->(older),
-and a run (p)-[:RAN_IN {by, at, succeeded}]->(:Episode).
+One node per version: (p:Playbook {id: "<name>#<version>", name, version, by, at, recorded_at, enabled,
+runs, succeeded, failed, failed_in_a_row, stopped_at, switched_at, switched_by}) holding beside them,
+under names no value can take, `lh.trigger` and `lh.steps` (canonical JSON, as read back), one
+`lh.when.<name>` per trigger property (the canonical JSON of its value, which is what the query
+compares, so true never fits 1, nor 3 fit "3") and `lh.off` (switched off by switch() or by failures:
+those steps are not promoted again). (p)-[:DRAWN_FROM]->(:Episode), (newer)-[:REPLACES]->(older), and a
+run (p)-[:RAN_IN {by, at, succeeded}]->(:Episode).
 
-The four guards: a version needs evidence of at least `needs` episodes that ended (3 by default); a
-version is never changed, a new one replaces it; a run is judged once per version and episode; three
-failed runs in a row switch the version off (switched_by "library"). Steps that were switched off are
-not written again.
-
-Receipts: written, unchanged, judged, switched; refusals, each kept as a WriteFailure: invalid, missing
-(an episode does not exist), open (an episode has not ended), switched_off (these steps were switched
-off), unknown (no such playbook), conflict (a run judged the other way before), failed.
+The guards: a version rests on at least `needs` episodes that ended (3 by default); a version is never
+changed, the next one replaces it; a run is judged once; stop_after failures in a row switch it off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 from redis.exceptions import ResponseError
 
 from . import clock
 from . import values as limits
-from .episodes import checked_episodes, not_ended
+from .errors import Refused, WrongType
 from .graphs import read
 from .kinds import PLAIN_NAME
-from .values import Refused
 from .write.failures import refuse
 
 KIND = "Playbook"
-NEEDS = 3  # episodes a version needs by default
-FAILURES_TO_SWITCH_OFF = 3
-SWITCHED_BY_LIBRARY = "library"
-TRIGGER_PREFIX = "t_"
-MAX_STEPS = limits.MAX_VALUES
-MAX_LIMIT = 1_000
-MAX_NAME = limits.MAX_NAME - 12  # room for "#" and the version in the id
+NEEDS = 3  # episodes a version rests on by default
+STOP_AFTER = 3  # failures in a row that switch a playbook off by default
+MAX_TRIGGER = 20  # properties of a trigger
+MAX_STEPS = 50
+WHEN = "lh.when."  # the prefix of a trigger property as the query compares it
+TRIGGER, STEPS, OFF = "lh.trigger", "lh.steps", "lh.off"
+TIMES = ("at", "recorded_at", "stopped_at", "switched_at")
+EPISODE_MISSING = "an episode it rests on does not exist or has not ended"
+COUNT_BOUND = 2**62  # beyond any count a playbook reaches, and inside what a query parameter holds
 
 
-def checked_name(given: object) -> str:
-    name = limits.name(given, "a playbook name")
-    if "#" in name:
-        raise Refused("a playbook name cannot hold #: it separates the name from the version in an id")
-    if len(name) > MAX_NAME:
-        raise Refused(f"a playbook name is at most {MAX_NAME} characters")
-    return name
-
-
-def checked_reference(given: object) -> tuple[str | None, str | None]:
-    """(id, None) for "name#version", (None, name) for a name: the newest version."""
-    if isinstance(given, str) and "#" in given:
-        name, _mark, version = given.rpartition("#")
-        checked_name(name)
-        if not version.isdigit() or not version.isascii() or version.startswith("0"):
-            raise Refused(f"a playbook id is name#version, with a version from 1: {given[:80]!r}")
-        return f"{name}#{int(version)}", None
-    return None, checked_name(given)
-
-
-def _plain_key(given: object, what: str) -> str:
-    if not isinstance(given, str) or not PLAIN_NAME.match(given):
-        shown = ascii(given[:80]) if isinstance(given, str) else type(given).__name__
-        raise Refused(f"{what} must be a plain name (a letter, then letters, digits or _): {shown}")
-    return str.__str__(given)
-
-
-def checked_conditions(given: object, what: str, allow_empty: bool = False) -> dict:
-    """A trigger or a situation: plain names to single values (text, number, bool), at most 200."""
-    if not isinstance(given, dict):
-        raise Refused(f"{what} must be a dict of names to values, not {type(given).__name__}")
-    if not given and not allow_empty:
-        raise Refused(f"{what} needs at least one condition: an empty one would fit every situation")
-    if len(given) > limits.MAX_VALUES:
-        raise Refused(f"{what} holds more than {limits.MAX_VALUES} conditions")
-    checked = {}
-    for name, item in given.items():
-        plain = _plain_key(name, f"a name in {what}")
-        if isinstance(item, list | tuple | dict) or item is None:
-            raise Refused(f"the value {plain!r} of {what} is text, a number or a bool")
-        checked[plain] = limits.scalar(item, f"the value {plain!r} of {what}")
-    return checked
-
-
-def checked_steps(given: object) -> list[dict]:
-    """Ordered steps: a list of 1 to 200 dicts, each of plain names to stored values."""
-    if not isinstance(given, list | tuple):
-        raise Refused(f"steps must be a list of dicts, not {type(given).__name__}")
-    if not given or len(given) > MAX_STEPS:
-        raise Refused(f"a playbook has 1 to {MAX_STEPS} steps")
-    checked = []
-    for place, step in enumerate(given, start=1):
-        if not isinstance(step, dict) or not step:
-            raise Refused(f"step {place} must be a dict with at least one value")
-        if len(step) > limits.MAX_VALUES:
-            raise Refused(f"step {place} holds more than {limits.MAX_VALUES} values")
-        checked.append(
-            {
-                _plain_key(name, f"a name in step {place}"): limits.value(item, f"the value of step {place}")
-                for name, item in step.items()
-            }
-        )
-    return checked
+def refused(graph, key: str, content: object, status: str, reason: str, by: str) -> dict:
+    """The refusal receipt ({"id": None, "status", "reason"}), with its WriteFailure stored."""
+    with contextlib.suppress(ResponseError):  # a database that refused the write may refuse this too
+        refuse(graph, KIND, key, content, status, reason, by)
+    return {"id": None, "status": status, "reason": reason}
 
 
 def canonical(given: object) -> str:
@@ -112,40 +54,92 @@ def canonical(given: object) -> str:
     return json.dumps(given, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _episodes_why(graph, wanted: list[str]) -> tuple[str, str]:
-    seen = read(
-        graph,
-        "UNWIND $wanted AS wanted OPTIONAL MATCH (named:Episode {id: wanted}) "
-        "RETURN wanted, named IS NOT NULL, named.closed_at IS NOT NULL",
-        {"wanted": wanted},
-    )
-    return not_ended(seen) or ("failed", "the episodes changed while the playbook was written")
+def _property_map(given: object, what: str) -> dict:
+    """Plain names to stored values, None values dropped (a plain copy is given)."""
+    if type(given) is not dict:
+        raise Refused(f"{what} must be a map of names to values, not {type(given).__name__}")
+    checked = {}
+    for name, item in given.items():
+        if type(name) is not str or not PLAIN_NAME.match(name):
+            raise Refused(f"a name in {what} must be a property name: {limits.shown(name)}")
+        if item is not None:
+            checked[name] = limits.value(item, f"the value {name!r} of {what}")
+    if len(checked) > limits.MAX_VALUES:
+        raise Refused(f"{what} holds more than {limits.MAX_VALUES} values")
+    return checked
 
 
-# Reads the versions of the name and writes the next one in the same query, so two writers never take
-# one version. The verdict says why nothing was written.
+def checked_trigger(given: object) -> dict:
+    """A trigger: 1 to 20 properties once null ones are dropped."""
+    trigger = _property_map(given, "a trigger")
+    if not 1 <= len(trigger) <= MAX_TRIGGER:
+        raise Refused(f"a trigger holds 1 to {MAX_TRIGGER} properties that are not null, not {len(trigger)}")
+    return trigger
+
+
+def checked_steps(given: object) -> list[dict]:
+    """Ordered steps: a list of 1 to 50 maps, null values dropped, none of them using seq."""
+    if type(given) not in (list, tuple):
+        raise Refused(f"steps must be a list of maps, not {type(given).__name__}")
+    if not 1 <= len(given) <= MAX_STEPS:
+        raise Refused(f"a playbook has 1 to {MAX_STEPS} steps, not {len(given)}")
+    steps = [_property_map(step, f"step {place}") for place, step in enumerate(given, start=1)]
+    if any("seq" in step for step in steps):
+        raise Refused("a step may not use the name 'seq': the library keeps the order")
+    return steps
+
+
+def checked_situation(given: object) -> dict[str, str]:
+    """A situation as the query compares it: each property's canonical JSON under its lh.when. name."""
+    if type(given) is not dict:
+        raise WrongType(f"a situation must be a dict, not {type(given).__name__}")
+    situation = _property_map(limits.plain(given, "a situation"), "a situation")
+    return {WHEN + name: canonical(item) for name, item in situation.items()}
+
+
+def _episode_ids(given: object) -> list[str]:
+    if type(given) not in (list, tuple):
+        raise Refused(f"supported_by must be a list of episode ids, not {type(given).__name__}")
+    if len(given) > limits.MAX_REFERENCES:
+        raise Refused(f"supported_by holds more than {limits.MAX_REFERENCES} episodes")
+    return list(dict.fromkeys(limits.name(one, "an episode id") for one in given))
+
+
+def _when(at: object) -> str:
+    try:
+        return clock.written_at(at)
+    except WrongType as error:
+        raise Refused(str(error)) from None
+
+
+_NEWEST = (
+    "OPTIONAL MATCH (named:Playbook {name: $name}) "
+    "WITH collect(named) AS versions "
+    "WITH reduce(top = null, one IN versions | "
+    "  CASE WHEN top IS NULL OR one.version > top.version THEN one ELSE top END) AS p "
+)
+
+# The next version of the name, written in the query that reads the newest, so two writers never take
+# one version; it switches the one before off.
 _WRITE = (
     "CALL { UNWIND $episodes AS drawn_id MATCH (drawn_ep:Episode {id: drawn_id}) "
     "  WHERE drawn_ep.closed_at IS NOT NULL RETURN collect(drawn_ep) AS drawn } "
-    "OPTIONAL MATCH (prior:Playbook {name: $name}) "
-    "WITH drawn, collect(prior) AS priors "
-    "WITH drawn, priors, reduce(top = null, one IN priors | "
-    "  CASE WHEN top IS NULL OR one.version > top.version THEN one ELSE top END) AS newest "
-    "WITH drawn, newest, coalesce(newest.version, 0) + 1 AS next_version, "
-    "  CASE WHEN size(drawn) < size($episodes) THEN 'missing' "
-    "    WHEN newest IS NOT NULL AND newest.enabled AND newest.trigger = $trigger "
-    "      AND newest.steps = $steps THEN 'unchanged' "
-    "    WHEN any(off IN priors WHERE off.enabled = false AND off.steps = $steps) THEN 'switched_off' "
+    "OPTIONAL MATCH (named:Playbook {name: $name}) "
+    "WITH drawn, collect(named) AS versions "
+    "WITH drawn, reduce(top = null, one IN versions | "
+    "  CASE WHEN top IS NULL OR one.version > top.version THEN one ELSE top END) AS p "
+    "WITH drawn, p AS newest, coalesce(p.version, 0) + 1 AS next_version, "
+    "  CASE WHEN size(drawn) < size($episodes) THEN 'missing' WHEN size(drawn) < $needs THEN 'unsupported' "
     "    ELSE 'written' END AS verdict "
     "FOREACH (go IN CASE WHEN verdict = 'written' THEN [1] ELSE [] END | "
-    "  CREATE (p:Playbook {id: $name + '#' + toString(next_version), name: $name, version: next_version, "
-    "    trigger: $trigger, steps: $steps, by: $by, written_at: localdatetime($now), needs: $needs, "
-    "    enabled: true, failures_in_row: 0, runs: 0, succeeded: 0, failed: 0}) "
-    "  SET p += $conditions "
-    "  FOREACH (source IN drawn | CREATE (p)-[:DRAWN_FROM]->(source)) "
+    "  CREATE (made:Playbook {id: $name + '#' + toString(next_version), name: $name, version: next_version, "
+    "    by: $by, at: localdatetime($at), recorded_at: localdatetime($now), enabled: true, runs: 0, "
+    "    succeeded: 0, failed: 0, failed_in_a_row: 0}) "
+    "  SET made += $internal "
+    "  FOREACH (source IN drawn | CREATE (made)-[:DRAWN_FROM]->(source)) "
     "  FOREACH (older IN CASE WHEN newest IS NULL THEN [] ELSE [newest] END | "
-    "    CREATE (p)-[:REPLACES]->(older))) "
-    "RETURN verdict, next_version, newest.id, newest.version"
+    "    CREATE (made)-[:REPLACES]->(older) SET older.enabled = false)) "
+    "RETURN verdict, next_version"
 )
 
 
@@ -155,231 +149,208 @@ def write_playbook(
     by: object,
     trigger: object,
     steps: object,
-    supported_by: object = None,
+    supported_by: object,
     needs: object = NEEDS,
+    at: object = None,
 ) -> dict:
-    """Writes a version of a playbook: {"id": "name#version", "version", "status": "written"}.
+    """Writes the next version of a playbook: {"id": "<name>#<version>", "version", "status": "written"}.
+    The version before it is switched off.
 
-    trigger: the situation it is for, plain names to single values (text, number, bool). steps: a list
-    of dicts, in order. supported_by: the episodes it was drawn from, at least `needs` of them, each of
-    which must exist ("missing") and have ended ("open"). Other trigger or steps than the newest version
-    write the next version, which replaces it; the same again is "unchanged". Steps of a version that
-    was switched off are refused ("switched_off"). Refusals are kept as WriteFailures.
+    trigger: 1 to 20 properties (null ones dropped) a situation must hold, each with a value of the same
+    type; steps: 1 to 50 maps, in order (no "seq"); supported_by: ids of at least `needs` (1 to 200)
+    episodes that ended. A name or by that is not a name raises Refused ("must be text") and nothing is
+    written. The content never raises: "invalid", "missing" (an episode is unknown or has not ended),
+    "unsupported" (fewer distinct ended episodes than needs) or "failed", with a stored WriteFailure.
     """
-    content = {"name": name, "by": by, "trigger": trigger, "steps": steps}
-    content.update({"supported_by": supported_by, "needs": needs})
+    playbook_name = limits.name(name, "a playbook name")
+    writer = limits.name(by, "by")
+    content: object = {"trigger": trigger, "steps": steps, "supported_by": supported_by}
     try:
-        playbook_name = checked_name(name)
-        writer = limits.name(by, "by")
-        conditions = checked_conditions(trigger, "a trigger")
-        ordered = checked_steps(steps)
-        if isinstance(needs, bool) or not isinstance(needs, int) or not 1 <= needs <= limits.MAX_REFERENCES:
-            raise Refused(f"needs is a whole number from 1 to {limits.MAX_REFERENCES}")
-        drawn = checked_episodes(supported_by, "supported_by")
-        if len(drawn) < needs:
-            raise Refused(f"a playbook needs at least {needs} episodes that ended, not {len(drawn)}")
-        limits.measured({"trigger": conditions, "steps": ordered, "drawn": drawn}, "a playbook")
+        given = limits.plain(
+            {"trigger": trigger, "steps": steps, "supported_by": supported_by, "needs": needs, "at": at},
+            "a playbook",
+        )
+        content = given
+        conditions = checked_trigger(given["trigger"])
+        ordered = checked_steps(given["steps"])
+        episodes = _episode_ids(given["supported_by"])
+        wanted = limits.whole(given["needs"], "needs", 1, limits.MAX_REFERENCES)
+        moment = _when(given["at"])
+        limits.measured({"trigger": conditions, "steps": ordered, "episodes": episodes}, "a playbook")
     except Refused as error:
-        return refuse(graph, KIND, name, content, error.reason, str(error), by)
-    params = {
-        "episodes": drawn,
-        "name": playbook_name,
-        "by": writer,
-        "trigger": canonical(conditions),
-        "steps": canonical(ordered),
-        "conditions": {TRIGGER_PREFIX + key: item for key, item in conditions.items()},
-        "needs": needs,
-        "now": clock.now(),
-    }
+        return refused(graph, playbook_name, content, error.reason, str(error), writer)
+    internal = {TRIGGER: canonical(conditions), STEPS: canonical(ordered)}
+    internal.update({WHEN + key: canonical(item) for key, item in conditions.items()})
+    params = {"episodes": episodes, "name": playbook_name, "by": writer, "needs": wanted}
+    params.update({"internal": internal, "at": moment, "now": clock.now()})
     try:
-        verdict, version, newest_id, newest_version = graph.query(_WRITE, params).result_set[0]
+        verdict, version = graph.query(_WRITE, params).result_set[0]
     except ResponseError as error:
-        return refuse(graph, KIND, playbook_name, content, "failed", str(error), writer)
+        return refused(graph, playbook_name, content, "failed", str(error), writer)
     if verdict == "written":
         return {"id": f"{playbook_name}#{version}", "version": version, "status": "written"}
-    if verdict == "unchanged":
-        return {"id": newest_id, "version": newest_version, "status": "unchanged"}
-    if verdict == "switched_off":
-        reason = f"these steps of {playbook_name!r} were switched off: they are not written again"
-        return refuse(graph, KIND, playbook_name, content, "switched_off", reason, writer)
-    status, reason = _episodes_why(graph, drawn)
-    return refuse(graph, KIND, playbook_name, content, status, reason, writer)
+    if verdict == "missing":
+        return refused(graph, playbook_name, content, "missing", EPISODE_MISSING, writer)
+    reason = f"a playbook rests on at least {wanted} episodes that ended, not {len(episodes)}"
+    return refused(graph, playbook_name, content, "unsupported", reason, writer)
 
 
-def _finding(reference: object, into: str) -> tuple[str, dict]:
-    """Cypher that binds `into` to the version named: an id, or the newest version of a name."""
-    playbook_id, name = checked_reference(reference)
-    if playbook_id is not None:
-        return f"MATCH ({into}:Playbook {{id: $playbook}}) ", {"playbook": playbook_id}
-    return (
-        f"MATCH (named:Playbook {{name: $playbook}}) WITH named ORDER BY named.version DESC LIMIT 1 "
-        f"WITH named AS {into} ",
-        {"playbook": name},
-    )
-
-
-# Judges a run once: the edge and the counts are made together, and only when this query made the
-# edge; the third failure in a row switches the version off in the same query.
+# A run of the newest version: recorded once per episode, judged once; the failure that makes
+# stop_after in a row switches the version off in the same query.
 _RAN = (
-    "MATCH (ep:Episode {id: $episode}) WHERE ep.closed_at IS NOT NULL "
-    "OPTIONAL MATCH (p)-[before:RAN_IN]->(ep) "
-    "WITH p, ep, before IS NULL AS fresh, before.succeeded AS judged_before "
-    "FOREACH (judge IN CASE WHEN fresh THEN [1] ELSE [] END | "
-    "  CREATE (p)-[:RAN_IN {by: $by, at: localdatetime($now), succeeded: $succeeded}]->(ep) "
-    "  SET p.runs = p.runs + 1, "
-    "    p.succeeded = p.succeeded + CASE WHEN $succeeded THEN 1 ELSE 0 END, "
+    _NEWEST + "OPTIONAL MATCH (ep:Episode {id: $episode}) "
+    "OPTIONAL MATCH (p)-[run:RAN_IN]->(ep) "
+    "WITH p, ep, run, CASE WHEN p IS NULL THEN 'unknown' WHEN ep IS NULL THEN 'missing' "
+    "  WHEN run IS NULL THEN 'recorded' WHEN run.succeeded IS NULL AND $succeeded IS NOT NULL THEN 'judged' "
+    "  ELSE 'exists' END AS verdict "
+    "FOREACH (go IN CASE WHEN verdict = 'recorded' THEN [1] ELSE [] END | "
+    "  CREATE (p)-[made:RAN_IN {by: $by, at: localdatetime($at)}]->(ep) "
+    "  SET made.succeeded = $succeeded, p.runs = p.runs + 1) "
+    "FOREACH (go IN CASE WHEN verdict = 'judged' THEN [1] ELSE [] END | SET run.succeeded = $succeeded) "
+    "FOREACH (go IN CASE WHEN verdict IN ['recorded', 'judged'] AND $succeeded IS NOT NULL THEN [1] ELSE [] END | "
+    "  SET p.succeeded = p.succeeded + CASE WHEN $succeeded THEN 1 ELSE 0 END, "
     "    p.failed = p.failed + CASE WHEN $succeeded THEN 0 ELSE 1 END, "
-    "    p.failures_in_row = CASE WHEN $succeeded THEN 0 ELSE p.failures_in_row + 1 END) "
-    "WITH p, fresh, judged_before "
-    "FOREACH (off IN CASE WHEN fresh AND p.enabled AND p.failures_in_row >= $limit THEN [1] ELSE [] END | "
-    "  SET p.enabled = false, p.switched_by = $library, p.switched_at = localdatetime($now)) "
-    "RETURN p.id, fresh, judged_before, p.enabled"
+    "    p.failed_in_a_row = CASE WHEN $succeeded THEN 0 ELSE p.failed_in_a_row + 1 END) "
+    "WITH p, verdict "
+    "FOREACH (off IN CASE WHEN verdict IN ['recorded', 'judged'] AND p.enabled = true "
+    "  AND p.failed_in_a_row >= $stop_after THEN [1] ELSE [] END | "
+    "  SET p.enabled = false, p.stopped_at = localdatetime($at), p.`lh.off` = true) "
+    "RETURN verdict, p.id, p.enabled"
 )
 
 
-def ran(graph, playbook_id: object, episode: object, succeeded: object, by: object) -> dict:
-    """Judges a run of a playbook in an episode that ended: {"id", "status": "judged", "enabled"}.
+def ran(
+    graph,
+    name: object,
+    by: object,
+    episode_id: object,
+    succeeded: object = None,
+    stop_after: object = STOP_AFTER,
+    at: object = None,
+) -> dict:
+    """Records a run of the newest version of a playbook in an episode: {"id": "<name>#<v>", "status":
+    "recorded" | "judged" | "exists", "enabled"}; enabled is the version's state after this call.
 
-    playbook_id: "name#version", or a name for its newest version. Judged once per version and episode:
-    the same again is "unchanged", the other way a "conflict". The third failure in a row switches the
-    version off (enabled False, switched_by "library"). Refusals are kept as WriteFailures.
+    "recorded": this call made the run (judged at once when succeeded is given); "judged": the run was
+    there without a verdict and this call gave it; "exists": nothing changed (a run is judged once).
+    stop_after failures in a row switch the version off. Names that are not names, or a stop_after that
+    is not an int >= 1, raise Refused; succeeded that is not None or a bool raises WrongType. Refusals:
+    "missing" (no such episode), "unknown" (no such playbook), "invalid" (a bad at), each with a stored
+    WriteFailure. Database errors propagate.
     """
-    content = {"playbook": playbook_id, "episode": episode, "succeeded": succeeded, "by": by}
+    playbook_name = limits.name(name, "a playbook name")
+    writer = limits.name(by, "by")
+    episode = limits.name(episode_id, "an episode id")
+    if succeeded is not None and type(succeeded) is not bool:
+        raise WrongType(f"succeeded must be True, False or None, not {type(succeeded).__name__}")
+    if type(stop_after) is not int or stop_after < 1:
+        raise Refused("stop_after must be a whole number from 1")
+    content: object = {"episode": episode, "succeeded": succeeded, "at": at}
     try:
-        clause, params = _finding(playbook_id, "p")
-        writer = limits.name(by, "by")
-        episode_id = checked_episodes([episode], "episode")[0]
-        if not isinstance(succeeded, bool):
-            raise Refused(f"succeeded is True or False, not {type(succeeded).__name__}")
+        content = limits.plain(content, "a run")
+        moment = _when(content["at"])
     except Refused as error:
-        return refuse(graph, KIND, playbook_id, content, error.reason, str(error), by)
-    params.update(
-        {
-            "episode": episode_id,
-            "by": writer,
-            "succeeded": bool(succeeded),
-            "now": clock.now(),
-            "limit": FAILURES_TO_SWITCH_OFF,
-            "library": SWITCHED_BY_LIBRARY,
-        }
-    )
-    try:
-        result = graph.query(clause + _RAN, params).result_set
-    except ResponseError as error:
-        return refuse(graph, KIND, playbook_id, content, "failed", str(error), writer)
-    if not result:
-        if not read(graph, clause + "RETURN p.id", params):
-            reason = f"there is no playbook {params['playbook']!r}"
-            return refuse(graph, KIND, playbook_id, content, "unknown", reason, writer)
-        status, reason = _episodes_why(graph, [episode_id])
-        return refuse(graph, KIND, playbook_id, content, status, reason, writer)
-    found_id, fresh, judged_before, enabled = result[0]
-    if fresh:
-        return {"id": found_id, "status": "judged", "enabled": enabled}
-    if judged_before != succeeded:
-        reason = f"the run of {found_id!r} in {episode_id!r} was judged the other way"
-        return refuse(graph, KIND, found_id, content, "conflict", reason, writer)
-    return {"id": found_id, "status": "unchanged", "enabled": enabled}
+        return refused(graph, playbook_name, content, error.reason, str(error), writer)
+    params = {"name": playbook_name, "episode": episode, "succeeded": succeeded, "by": writer}
+    params.update({"stop_after": min(stop_after, COUNT_BOUND), "at": moment})
+    verdict, found_id, enabled = graph.query(_RAN, params).result_set[0]
+    if verdict == "unknown":
+        return refused(
+            graph, playbook_name, content, "unknown", f"there is no playbook {playbook_name!r}", writer
+        )
+    if verdict == "missing":
+        return refused(graph, playbook_name, content, "missing", "the episode does not exist", writer)
+    return {"id": found_id, "status": verdict, "enabled": enabled}
 
 
 _SWITCH = (
-    "WITH p, p.enabled AS was "
-    "FOREACH (flip IN CASE WHEN was = $on THEN [] ELSE [1] END | "
-    "  SET p.enabled = $on, p.switched_by = $by, p.switched_at = localdatetime($now), "
-    "    p.failures_in_row = CASE WHEN $on THEN 0 ELSE p.failures_in_row END) "
-    "RETURN p.id, was"
+    _NEWEST + "WITH p, CASE WHEN p IS NULL THEN 'unknown' WHEN p.enabled = $on THEN 'exists' "
+    "  WHEN $on THEN 'on' ELSE 'off' END AS verdict "
+    "FOREACH (go IN CASE WHEN verdict IN ['on', 'off'] THEN [1] ELSE [] END | "
+    "  SET p.enabled = $on, p.switched_at = localdatetime($now), p.switched_by = $by, p.`lh.off` = NOT $on, "
+    "    p.failed_in_a_row = CASE WHEN $on THEN 0 ELSE p.failed_in_a_row END) "
+    "RETURN verdict, p.id"
 )
 
 
-def switch(graph, playbook_id: object, on: object, by: object) -> dict:
-    """Switches a version on or off: {"id", "status": "switched", "enabled"}; as it is already:
-    "unchanged". A name switches its newest version. Switching on starts the count of failures in a row
-    again. Only the last switch is kept (switched_by, switched_at). No such playbook: "unknown".
+def switch(graph, name: object, by: object, on: object) -> dict:
+    """Switches the newest version of a playbook on or off: {"id": "<name>#<v>", "status": "on" | "off" |
+    "exists"}. Switching on starts the count of failures in a row again; only the last switch is kept
+    (switched_at, switched_by).
+
+    Names that are not names raise Refused; on that is not a bool raises WrongType; nothing is written
+    then. No such playbook: {"id": None, "status": "unknown", "reason"}, with a WriteFailure. Database
+    errors propagate.
     """
-    content = {"playbook": playbook_id, "on": on, "by": by}
-    try:
-        clause, params = _finding(playbook_id, "p")
-        writer = limits.name(by, "by")
-        if not isinstance(on, bool):
-            raise Refused(f"on is True or False, not {type(on).__name__}")
-    except Refused as error:
-        return refuse(graph, KIND, playbook_id, content, error.reason, str(error), by)
-    params.update({"on": bool(on), "by": writer, "now": clock.now()})
-    try:
-        result = graph.query(clause + _SWITCH, params).result_set
-    except ResponseError as error:
-        return refuse(graph, KIND, playbook_id, content, "failed", str(error), writer)
-    if not result:
-        reason = f"there is no playbook {params['playbook']!r}"
-        return refuse(graph, KIND, playbook_id, content, "unknown", reason, writer)
-    found_id, was = result[0]
-    return {"id": found_id, "status": "unchanged" if was == on else "switched", "enabled": bool(on)}
+    playbook_name = limits.name(name, "a playbook name")
+    writer = limits.name(by, "by")
+    if type(on) is not bool:
+        raise WrongType(f"on must be True or False, not {type(on).__name__}")
+    params = {"name": playbook_name, "on": on, "by": writer, "now": clock.now()}
+    verdict, found_id = graph.query(_SWITCH, params).result_set[0]
+    if verdict == "unknown":
+        content = {"on": on}
+        return refused(
+            graph, playbook_name, content, "unknown", f"there is no playbook {playbook_name!r}", writer
+        )
+    return {"id": found_id, "status": verdict}
 
 
-# From a bound `p`: the episodes it was drawn from and the version it replaces.
-_DETAILS = (
-    "OPTIONAL MATCH (p)-[:DRAWN_FROM]->(source:Episode) "
-    "WITH p, collect(source.id) AS sources "
-    "OPTIONAL MATCH (p)-[:REPLACES]->(older:Playbook) "
-    "RETURN p.id, p.name, p.version, p.trigger, p.steps, p.by, p.written_at, p.needs, p.enabled, "
-    "  p.switched_by, p.switched_at, p.failures_in_row, p.runs, p.succeeded, p.failed, sources, older.id"
-)
-_FIELDS = ("id", "name", "version", "trigger", "steps", "by", "written_at", "needs", "enabled")
-_FIELDS += ("switched_by", "switched_at", "failures_in_row", "runs", "succeeded", "failed")
+# From a bound `p`: the episodes it rests on.
+_DETAILS = "OPTIONAL MATCH (p)-[:DRAWN_FROM]->(source:Episode) RETURN properties(p), collect(source.id)"
 
 
-def _playbook(row: list) -> dict:
-    found = dict(zip(_FIELDS, row[: len(_FIELDS)], strict=True))
-    found["trigger"] = json.loads(found["trigger"])
-    found["steps"] = json.loads(found["steps"])
-    found["written_at"] = clock.from_store(found["written_at"])
-    found["switched_at"] = clock.from_store(found["switched_at"])
-    found["drawn_from"] = sorted(row[-2])
-    found["replaces"] = row[-1]
+def _shown(properties: dict, sources: list) -> dict:
+    """A version as reads give it: its stored properties, trigger, steps and supported_by."""
+    found = {name: item for name, item in properties.items() if not name.startswith("lh.")}
+    for name in TIMES:
+        if name in found:
+            found[name] = clock.from_store(found[name])
+    found["trigger"] = json.loads(properties[TRIGGER])
+    found["steps"] = json.loads(properties[STEPS])
+    found["supported_by"] = sorted(sources)
     return found
 
 
-def playbook(graph, playbook_id: object) -> dict | None:
-    """A version: id, name, version, trigger, steps, by, written_at, needs, enabled, switched_by,
-    switched_at, failures_in_row, runs, succeeded, failed, drawn_from (episode ids), replaces (the id
-    of the version before, or None). A name gives its newest version. None when there is none.
+def playbook(graph, name: object, version: object = None) -> dict | None:
+    """A version of a playbook (the newest when version is None): its stored properties (id, name,
+    version, by, at, recorded_at, enabled, runs, succeeded, failed, failed_in_a_row, and stopped_at,
+    switched_at, switched_by once set), "trigger" (a dict), "steps" (a list of dicts, in order) and
+    "supported_by" (sorted episode ids). None when there is none. Raises Refused for a name that is not
+    a name or a version that is not an int.
     """
-    clause, params = _finding(playbook_id, "p")
-    result = read(graph, clause + _DETAILS, params)
-    return _playbook(result[0]) if result else None
+    playbook_name = limits.name(name, "a playbook name")
+    if version is not None and type(version) is not int:
+        raise Refused(f"a version must be a whole number, not {type(version).__name__}")
+    if version is not None and not 1 <= version <= COUNT_BOUND:
+        return None
+    if version is None:
+        query = _NEWEST + "WITH p WHERE p IS NOT NULL " + _DETAILS
+    else:
+        query = "MATCH (p:Playbook {name: $name}) WHERE p.version = $version " + _DETAILS
+    result = read(graph, query, {"name": playbook_name, "version": version})
+    return _shown(*result[0]) if result else None
 
 
-# The newest enabled version of each name, kept when each of its trigger's names is in the situation
-# with an equal value of the same type: the query does the comparing, so 1 does not fit true or "1".
 _FOR = (
-    "MATCH (enabled_version:Playbook) WHERE enabled_version.enabled = true "
-    "WITH enabled_version.name AS name, collect(enabled_version) AS versions "
-    "WITH reduce(top = null, one IN versions | "
-    "  CASE WHEN top IS NULL OR one.version > top.version THEN one ELSE top END) AS p "
+    "MATCH (p:Playbook) WHERE p.enabled = true "
     "WITH p, [prop IN keys(p) WHERE prop STARTS WITH $prefix] AS conditions "
-    "WHERE size(conditions) > 0 AND all(prop IN conditions WHERE prop IN $given "
-    "  AND p[prop] = $situation[prop] AND typeOf(p[prop]) = typeOf($situation[prop])) "
-    "OPTIONAL MATCH (p)-[:DRAWN_FROM]->(evidence:Episode) "
-    "WITH p, size(conditions) AS specificity, count(evidence) AS drawn "
-    "WITH p, specificity, drawn ORDER BY specificity DESC, drawn DESC, p.name LIMIT $limit "
+    "WHERE size(conditions) > 0 AND all(prop IN conditions WHERE prop IN $given AND p[prop] = $situation[prop]) "
+    + _DETAILS
 )
 
 
-def playbooks_for(graph, situation: object, limit: int = 20) -> list[dict]:
-    """The playbooks for a situation: of each name, its newest version that is switched on, when every
-    condition of its trigger is in the situation with an equal value of the same type (true does not fit
-    1, nor "1" fit 1, nor 1.0 fit 1). The most specific first (the most conditions), then the one drawn
-    from the most episodes, then by name; each as playbook() gives it. One round trip.
+def playbooks_for(graph, situation: object) -> list[dict]:
+    """The enabled playbooks whose every trigger property is in the situation with an equal value of
+    the same type (true does not fit 1, nor 3 fit "3"), each as playbook() gives it: those that failed
+    least against their successes first, then the most runs, then by name. One round trip.
+
+    Raises WrongType when situation is not a dict, Refused for a name or value that cannot be stored.
     """
-    given = checked_conditions(situation, "a situation", allow_empty=True)
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise Refused(f"limit is a whole number from 1 to {MAX_LIMIT:,}")
-    params = {
-        "prefix": TRIGGER_PREFIX,
-        "given": [TRIGGER_PREFIX + key for key in given],
-        "situation": {TRIGGER_PREFIX + key: item for key, item in given.items()},
-        "limit": limit,
-    }
-    found = [_playbook(row) for row in read(graph, _FOR + _DETAILS, params)]
-    # The query chose them in this order; an aggregation after it need not keep it.
-    return sorted(found, key=lambda item: (-len(item["trigger"]), -len(item["drawn_from"]), item["name"]))
+    compared = checked_situation(situation)
+    params = {"prefix": WHEN, "given": list(compared), "situation": compared}
+    found = [_shown(*row) for row in read(graph, _FOR, params)]
+    found.sort(
+        key=lambda item: (item["failed"] - item["succeeded"], -item["runs"], item["name"], item["version"])
+    )
+    return found

@@ -1,4 +1,9 @@
-"""history(), as_of(), related(): what an entity held, at any time, in one round trip each."""
+"""history(), as_of(), related(): what an entity held, at any time, in one round trip each.
+
+Arguments are checked before the read: a bad key or time raises Refused (a ValueError), a kind that is
+not a Kind or a time of a type that is not a time raises WrongType (a TypeError). Database errors pass
+as redis.exceptions.ResponseError.
+"""
 
 from __future__ import annotations
 
@@ -6,58 +11,55 @@ from functools import lru_cache
 
 from . import clock, values
 from .graphs import read
-from .kinds import OWNED_NAMES, Kind
-from .values import Refused
+from .kinds import Kind, is_owned
+from .values import WrongType
 
-# What a State shows besides its values; words stay inside the graph.
+# What a State shows besides its values (only those that are set); words stay inside the graph.
 _TIMES = ("valid_from", "valid_to", "seen_last", "recorded_at")
+_SHOWN = ("by", "fp", "entry")
 
 
 def checked_entity(kind: object, key: object) -> str | int:
     """The key of an entity of a kind, checked: what every read by key starts from."""
-    if not isinstance(kind, Kind):
-        raise Refused(f"kind must be a Kind, not {type(kind).__name__}")
+    if type(kind) is not Kind:
+        raise WrongType(f"kind must be a Kind, not {values.sort_of(kind)}")
     return values.key(key)
 
 
 def moment(at: object) -> str:
-    """The time a read asks at (now without one), as localdatetime() reads it, or Refused."""
+    """The time a read asks at (now without one), as localdatetime() reads it; Refused or WrongType."""
     if at is None:
         return clock.now()
-    try:
-        return clock.stamp(clock.parse(at))
-    except clock.TimeError as error:
-        raise Refused(str(error)) from None
+    return clock.stamp_of(clock.parse(at))
 
 
-def shown(kind: Kind, props: dict, entry: str | None) -> dict:
-    """A State as the reads give it: its values, when it held, who wrote it, and the entry it came from."""
+def shown(kind: Kind, props: dict) -> dict:
+    """A State as the reads give it: its values (declared times as datetime), valid_from, valid_to once
+    closed, recorded_at, by, fp, seen_last once set, and entry when it has evidence."""
     found: dict = {}
     for name, item in props.items():
+        if item is None:
+            continue
         if name in _TIMES or name in kind.times:
             found[name] = clock.from_store(item)
-        elif name == "by" or name not in OWNED_NAMES:
+        elif name in _SHOWN or not is_owned(name):
             found[name] = item
-    found.setdefault("valid_to", None)
-    found.setdefault("seen_last", None)
-    found["entry"] = entry
     return found
 
 
 @lru_cache(maxsize=256)
 def _history_query(kind: Kind) -> str:
     return (
-        # A State keeps the id of the entry it came from (beside its FROM edge): one step less to read.
         f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s:State) "
-        "RETURN properties(s), s.entry ORDER BY s.valid_from"
+        "RETURN properties(s) ORDER BY s.valid_from"
     )
 
 
-def history(graph, kind: Kind, key: object) -> list[dict]:
-    """Every version of an entity, oldest first: its values, valid_from, valid_to, seen_last, by, entry."""
+def history(graph, kind, key) -> list[dict]:
+    """Every State of an entity, oldest first (by valid_from); [] for an entity that does not exist."""
     key = checked_entity(kind, key)
     result = read(graph, _history_query(kind), {"key": key})
-    return [shown(kind, props, entry) for props, entry in result]
+    return [shown(kind, props) for (props,) in result]
 
 
 @lru_cache(maxsize=256)
@@ -67,18 +69,21 @@ def _as_of_query(kind: Kind) -> str:
     return (
         f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s) "
         "WHERE s.valid_from <= localdatetime($at) AND (s.valid_to IS NULL OR s.valid_to > localdatetime($at)) "
-        "RETURN properties(s), s.entry LIMIT 1"
+        "RETURN properties(s) LIMIT 1"
     )
 
 
-def as_of(graph, kind: Kind, key: object, at: object = None) -> dict | None:
-    """The State that held at a time (now without one), or None when the entity did not exist then."""
+def as_of(graph, kind, key, when) -> dict | None:
+    """The State with valid_from <= when < valid_to, shaped as history() gives it, or None.
+
+    when is required: None, blank or unparseable raises Refused; a type that is not a time, WrongType.
+    """
     key = checked_entity(kind, key)
-    result = read(graph, _as_of_query(kind), {"key": key, "at": moment(at)})
+    at = clock.stamp_of(clock.parse(when))
+    result = read(graph, _as_of_query(kind), {"key": key, "at": at})
     if not result:
         return None
-    props, entry = result[0]
-    return shown(kind, props, entry)
+    return shown(kind, result[0][0])
 
 
 @lru_cache(maxsize=1024)
@@ -91,10 +96,14 @@ def _related_query(kind: Kind, relation: str) -> str:
     )
 
 
-def related(graph, kind: Kind, key: object, relation: str, at: object = None) -> list:
-    """The targets of a relation that held at a time (now without one), sorted."""
+def related(graph, kind, key, relation, when=None) -> list:
+    """The targets of a relation, sorted: the open edges, or with when, the edges valid then.
+
+    Refused for a relation the kind does not declare ("no relation 'X'"), a bad key or a blank or
+    unparseable when.
+    """
     key = checked_entity(kind, key)
-    if not isinstance(relation, str) or relation not in kind.relations:
-        raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
-    result = read(graph, _related_query(kind, relation), {"key": key, "at": moment(at)})
+    if type(relation) is not str or relation not in kind.relations:
+        raise values.Refused(f"{kind.label} has no relation {values.shown(relation)}")
+    result = read(graph, _related_query(kind, relation), {"key": key, "at": moment(when)})
     return sorted((row[0] for row in result), key=lambda item: (type(item).__name__, item))

@@ -39,7 +39,7 @@ def _parsed(reference: object) -> Reference:
     if type(reference) not in (tuple, list) or len(reference) != 2:
         raise Refused(f"a reference is (Kind, key), (label, id) or an entry id, not {printable(reference)}")
     label, given = reference
-    if isinstance(label, Kind):
+    if issubclass(type(label), Kind):  # not isinstance: an object can give any class as its __class__
         return (label.label, key(given, f"the key of a {label.label}"))
     if type(label) is not str or not PLAIN_NAME.match(label):
         raise Refused(f"a reference's label must be a Kind or a plain name, not {printable(label)}")
@@ -147,7 +147,7 @@ def from_store(labels: list[str], record_id: object, entity_key: object) -> Refe
     for label in labels:
         if label != "Entity" and not label.endswith("ToEmbed"):
             return (label, entity_key)
-    raise ValueError(f"a node with labels {labels!r} is not something a reference can name")
+    raise Refused(f"a node with labels {labels!r} is not something a reference can name")
 
 
 def shown(listed: list) -> list[Reference]:

@@ -20,7 +20,7 @@ from . import values as limits
 from .graphs import read
 
 HELD = "PT1M"  # how long a version holds to count for its writer (an ISO 8601 duration)
-KINDS = ("entries", "episodes", "runs", "versions")
+EVIDENCE = ("entries", "episodes", "runs", "versions")
 
 # One query, one part per kind of evidence, each with variables of its own (FalkorDB 4.22 lets a name
 # bound inside CALL {} clash with the same name later). Every part gives one row, also with no match.
@@ -35,38 +35,53 @@ _TRUST = (
     "  WITH ended, count(rests) AS supports "
     "  OPTIONAL MATCH (ended)<-[denies:CONTRADICTED_BY]-(:Lesson) "
     "  WITH ended, supports, count(denies) AS contradicts "
-    "  RETURN sum(CASE WHEN ended IS NOT NULL AND supports > 0 THEN 1 ELSE 0 END) AS episodes_for, "
+    "  RETURN count(ended) AS episodes_closed, "
+    "    sum(CASE WHEN ended IS NOT NULL AND supports > 0 THEN 1 ELSE 0 END) AS episodes_for, "
     "    sum(CASE WHEN ended IS NOT NULL AND contradicts > 0 THEN 1 ELSE 0 END) AS episodes_against } "
     "CALL { OPTIONAL MATCH (:Playbook)-[run:RAN_IN]->(:Episode) WHERE run.by = $agent "
-    "  RETURN sum(CASE WHEN run.succeeded = true THEN 1 ELSE 0 END) AS runs_for, "
+    "  RETURN count(run) AS runs_all, sum(CASE WHEN run.succeeded = true THEN 1 ELSE 0 END) AS runs_for, "
     "    sum(CASE WHEN run.succeeded = false THEN 1 ELSE 0 END) AS runs_against } "
     "CALL { OPTIONAL MATCH (version:State {by: $agent}) "
-    "  RETURN sum(CASE WHEN version IS NULL THEN 0 "
+    "  RETURN count(version) AS versions_all, sum(CASE WHEN version IS NULL THEN 0 "
     "      WHEN coalesce(version.valid_to, localdatetime($now)) >= version.valid_from + duration($held) "
     "      THEN 1 ELSE 0 END) AS versions_for, "
     "    sum(CASE WHEN version.valid_to IS NOT NULL "
     "      AND version.valid_to < version.valid_from + duration($held) THEN 1 ELSE 0 END) AS versions_against } "
     "RETURN entries_all - entries_wrong, entries_wrong, episodes_for, episodes_against, runs_for, "
-    "  runs_against, versions_for, versions_against"
+    "  runs_against, versions_for, versions_against, entries_all, episodes_closed, runs_all, versions_all"
 )
 
 
-def _rate(support: int, against: int) -> dict:
-    rate = None if support + against == 0 else (support + 1) / (support + against + 2)
-    return {"for": support, "against": against, "rate": rate}
+def _rate(support: int, against: int) -> float | None:
+    return None if support + against == 0 else (support + 1) / (support + against + 2)
 
 
 def agent_trust(graph, agent: object) -> dict:
-    """What the graph records of an agent's work: {"score", "entries", "episodes", "runs", "versions"}.
+    """What the graph records of an agent's work, and how far it held.
 
-    Each kind is {"for", "against", "rate"}: rate is (for + 1) / (for + against + 2), or None when the
-    kind has no evidence. score is the mean of the rates that are not None, or None when none is. One
-    query; it reads every playbook run to find the agent's. A name that cannot be an agent's raises
-    Refused.
+    {"agent", "score": the mean of the rates of the kinds of evidence it has, rounded to 4 places, or
+    None with no evidence; "entries_written", "entries_invalidated", "closed_episodes",
+    "corroborated_episodes", "contradicted_episodes", "playbook_runs", "runs_succeeded",
+    "runs_failed", "states_written", "states_short_lived": counts}. A rate is (for + 1) / (for +
+    against + 2). One query; it reads every playbook run to find the agent's. An agent that is not a
+    name raises Refused (a ValueError) before anything is read; database errors propagate.
     """
     checked = limits.name(agent, "an agent")
     result = read(graph, _TRUST, {"agent": checked, "now": clock.now(), "held": HELD})
-    counts = [int(item or 0) for item in result[0]] if result else [0] * 8
-    found = {kind: _rate(counts[2 * place], counts[2 * place + 1]) for place, kind in enumerate(KINDS)}
-    rates = [found[kind]["rate"] for kind in KINDS if found[kind]["rate"] is not None]
-    return {"agent": checked, "score": sum(rates) / len(rates) if rates else None, **found}
+    counts = [int(item or 0) for item in result[0]] if result else [0] * 12
+    rates = [_rate(counts[2 * place], counts[2 * place + 1]) for place in range(len(EVIDENCE))]
+    given = [rate for rate in rates if rate is not None]
+    return {
+        "agent": checked,
+        "score": round(sum(given) / len(given), 4) if given else None,
+        "entries_written": counts[8],
+        "entries_invalidated": counts[1],
+        "closed_episodes": counts[9],
+        "corroborated_episodes": counts[2],
+        "contradicted_episodes": counts[3],
+        "playbook_runs": counts[10],
+        "runs_succeeded": counts[4],
+        "runs_failed": counts[5],
+        "states_written": counts[11],
+        "states_short_lived": counts[7],
+    }

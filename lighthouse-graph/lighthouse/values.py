@@ -6,7 +6,6 @@ import json
 import math
 import re
 import unicodedata
-
 from datetime import datetime
 
 from .errors import Refused, WrongType
@@ -41,12 +40,20 @@ def _bad_characters(text: str) -> str | None:
     return "a NUL character" if found.group() == "\x00" else "a lone surrogate"
 
 
+_TYPE_NAME = type.__dict__["__name__"]
+
+
+def sort_of(given: object) -> str:
+    """The name of the type of what was given, read so that no metaclass can lie about it or raise."""
+    return _TYPE_NAME.__get__(type(given))
+
+
 def shown(given: object) -> str:
     """A short, printable form of what was given, for a message."""
     try:
         if type(given) is str:
             return ascii(given[:80])[:80]
-        return ascii(given)[:80] if type(given) is int else type(given).__name__
+        return ascii(given)[:80] if type(given) is int else sort_of(given)
     except ValueError:  # an int too long to print
         return "a number too long to show"
 
@@ -57,7 +64,7 @@ def text(value: object, what: str, limit: int = MAX_TEXT) -> str:
     Exactly a str: a subclass could change how it prints, measures or quotes into a query.
     """
     if type(value) is not str:
-        raise Refused(f"{what} must be text, not {type(value).__name__}")
+        raise Refused(f"{what} must be text, not {sort_of(value)}")
     if len(value) > limit:
         raise Refused(f"{what} must be text of at most {limit} characters")
     bad = _bad_characters(value)
@@ -88,15 +95,18 @@ def key(value: object, what: str = "a key") -> str | int:
             raise Refused(f"{what} is out of the 64-bit range")
         return value
     if type(value) is not str:
-        raise Refused(f"{what} must be text or a whole number, not {type(value).__name__}")
+        raise Refused(f"{what} must be text or a whole number, not {sort_of(value)}")
     return name(value, what)
 
 
-def property_name(value: object, what: str = "a value's name") -> str:
-    """A property name ([A-Za-z_][A-Za-z0-9_]{0,99}) that the library does not own."""
+def property_name(
+    value: object, what: str = "a value's name", *, reserved: frozenset[str] = OWNED_NAMES
+) -> str:
+    """A property name ([A-Za-z_][A-Za-z0-9_]{0,99}) that is not reserved: by default, not one the library
+    owns on entities and States; a record passes the names the API reserves for it instead."""
     if type(value) is not str or not PLAIN_NAME.match(value):
         raise Refused(f"{what} must be a property name ([A-Za-z_][A-Za-z0-9_]{{0,99}}): {shown(value)}")
-    if value in OWNED_NAMES:
+    if value in reserved:
         raise Refused(f"{what} {value!r} belongs to the library")
     return value
 
@@ -110,7 +120,8 @@ def plain(given: object, what: str = "the input", depth: int = 0) -> object:
     """
     try:
         kind = type(given)
-        if given is None or kind in (bool, int, float, str, datetime) or isinstance(given, Kind):
+        # issubclass of type(), not isinstance: an object can give any class as its __class__.
+        if given is None or kind in (bool, int, float, str, datetime) or issubclass(kind, Kind):
             return given
         if depth >= MAX_DEPTH:
             raise Refused(f"{what} is nested more than {MAX_DEPTH} deep")
@@ -118,7 +129,7 @@ def plain(given: object, what: str = "the input", depth: int = 0) -> object:
             copied = {}
             for name_given, item in dict.items(given):
                 if type(name_given) is not str:
-                    raise Refused(f"{what} has a key that is not text: {type(name_given).__name__}")
+                    raise Refused(f"{what} has a key that is not text: {sort_of(name_given)}")
                 copied[name_given] = plain(item, what, depth + 1)
             return copied
         if kind is list:
@@ -128,8 +139,8 @@ def plain(given: object, what: str = "the input", depth: int = 0) -> object:
     except Refused:
         raise
     except Exception as error:  # what the caller gave could not even be read
-        raise Refused(f"{what} could not be read: {type(error).__name__}") from None
-    raise Refused(f"{what} holds a {type(given).__name__}, which cannot be stored")
+        raise Refused(f"{what} could not be read: {sort_of(error)}") from None
+    raise Refused(f"{what} holds a {sort_of(given)}, which cannot be stored")
 
 
 def stored_float(number: float, what: str) -> float:
@@ -159,7 +170,7 @@ def scalar(value: object, what: str) -> str | int | float | bool:
         return stored_float(value, what)
     if kind is str:
         return text(value, what)
-    raise Refused(f"{what} cannot be stored: {kind.__name__}")
+    raise Refused(f"{what} cannot be stored: {sort_of(value)}")
 
 
 def value(item: object, what: str) -> object:
@@ -173,17 +184,20 @@ def value(item: object, what: str) -> object:
     return scalar(item, what)
 
 
-def values(given: object, what: str = "values") -> dict[str, object]:
-    """A mapping of property names to stored values, at most 200 of them."""
+def values(
+    given: object, what: str = "values", *, reserved: frozenset[str] = OWNED_NAMES
+) -> dict[str, object]:
+    """A mapping of property names to stored values, at most 200 of them; no name in reserved (by default
+    the names the library owns on entities and States; a record passes the names the API reserves)."""
     if given is None:
         return {}
     if type(given) is not dict:
-        raise Refused(f"{what} must be a dict, not {type(given).__name__}")
+        raise Refused(f"{what} must be a dict, not {sort_of(given)}")
     if len(given) > MAX_VALUES:
         raise Refused(f"{what} holds more than {MAX_VALUES} values")
     checked = {}
     for name_given, item in given.items():
-        plain = property_name(name_given, "the name of a value")
+        plain = property_name(name_given, "the name of a value", reserved=reserved)
         checked[plain] = value(item, f"the value {plain!r}")
     return checked
 
@@ -197,7 +211,7 @@ def measured(whole: object, what: str = "a row") -> int:
     except RecursionError:
         raise Refused(f"{what} is nested too deep to read") from None
     except Exception as error:  # an object whose str() raises: hostile input is refused, not a crash
-        raise Refused(f"{what} holds a {type(error).__name__} when read") from None
+        raise Refused(f"{what} holds a {sort_of(error)} when read") from None
     if size > MAX_ROW:
         raise Refused(f"{what} is longer than {MAX_ROW:,} characters")
     return size
@@ -211,7 +225,7 @@ def kept(content: object) -> str:
         try:
             shown = ascii(content)
         except Exception:
-            shown = f"<{type(content).__name__} that cannot be shown>"
+            shown = f"<{sort_of(content)} that cannot be shown>"
     return shown[:MAX_KEPT]
 
 
@@ -250,6 +264,6 @@ def words(content: str) -> str:
 def question(asked: object) -> list[str]:
     """The words of a question: letters and digits only, at most 20 words of at most 50 characters."""
     if type(asked) is not str:
-        raise WrongType(f"a question must be text, not {type(asked).__name__}")
+        raise WrongType(f"a question must be text, not {sort_of(asked)}")
     found = words(asked[:MAX_QUESTION]).split()
     return [word[:MAX_WORD] for word in found[:MAX_QUESTION_WORDS]]

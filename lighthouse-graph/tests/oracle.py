@@ -141,10 +141,10 @@ class Oracle:
         if entry is not None and entry not in self.entries:
             return "missing"
         versions = self.keys.get(canon(key))
-        if not versions:
-            return "unknown"
         t = moment(t)
-        current = versions[-1]
+        current = (
+            versions[-1] if versions else Version(t, None, None, {}, {}, None)
+        )  # created from what it names
         if t < current.valid_from:
             return "stale"
         merged = dict(current.values)
@@ -262,7 +262,7 @@ def cuts(draw, rows: list) -> list[list]:
 
 # --- checks against the graph ---------------------------------------------------------------------
 
-_SHOWN = {"valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry"}
+_SHOWN = {"valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry", "fp"}
 
 
 def plain(kind, values: dict) -> dict:
@@ -280,7 +280,9 @@ def check_key(graph, kind, oracle: Oracle, key, probes: list[str], entries: bool
     found = history(graph, kind, key)
     assert len(found) == len(expected), (key, found, expected)
     for got, want in zip(found, expected, strict=True):
-        assert (got["valid_from"], got["valid_to"], got["seen_last"]) == (
+        assert None not in got.values(), got  # an unset property is missing, never None
+        assert type(got["fp"]) is str and int(got["fp"], 16) >= 0, got
+        assert (got["valid_from"], got.get("valid_to"), got.get("seen_last")) == (
             want.valid_from,
             want.valid_to,
             want.seen_last,
@@ -288,7 +290,7 @@ def check_key(graph, kind, oracle: Oracle, key, probes: list[str], entries: bool
         shown = {name: item for name, item in got.items() if name not in _SHOWN}
         assert typed_values(shown) == typed_values(plain(kind, want.values)), (key, got, want)
         if entries:
-            assert got["entry"] == want.entry, (key, got, want)
+            assert got.get("entry") == want.entry, (key, got, want)
     for probe in probes:
         state = as_of(graph, kind, key, probe)
         want = oracle.as_of(key, probe)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from devices import DEVICE, KINDS, ROOM
-from lighthouse import ensure_schema, remember
+from devices import DEVICE, KINDS, PERSON, ROOM
+from lighthouse import ensure_schema, open_episode, record, remember
 from lighthouse.algorithms.connection import connection
 from lighthouse.algorithms.groups import groups
 from lighthouse.algorithms.ranking import between, important
@@ -102,3 +102,88 @@ def test_questions_about_a_graph_that_does_not_exist_answer_nothing(graph):
     assert important(graph, [DEVICE]) == []
     assert between(graph, [DEVICE]) == []
     assert connection(graph, (DEVICE, "d1"), (ROOM, "r1")) is None
+
+
+# --- the published parameters (API 2.13) ---------------------------------------------------------------
+
+
+def test_every_parameter_is_taken_by_position_in_the_published_order(world):
+    the_seed(world)
+    put(world, DEVICE, "d2", T1, LOCATED_IN="r1")
+    by_name = groups(world, [DEVICE], relations=None, records=(), at_least=1, limit=1, show=2, at=None)
+    assert groups(world, [DEVICE], None, (), 1, 1, 2, None) == by_name
+    assert by_name == [{"size": 6, "members": [("Device", "d1"), ("Device", "d2")]}]
+    assert important(world, [DEVICE], "LOCATED_IN", 2, T3) == important(
+        world, [DEVICE], relation="LOCATED_IN", limit=2, at=T3
+    )
+    assert between(world, [DEVICE], None, 3, 1, 5, None) == between(
+        world, [DEVICE], relations=None, limit=3, sample=1, seed=5, at=None
+    )
+    assert connection(world, (DEVICE, "d1"), (DEVICE, "d2"), (), None, 2, None) == connection(
+        world, (DEVICE, "d1"), (DEVICE, "d2"), kinds=(), relations=None, max_hops=2, at=None
+    )
+
+
+def test_groups_keep_to_at_least_and_list_show_members(world):
+    for key, room in (("a", "r1"), ("b", "r1"), ("c", "r1"), ("d", "r2"), ("e", "r3")):
+        put(world, DEVICE, key, T1, LOCATED_IN=room)
+    put(world, DEVICE, "lonely", T1)
+    every = groups(world, [DEVICE], ["LOCATED_IN"], at_least=1)
+    assert [group["size"] for group in every] == [4, 2, 2, 1]
+    assert every[-1]["members"] == [("Device", "lonely")]
+    assert [group["size"] for group in groups(world, [DEVICE], ["LOCATED_IN"])] == [4, 2, 2]
+    assert [group["size"] for group in groups(world, [DEVICE], ["LOCATED_IN"], at_least=3)] == [4]
+    shown = groups(world, [DEVICE], ["LOCATED_IN"], show=2, limit=2)
+    assert shown == [
+        {"size": 4, "members": [("Device", "a"), ("Device", "b")]},
+        {"size": 2, "members": [("Device", "d"), ("Room", "r2")]},
+    ]
+
+
+def test_records_of_each_label_take_part_by_their_id(world):
+    put(world, DEVICE, "d1", T1, LOCATED_IN="r1")
+    put(world, DEVICE, "d2", T1, LOCATED_IN="r2")
+    open_episode(world, "e1", by="watcher", about=[(DEVICE, "d1")], at=T1)
+    record(world, "e1", "note", by="watcher", cites=[(DEVICE, "d2")], at=T1)
+    found = groups(world, [DEVICE], ["LOCATED_IN", "ABOUT", "HAS", "CITES"], records=["Episode", "Entry"])
+    assert found == [
+        {
+            "size": 6,
+            "members": [
+                ("Device", "d1"),
+                ("Device", "d2"),
+                ("Entry", "e1/1"),
+                ("Episode", "e1"),
+                ("Room", "r1"),
+                ("Room", "r2"),
+            ],
+        }
+    ]
+    # Without the entries the citation joins nothing: two groups.
+    assert len(groups(world, [DEVICE], ["LOCATED_IN", "ABOUT", "CITES"], records=["Episode"])) == 2
+
+
+def test_important_scores_sum_to_one_over_every_entity(world):
+    the_seed(world)
+    found = important(world, [DEVICE], limit=1000)
+    assert sum(one["score"] for one in found) == pytest.approx(1.0)
+    assert {one["entity"][0] for one in found} == {"Device", "Room", "Team"}
+
+
+def test_the_seed_of_between_draws_the_sample(world):
+    for index in range(12):
+        put(world, PERSON, f"p{index}", T1, KNOWS=[f"p{(index + 1) % 12}", f"p{(index + 5) % 12}"])
+    asked = {seed: between(world, [PERSON], sample=3, seed=seed, limit=12) for seed in (1, 2, 3, 4)}
+    assert asked[1] == between(world, [PERSON], sample=3, seed=1, limit=12)
+    assert len({repr(answer) for answer in asked.values()}) > 1
+
+
+def test_a_chain_longer_than_max_hops_is_none(world):
+    names = [f"p{index}" for index in range(5)]
+    for here, there in zip(names, names[1:], strict=False):
+        put(world, PERSON, here, T1, KNOWS=[there])
+    assert len(connection(world, (PERSON, "p0"), (PERSON, "p4"))) == 4
+    assert len(connection(world, (PERSON, "p0"), (PERSON, "p4"), max_hops=4)) == 4
+    assert connection(world, (PERSON, "p0"), (PERSON, "p4"), max_hops=3) is None
+    assert connection(world, (PERSON, "p0"), (PERSON, "nobody")) is None
+    assert connection(world, (PERSON, "p2"), (PERSON, "p2")) == []

@@ -6,7 +6,6 @@ import random
 
 import plain
 import pytest
-from lighthouse.algorithms import kept
 from lighthouse.algorithms.components import components, name_key, names_in, shaped
 
 
@@ -27,7 +26,7 @@ def test_groups_come_largest_first_then_by_their_first_member():
         (2, [("Room", "a"), ("Device", "y")]),
         (1, [("Device", 9)]),
     ]
-    found = shaped(given, 10)
+    found = shaped(given, 1, 10, 10)
     assert [group["members"] for group in found] == [
         [("Device", "y"), ("Room", "a")],
         [("Device", "z"), ("Room", 2)],
@@ -35,13 +34,22 @@ def test_groups_come_largest_first_then_by_their_first_member():
         [("Device", 10)],
         [("Device", "b")],
     ]
-    assert [group["members"] for group in shaped(given, 2)] == [group["members"] for group in found[:2]]
+    assert [group["members"] for group in shaped(given, 1, 2, 10)] == [
+        group["members"] for group in found[:2]
+    ]
     assert name_key(("Device", 10)) < name_key(("Device", "1"))
 
 
-def test_an_answer_lists_at_most_10000_names_and_keeps_the_sizes():
-    big = [("Device", number) for number in range(kept.MAX_NAMES - 3)]
-    found = shaped([(len(big), big), (5, [("Room", n) for n in range(5)]), (1, [("Team", "t")])], 10)
-    assert [group["size"] for group in found] == [kept.MAX_NAMES - 3, 5, 1]
-    assert [len(group["members"]) for group in found] == [kept.MAX_NAMES - 3, 3, 0]
-    assert names_in(found) == kept.MAX_NAMES
+def test_a_group_lists_at_most_show_members_and_keeps_its_size():
+    big = [("Device", number) for number in range(30)]
+    given = [(len(big), big), (5, [("Room", n) for n in range(5)]), (1, [("Team", "t")])]
+    found = shaped(given, 1, 10, 4)
+    assert [group["size"] for group in found] == [30, 5, 1]
+    assert [group["members"] for group in found] == [
+        big[:4],
+        [("Room", n) for n in range(4)],
+        [("Team", "t")],
+    ]
+    assert names_in(found) == 9
+    assert [group["size"] for group in shaped(given, 5, 10, 4)] == [30, 5]  # at_least leaves out the small
+    assert shaped(given, 31, 10, 4) == []

@@ -1,4 +1,4 @@
-"""groups() now: FalkorDB's algo.WCC checked against union-find, records through ABOUT, order and size."""
+"""groups() now: union-find over one read, checked against a plain one and FalkorDB's algo.WCC; records; order."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def test_groups_are_those_of_union_find(world, seed):
     history = plain.random_history(seed)
     history.send(world, remember)
     expected = plain.groups(history.nodes(ALL), [(a, b) for a, b, _ in history.edges()])
-    found = groups(world, [PERSON, DEVICE], limit=1000)
+    found = groups(world, [PERSON, DEVICE], at_least=1, limit=1000)
     assert as_sets(found) == expected
     order = [(-group["size"], name_key(group["members"][0])) for group in found]
     assert order == sorted(order)
@@ -60,8 +60,9 @@ def test_groups_are_those_of_union_find(world, seed):
         - {n for n in history.nodes(ALL) if n[0] == "Team"},
         [(a, b) for a, b, kind in history.edges() if kind == "LOCATED_IN"],
     )
-    assert as_sets(groups(world, [DEVICE], ["LOCATED_IN"], limit=1000)) == devices
-    assert groups(world, [PERSON, DEVICE], limit=2) == found[:2]
+    assert as_sets(groups(world, [DEVICE], ["LOCATED_IN"], at_least=1, limit=1000)) == devices
+    assert groups(world, [PERSON, DEVICE], at_least=1, limit=2) == found[:2]
+    assert groups(world, [PERSON, DEVICE], limit=1000) == [group for group in found if group["size"] >= 2]
 
 
 def test_falkordbs_wcc_agrees_with_union_find_where_other_labels_lie_between(world):

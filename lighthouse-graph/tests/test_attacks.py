@@ -10,7 +10,7 @@ import pytest
 from devices import DEVICE, PERSON
 from lighthouse import as_of, clock, history, related, remember, update
 from lighthouse.graphs import read
-from lighthouse.values import Refused
+from lighthouse.values import Refused, WrongType
 from oracle import at
 
 QUERY_TEXT = ["') DETACH DELETE n //", "`}) MATCH (n) DETACH DELETE n //", "$x", "{", "}", '"; DROP', "\\"]
@@ -23,7 +23,6 @@ def world(graph):
     remember(
         graph,
         DEVICE,
-        "feed",
         [
             {
                 "key": "base",
@@ -33,6 +32,7 @@ def world(graph):
             },
             {"key": "base", "t": at(2), "values": {"status": "hot"}, "relations": {"LOCATED_IN": "r1"}},
         ],
+        "feed",
     )
     return graph
 
@@ -70,7 +70,7 @@ def row(**fields):
 
 
 def write(graph, *rows, by="feed", kind=DEVICE):
-    return lambda: remember(graph, kind, by, list(rows))
+    return lambda: remember(graph, kind, list(rows), by)
 
 
 # --- query text where a name or a value goes ----------------------------------------------------------
@@ -82,8 +82,8 @@ def test_query_text_in_keys_values_names_and_targets_is_stored_as_text(world, te
     receipts = remember(
         world,
         DEVICE,
-        f"agent {text}",
         [{"key": text, "t": at(1), "values": {"status": text}, "relations": {"USED_BY": [text, "red"]}}],
+        f"agent {text}",
     )
     assert receipts == [{"key": text, "status": "created"}]
     assert history(world, DEVICE, text)[0]["status"] == text
@@ -96,7 +96,8 @@ def test_query_text_in_keys_values_names_and_targets_is_stored_as_text(world, te
 
 
 @pytest.mark.parametrize(
-    "name", ["a b", "a`b", "a-b", "1a", "", "a\n", "é", "a" * 65, "a}", "$a", "key", "valid_to"]
+    "name",
+    ["a b", "a`b", "a-b", "1a", "", "a\n", "é", "a" * 101, "a}", "$a", "key", "valid_to", "fp", "lh.rev"],
 )
 def test_value_names_that_are_not_plain_names_are_refused(world, name):
     refused_once(world, write(world, row(values={name: 1})))
@@ -130,7 +131,7 @@ def test_bad_bytes_in_one_row_do_not_stop_the_others(world):
         row(key="b5", entry="look\udfff/1"),
         row(key="b6", t="2026-01-01T00:00:00\x00junk+00:00"),
     ]
-    found = [receipt["status"] for receipt in remember(world, DEVICE, "feed", rows)]
+    found = [receipt["status"] for receipt in remember(world, DEVICE, rows, "feed")]
     assert found == [
         "created",
         "invalid",
@@ -187,7 +188,7 @@ def test_numbers_at_their_limits_are_stored(world):
         "huge": 1.79769313486231e308,
         "flag": False,
     }
-    assert remember(world, DEVICE, "feed", [row(values=values)])[0]["status"] == "created"
+    assert remember(world, DEVICE, [row(values=values)], "feed")[0]["status"] == "created"
     stored = history(world, DEVICE, "d1")[0]
     assert {name: stored[name] for name in values} == values
     # FalkorDB replies with 15 digits: the largest float would read back as infinity, so it is refused.
@@ -196,8 +197,8 @@ def test_numbers_at_their_limits_are_stored(world):
 
 def test_a_float_is_kept_as_it_reads_back_so_a_replay_is_unchanged(world):
     sent = row(values={"ratio": 0.1 + 0.2, "third": [1 / 3]})
-    assert remember(world, DEVICE, "feed", [sent])[0]["status"] == "created"
-    assert remember(world, DEVICE, "feed", [sent])[0]["status"] == "unchanged"
+    assert remember(world, DEVICE, [sent], "feed")[0]["status"] == "created"
+    assert remember(world, DEVICE, [sent], "feed")[0]["status"] == "unchanged"
     assert update(world, DEVICE, "d1", at(1), by="a", values={"ratio": 0.1 + 0.2})["status"] == "unchanged"
     stored = history(world, DEVICE, "d1")
     assert len(stored) == 1 and stored[0]["ratio"] == 0.3 and stored[0]["third"] == [0.333333333333333]
@@ -208,26 +209,26 @@ def test_a_float_is_kept_as_it_reads_back_so_a_replay_is_unchanged(world):
 
 def test_200_values_are_stored_and_201_refused(world):
     assert (
-        remember(world, DEVICE, "f", [row(values={f"v{i}": i for i in range(200)})])[0]["status"] == "created"
+        remember(world, DEVICE, [row(values={f"v{i}": i for i in range(200)})], "f")[0]["status"] == "created"
     )
     refused_once(world, write(world, row(key="d2", values={f"v{i}": i for i in range(201)})))
 
 
 def test_200_targets_are_stored_and_201_refused(world):
     targets = [f"t{i}" for i in range(200)]
-    assert remember(world, DEVICE, "f", [row(relations={"USED_BY": targets})])[0]["status"] == "created"
+    assert remember(world, DEVICE, [row(relations={"USED_BY": targets})], "f")[0]["status"] == "created"
     assert len(related(world, DEVICE, "d1", "USED_BY", at(1))) == 200
     refused_once(world, write(world, row(key="d2", relations={"USED_BY": [*targets, "one more"]})))
 
 
 def test_1000_list_items_are_stored_and_1001_refused(world):
-    assert remember(world, DEVICE, "f", [row(values={"items": list(range(1_000))})])[0]["status"] == "created"
+    assert remember(world, DEVICE, [row(values={"items": list(range(1_000))})], "f")[0]["status"] == "created"
     assert history(world, DEVICE, "d1")[0]["items"] == list(range(1_000))
     refused_once(world, write(world, row(key="d2", values={"items": list(range(1_001))})))
 
 
 def test_100000_characters_of_text_are_stored_and_100001_refused(world):
-    assert remember(world, DEVICE, "f", [row(values={"note": "é" * 100_000})])[0]["status"] == "created"
+    assert remember(world, DEVICE, [row(values={"note": "é" * 100_000})], "f")[0]["status"] == "created"
     assert len(history(world, DEVICE, "d1")[0]["note"]) == 100_000
     refused_once(world, write(world, row(key="d2", values={"note": "é" * 100_001})))
 
@@ -240,7 +241,7 @@ def test_a_row_of_200000_characters_is_stored_and_one_more_refused(world):
         assert len(json.dumps(whole, ensure_ascii=False)) == size
         return whole
 
-    assert remember(world, DEVICE, "f", [sized(200_000, "d1")])[0]["status"] == "created"
+    assert remember(world, DEVICE, [sized(200_000, "d1")], "f")[0]["status"] == "created"
     refused_once(world, write(world, sized(200_001, "d2")))
 
 
@@ -248,44 +249,79 @@ def test_names_of_200_characters_are_stored_and_201_refused(world):
     long_key, long_entry = "k" * 200, "e" * 200
     world.query("CREATE (:Entry {id: $id})", {"id": long_entry})
     good = row(key=long_key, entry=long_entry, relations={"USED_BY": "t" * 200})
-    assert remember(world, DEVICE, "b" * 200, [good])[0]["status"] == "created"
+    assert remember(world, DEVICE, [good], "b" * 200)[0]["status"] == "created"
     assert history(world, DEVICE, long_key)[0]["entry"] == long_entry
     refused_once(world, write(world, row(key="k" * 201)))
     refused_once(world, write(world, row(entry="e" * 201)))
     refused_once(world, write(world, row(relations={"USED_BY": "t" * 201})))
-    refused_once(world, write(world, row(), by="b" * 201))
-    assert remember(world, DEVICE, "f", [row(key="d9", values={"a" * 64: 1})])[0]["status"] == "created"
+    raised_and_nothing_stored(world, write(world, row(), by="b" * 201))
+    assert remember(world, DEVICE, [row(key="d9", values={"a" * 100: 1})], "f")[0]["status"] == "created"
 
 
 def test_times_more_than_five_minutes_ahead_are_refused(world):
     for _ in range(5):  # a second that turns during the call would move the present: try again then
-        start = clock.now()
-        edge = remember(world, DEVICE, "f", [row(key="soon", t=start + timedelta(minutes=5))])[0]
-        past = remember(world, DEVICE, "f", [row(key="late", t=start + timedelta(minutes=5, seconds=1))])[0]
-        if clock.now() == start:
+        start = clock.present()
+        edge = remember(world, DEVICE, [row(key="soon", t=start + timedelta(minutes=5))], "f")[0]
+        past = remember(world, DEVICE, [row(key="late", t=start + timedelta(minutes=5, seconds=1))], "f")[0]
+        if clock.present() == start:
             break
     assert edge["status"] == "created" and past["status"] == "invalid" and "five minutes" in past["reason"]
     refused_once(world, write(world, row(key="later", t="2068-01-01T00:00:00Z")))
-    refused_once(world, lambda: update(world, DEVICE, "base", clock.now() + timedelta(hours=1), by="a"))
+    refused_once(world, lambda: update(world, DEVICE, "base", clock.present() + timedelta(hours=1), by="a"))
 
 
 # --- arguments that are not what they should be -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rows", [{"key": "d1"}, "rows", None, 5, (r for r in [])])
-def test_rows_that_are_not_a_list_are_refused_once(world, rows):
-    refused_once(world, lambda: remember(world, DEVICE, "feed", rows))
+def raised_and_nothing_stored(graph, action, error=Refused):
+    """An identity argument that is not one: it raises, and nothing is written or stored."""
+    before = census(graph)
+    with pytest.raises(error):
+        action()
+    assert census(graph) == before
+
+
+@pytest.mark.parametrize("rows", [None, 5, object()])
+def test_rows_that_are_not_iterable_are_refused_once(world, rows):
+    refused_once(world, lambda: remember(world, DEVICE, rows, "feed"))
+
+
+def test_rows_that_fail_while_they_are_read_are_refused_once_and_nothing_is_written(world):
+    def failing():
+        yield row(key="first")
+        raise RuntimeError("the feed broke")
+
+    refused_once(world, lambda: remember(world, DEVICE, failing(), "feed"))
+
+    class Rows(list):
+        def __iter__(self):
+            raise RuntimeError("no")
+
+    refused_once(world, lambda: remember(world, DEVICE, Rows([row()]), "feed"))
+
+
+def test_any_iterable_of_rows_is_taken(world):
+    assert remember(world, DEVICE, (one for one in [row(key="g1"), row(key="g2")]), "feed") == [
+        {"key": "g1", "status": "created"},
+        {"key": "g2", "status": "created"},
+    ]
+    assert remember(world, DEVICE, (), "feed") == [] and remember(world, DEVICE, iter([]), "feed") == []
+    assert remember(world, DEVICE, {"key": 1}, "feed")[0] == {  # a dict is an iterable of its names
+        "key": None,
+        "status": "invalid",
+        "reason": "a row is a dict, not str",
+    }
 
 
 @pytest.mark.parametrize("by", [None, "", " x", "x\x00", "x\ud800", 5, ["x"]])
-def test_a_writer_that_is_not_a_name_is_refused_once(world, by):
-    refused_once(world, write(world, row(), by=by))
-    refused_once(world, lambda: update(world, DEVICE, "base", at(3), by=by, values={"x": 1}))
+def test_a_writer_that_is_not_a_name_raises_and_nothing_is_stored(world, by):
+    raised_and_nothing_stored(world, write(world, row(), by=by))
+    raised_and_nothing_stored(world, lambda: update(world, DEVICE, "base", at(3), by=by, values={"x": 1}))
 
 
-def test_a_kind_that_is_not_a_kind_is_refused_once(world):
-    refused_once(world, write(world, row(), kind="Device"))
-    refused_once(world, lambda: update(world, None, "base", at(3), by="a"))
+def test_a_kind_that_is_not_a_kind_raises_and_nothing_is_stored(world):
+    raised_and_nothing_stored(world, write(world, row(), kind="Device"), WrongType)
+    raised_and_nothing_stored(world, lambda: update(world, None, "base", at(3), by="a"), WrongType)
 
 
 @pytest.mark.parametrize(
@@ -308,3 +344,119 @@ def test_reads_refuse_keys_of_the_wrong_form_and_change_nothing(world):
             related(world, DEVICE, key, "USED_BY")
     assert census(world) == before
     assert history(world, PERSON, "') DETACH DELETE n //") == []
+
+
+# --- hostile objects: they lie about their type, or fail when read -------------------------------------------
+
+
+class Text(str):
+    def __str__(self):
+        raise RuntimeError("str")
+
+    def __repr__(self):
+        raise RuntimeError("repr")
+
+    def __len__(self):
+        raise RuntimeError("len")
+
+
+class Number(int):
+    def __repr__(self):
+        raise RuntimeError("repr")
+
+    def __str__(self):
+        raise RuntimeError("str")
+
+
+class Mapping(dict):
+    def items(self):
+        raise RuntimeError("items")
+
+    def __iter__(self):
+        raise RuntimeError("iter")
+
+    def __len__(self):
+        raise RuntimeError("len")
+
+
+class Listing(list):
+    def __iter__(self):
+        raise RuntimeError("iter")
+
+    def __len__(self):
+        raise RuntimeError("len")
+
+
+class Lying:
+    """An object that says it is a str."""
+
+    __class__ = str
+
+    def __getattr__(self, name):
+        raise RuntimeError(name)
+
+
+HOSTILE = [Text("d1"), Number(7), Mapping(a=1), Listing([1]), Lying()]
+
+
+def hostile_rows(thing) -> list:
+    """Rows that each carry the hostile thing in another place."""
+    return [
+        {"key": thing, "t": at(1)},
+        {"key": "h1", "t": thing},
+        {"key": "h1", "t": at(1), "values": thing},
+        {"key": "h1", "t": at(1), "values": {"status": thing}},
+        {"key": "h1", "t": at(1), "values": {"levels": [1, thing]}},
+        {"key": "h1", "t": at(1), "relations": thing},
+        {"key": "h1", "t": at(1), "relations": {"USED_BY": thing}},
+        {"key": "h1", "t": at(1), "relations": {"USED_BY": ["red", thing]}},
+        {"key": "h1", "t": at(1), "entry": thing},
+        Mapping(key="h1", t=at(1)),
+        thing,
+    ]
+
+
+@pytest.mark.parametrize("thing", HOSTILE, ids=lambda one: type(one).__name__)
+def test_a_hostile_object_in_a_row_costs_that_row_only(world, thing):
+    for bad in hostile_rows(thing):
+        found = refused_once(world, write(world, bad))
+        assert found["key"] in (None, "h1") and isinstance(found["reason"], str)
+    good = row(key="fine", values={"status": "ok"})
+    receipts = remember(world, DEVICE, [hostile_rows(thing)[3], good, hostile_rows(thing)[0]], "feed")
+    assert [one["status"] for one in receipts] == ["invalid", "created", "invalid"]
+    assert receipts[0]["key"] == "h1" and receipts[2]["key"] is None
+    assert history(world, DEVICE, "fine")[0]["status"] == "ok"
+
+
+@pytest.mark.parametrize("thing", HOSTILE, ids=lambda one: type(one).__name__)
+def test_a_hostile_object_in_an_update_costs_one_refusal(world, thing):
+    for arguments in (
+        {"key": thing},
+        {"t": thing},
+        {"values": thing},
+        {"values": {"status": thing}},
+        {"relations": thing},
+        {"relations": {"USED_BY": thing}},
+        {"entry": thing},
+    ):
+        given = {"key": "base", "t": at(3), "values": {"status": "x"}, **arguments}
+        key, t = given.pop("key"), given.pop("t")
+        found = refused_once(
+            world, lambda key=key, t=t, given=given: update(world, DEVICE, key, t, "a", **given)
+        )
+        assert found["key"] in (None, "base")
+    raised_and_nothing_stored(world, lambda: update(world, DEVICE, "base", at(3), thing, values={"a": 1}))
+    raised_and_nothing_stored(world, write(world, row(), by=thing))
+
+
+def test_two_refused_rows_that_agree_in_their_first_2000_characters_are_two_failures(world):
+    head = "x" * 2_500
+    receipts = remember(
+        world,
+        DEVICE,
+        [row(values={"note": head + "a", "bad": None}), row(values={"note": head + "b", "bad": None})],
+        "feed",
+    )
+    assert [one["status"] for one in receipts] == ["invalid", "invalid"]
+    kept = read(world, "MATCH (f:WriteFailure) RETURN f.content, f.times")
+    assert len(kept) == 2 and kept[0][0] == kept[1][0] and len(kept[0][0]) == 2_000

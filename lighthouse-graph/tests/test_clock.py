@@ -1,23 +1,36 @@
-"""The one time format: parse(), checked(), stamp(), now(), from_store(), and what FalkorDB reads back."""
+"""The one time format: stamp() and now() as the API gives them; present(), given(), moment_of(), parse(),
+checked(), written_at() and from_store() inside the library; and what FalkorDB reads back."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 import pytest
 from lighthouse import clock
 from lighthouse.clock import EARLIEST, LATEST, TimeError
+from lighthouse.errors import Refused, WrongType
 
 NOON = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 
 
-def test_now_is_utc_in_whole_seconds() -> None:
+def test_present_is_utc_in_whole_seconds() -> None:
     before = datetime.now(UTC)
-    found = clock.now()
+    found = clock.present()
     after = datetime.now(UTC)
     assert found.tzinfo is UTC
     assert found.microsecond == 0
     assert before - timedelta(seconds=1) <= found <= after
+
+
+def test_now_is_the_text_of_the_present() -> None:
+    before = clock.stamp_of(clock.present())
+    found = clock.now()
+    after = clock.stamp_of(clock.present())
+    assert type(found) is str and len(found) == 19
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", found)
+    assert before <= found <= after
+    assert clock.parse(found).tzinfo is UTC  # and it reads back as a time
 
 
 @pytest.mark.parametrize(
@@ -42,9 +55,26 @@ def test_now_is_utc_in_whole_seconds() -> None:
         ("2068-01-18T23:14:07-04:00", LATEST),
         (NOON, NOON),
         (datetime(2026, 1, 1, 13, 0, tzinfo=timezone(timedelta(hours=1))), NOON),
+        # A time without a zone is UTC, a fraction of a second is cut off, and a date alone is midnight.
+        ("2026-01-01T12:00:00", NOON),
+        ("2026-01-01 12:00", NOON),
+        (datetime(2026, 1, 1, 12), NOON),
+        ("2026-01-01T12:00:00.5Z", NOON),
+        ("2026-01-01T12:00:00.999999Z", NOON),
+        ("2026-01-01T12:00:00.943", NOON),
+        (datetime(2026, 1, 1, 12, 0, 0, 999_999, tzinfo=UTC), NOON),
+        (datetime(2026, 1, 1, 12, 0, 0, 1), NOON),
+        ("2026-01-01T13:00:00.75+01:00", NOON),
+        ("2026-01-01", datetime(2026, 1, 1, tzinfo=UTC)),
+        ("20260101", datetime(2026, 1, 1, tzinfo=UTC)),
+        # A fraction hidden in the offset shows once the time is in UTC: it is cut off too.
+        (
+            datetime(2026, 1, 1, 12, tzinfo=timezone(timedelta(microseconds=500_000))),
+            NOON - timedelta(seconds=1),
+        ),
     ],
 )
-def test_parse_reads_iso_text_and_aware_datetimes_as_utc(given, expected) -> None:
+def test_parse_reads_iso_text_and_datetimes_as_utc(given, expected) -> None:
     found = clock.parse(given)
     assert found == expected
     assert found.utcoffset() == timedelta(0)
@@ -54,14 +84,6 @@ def test_parse_reads_iso_text_and_aware_datetimes_as_utc(given, expected) -> Non
 @pytest.mark.parametrize(
     ("given", "says"),
     [
-        ("2026-01-01T12:00:00", "zone"),  # naive: which zone?
-        (datetime(2026, 1, 1, 12), "zone"),
-        ("2026-01-01", "zone"),
-        ("2026-01-01T12:00:00.5Z", "whole seconds"),
-        ("2026-01-01T12:00:00.000001Z", "whole seconds"),
-        (datetime(2026, 1, 1, 12, 0, 0, 1, tzinfo=UTC), "whole seconds"),
-        # A fraction hidden in the offset shows once the time is in UTC.
-        (datetime(2026, 1, 1, tzinfo=timezone(timedelta(microseconds=500_000))), "whole seconds"),
         ("1999-12-31T23:59:59Z", "compares right"),  # one second before the window
         ("2000-01-01T00:59:59+01:00", "compares right"),
         ("2068-01-19T03:14:08Z", "compares right"),  # one second after it
@@ -72,7 +94,6 @@ def test_parse_reads_iso_text_and_aware_datetimes_as_utc(given, expected) -> Non
         ("0001-01-01T00:00:00+01:00", "out of range"),  # before year 1 in UTC: Python cannot hold it
         ("9999-12-31T23:00:00-02:00", "out of range"),  # after year 9999 in UTC
         ("yesterday", "ISO 8601"),
-        ("", "ISO 8601"),
         ("2026-13-01T00:00:00Z", "ISO 8601"),
         ("2026-02-30T00:00:00Z", "ISO 8601"),
         ("2026-01-01T25:00:00Z", "ISO 8601"),
@@ -84,14 +105,12 @@ def test_parse_reads_iso_text_and_aware_datetimes_as_utc(given, expected) -> Non
         ("２０２６-01-01T12:00:00Z", "ISO 8601"),
         ("2026-01-01T12:00:00\ud800Z", "ISO 8601"),
         ("+2026-01-01T12:00:00Z", "ISO 8601"),
-        ("2026-01-01T12:00:00Z" + " " * 21, "40 characters"),  # 41: one past the limit
-        ("x" * 10_000, "40 characters"),
-        (1767268800, "not int"),
-        (1767268800.0, "not float"),
-        (None, "not NoneType"),
-        (True, "not bool"),
-        (b"2026-01-01T12:00:00Z", "not bytes"),
-        (NOON.date(), "not date"),
+        ("2026-01-01T12:00:00Z" + " " * 45, "64 characters"),  # 65: one past the limit
+        ("x" * 10_000, "64 characters"),
+        ("", "needed"),
+        ("   ", "needed"),
+        ("\t\n", "needed"),
+        (None, "needed"),
     ],
 )
 def test_parse_refuses_what_is_not_one_clear_instant(given, says) -> None:
@@ -99,16 +118,70 @@ def test_parse_refuses_what_is_not_one_clear_instant(given, says) -> None:
         clock.parse(given)
 
 
-def test_a_time_of_40_characters_is_read_and_41_is_not() -> None:
-    forty = "2026-01-01T12:00:00Z" + " " * 20
-    assert len(forty) == 40
-    assert clock.parse(forty) == NOON
-    with pytest.raises(TimeError):
-        clock.parse(forty + " ")
+class _Sly(str):
+    def strip(self, *args):
+        raise RuntimeError("no strip")
 
 
-def test_time_error_is_a_value_error() -> None:
-    assert issubclass(TimeError, ValueError)
+class _SlyTime(datetime):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        (1767268800, "not int"),
+        (1767268800.0, "not float"),
+        (True, "not bool"),
+        (b"2026-01-01T12:00:00Z", "not bytes"),
+        (["2026-01-01T12:00:00Z"], "not list"),
+        ({"t": "2026-01-01T12:00:00Z"}, "not dict"),
+        (NOON.date(), "not date"),
+        (NOON.time(), "not time"),
+        (_SlyTime(2026, 1, 1, tzinfo=UTC), "not _SlyTime"),  # exactly a datetime, not a subclass
+    ],
+    ids=lambda given: type(given).__name__,
+)
+def test_a_time_of_another_type_is_a_wrong_type(given, says) -> None:
+    for read in (clock.stamp, clock.moment_of, clock.parse, clock.checked, clock.written_at):
+        with pytest.raises(WrongType, match=says):
+            read(given)
+
+
+def test_a_str_subclass_is_not_a_time_even_when_blank() -> None:
+    for given in (_Sly("2026-01-01T12:00:00Z"), _Sly("")):
+        assert clock.given(given)
+        with pytest.raises(WrongType, match="not _Sly"):
+            clock.stamp(given)
+
+
+def test_a_time_of_64_characters_is_read_and_65_is_not() -> None:
+    longest = "2026-01-01T12:00:00Z" + " " * 44
+    assert len(longest) == 64
+    assert clock.parse(longest) == NOON
+    assert clock.stamp(longest) == "2026-01-01T12:00:00"
+    for read in (clock.parse, clock.stamp):
+        with pytest.raises(TimeError, match="at most 64 characters"):
+            read(longest + " ")
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"), [(None, False), ("", False), ("  \t", False), ("x", True), (0, True)]
+)
+def test_given_is_false_only_for_none_and_blank_text(given, expected) -> None:
+    assert clock.given(given) is expected
+
+
+def test_moment_of_reads_what_stamp_reads_without_the_window() -> None:
+    assert clock.moment_of("1999-12-31T23:59:59Z") == datetime(1999, 12, 31, 23, 59, 59, tzinfo=UTC)
+    assert clock.moment_of("2026-01-01T12:00:00.5") == NOON
+    with pytest.raises(TimeError, match="ISO 8601"):
+        clock.moment_of("")  # not given is for stamp() and parse() to say
+
+
+def test_time_error_is_a_refusal_and_a_value_error() -> None:
+    assert issubclass(TimeError, Refused) and issubclass(TimeError, ValueError)
+    assert TimeError("late").reason == "invalid"
 
 
 def test_the_window_is_narrower_than_2_to_the_31_seconds() -> None:
@@ -126,28 +199,55 @@ def test_a_zone_that_python_refuses_is_a_time_error() -> None:
         clock.parse(datetime(2026, 1, 1, tzinfo=Broken()))
 
 
+def test_a_zone_that_raises_is_a_time_error() -> None:
+    class Raising(tzinfo):
+        def utcoffset(self, dt):
+            raise RuntimeError("no offset")
+
+    for read in (clock.stamp, clock.parse):
+        with pytest.raises(TimeError, match="zone"):
+            read(datetime(2026, 1, 1, tzinfo=Raising()))
+
+
 def test_checked_allows_five_minutes_ahead_and_no_more() -> None:
     present = NOON
-    assert clock.checked(present + timedelta(minutes=5), present=present) == present + timedelta(minutes=5)
+    ahead = present + timedelta(minutes=5)
+    assert clock.checked(ahead, present_time=present) == ahead
     with pytest.raises(TimeError, match="five minutes"):
-        clock.checked(present + timedelta(minutes=5, seconds=1), present=present)
-    assert clock.checked("2000-01-01T00:00:00Z", present=present) == EARLIEST
+        clock.checked(present + timedelta(minutes=5, seconds=1), present_time=present)
+    assert clock.checked("2000-01-01T00:00:00Z", present_time=present) == EARLIEST
     with pytest.raises(TimeError, match="five minutes"):
-        clock.checked(LATEST, present=present)
+        clock.checked(LATEST, present_time=present)
 
 
 def test_checked_without_present_uses_now() -> None:
-    ahead = clock.now() + timedelta(minutes=4)
+    ahead = clock.present() + timedelta(minutes=4)
     assert clock.checked(ahead) == ahead
     with pytest.raises(TimeError, match="five minutes"):
-        clock.checked(clock.now() + timedelta(minutes=6))
+        clock.checked(clock.present() + timedelta(minutes=6))
     with pytest.raises(TimeError, match="five minutes"):
         clock.checked("2068-01-19T03:14:07Z")
 
 
 def test_checked_refuses_what_parse_refuses() -> None:
-    with pytest.raises(TimeError, match="zone"):
-        clock.checked("2026-01-01T12:00:00")
+    for given in ("1999-12-31T23:59:59Z", "", None, "yesterday"):
+        with pytest.raises(TimeError):
+            clock.checked(given)
+
+
+def test_written_at_is_now_when_not_given_and_a_checked_time_when_given() -> None:
+    for given in (None, "", "   "):
+        before = clock.now()
+        found = clock.written_at(given)
+        assert before <= found <= clock.now()
+    assert clock.written_at("2026-01-01T14:00:00.9+02:00") == "2026-01-01T12:00:00"
+    assert clock.written_at(NOON) == "2026-01-01T12:00:00"
+    with pytest.raises(TimeError, match="five minutes"):
+        clock.written_at(clock.present() + timedelta(minutes=6))
+    with pytest.raises(TimeError, match="compares right"):
+        clock.written_at("1999-12-31T23:59:59Z")
+    with pytest.raises(TimeError, match="ISO 8601"):
+        clock.written_at("soon")
 
 
 @pytest.mark.parametrize(
@@ -158,10 +258,23 @@ def test_checked_refuses_what_parse_refuses() -> None:
         ("2000-01-01T00:00:00Z", "2000-01-01T00:00:00"),
         ("2068-01-19T03:14:07Z", "2068-01-19T03:14:07"),
         (NOON, "2026-01-01T12:00:00"),
+        # As the API gives it: UTC for no zone, the fraction cut off, a date alone at midnight.
+        ("2026-10-12T09:14:11.943Z", "2026-10-12T09:14:11"),
+        ("2026-10-12T09:14:11.999999", "2026-10-12T09:14:11"),
+        ("2026-10-12", "2026-10-12T00:00:00"),
+        ("2026-10-12T09:14", "2026-10-12T09:14:00"),
+        ("  2026-10-12T09:14:11+05:30 ", "2026-10-12T03:44:11"),
+        (datetime(2026, 10, 12, 9, 14, 11, 943_000), "2026-10-12T09:14:11"),
+        (datetime(2026, 10, 12, 9, 14, tzinfo=timezone(timedelta(hours=-3))), "2026-10-12T12:14:00"),
+        # The window is for what is stored: stamp() gives any time Python can hold in UTC.
+        ("1999-12-31T23:59:59Z", "1999-12-31T23:59:59"),
+        ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00"),
+        ("9999-12-31T23:59:59", "9999-12-31T23:59:59"),
     ],
 )
 def test_stamp_is_the_text_localdatetime_reads(given, text) -> None:
-    assert clock.stamp(given) == text
+    found = clock.stamp(given)
+    assert found == text and type(found) is str
 
 
 def test_stamp_of_pads_every_field() -> None:
@@ -170,18 +283,31 @@ def test_stamp_of_pads_every_field() -> None:
     assert clock.stamp_of(datetime(1, 1, 1, tzinfo=UTC)) == "0001-01-01T00:00:00"
 
 
-def test_stamp_without_a_value_is_now() -> None:
-    before = clock.now()
-    found = clock.stamp()
-    assert clock.stamp(before) <= found <= clock.stamp(clock.now())
-    assert len(found) == 19
+@pytest.mark.parametrize("given", [None, "", " ", "\t\n ", "\u3000"])
+def test_stamp_of_nothing_is_none(given) -> None:
+    assert clock.stamp(given) is None
 
 
-def test_stamp_refuses_what_parse_refuses() -> None:
-    with pytest.raises(TimeError):
-        clock.stamp("2026-01-01T12:00:00")
-    with pytest.raises(TimeError):
-        clock.stamp("1999-12-31T23:59:59Z")
+def test_stamp_takes_one_argument() -> None:
+    with pytest.raises(TypeError):
+        clock.stamp()  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ("yesterday", "ISO 8601"),
+        ("2026-02-30", "ISO 8601"),
+        ("2026-01-01T12:00:00ZZ", "ISO 8601"),
+        ("2026-01-01T12:00:00\x00Z", "ISO 8601"),
+        ("0001-01-01T00:00:00+01:00", "out of range"),
+        ("2026-01-01T12:00:00Z" + " " * 45, "64 characters"),
+    ],
+)
+def test_stamp_refuses_text_that_is_not_a_time(given, says) -> None:
+    with pytest.raises(ValueError, match=says) as raised:
+        clock.stamp(given)
+    assert type(raised.value) is TimeError
 
 
 @pytest.mark.parametrize(

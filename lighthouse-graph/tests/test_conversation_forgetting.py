@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chats import PUMP, ready
+from chats import PUMP, hostile_objects, ready
 from lighthouse.conversation import forgetting
 from lighthouse.conversation.forgetting import forget_session, forget_user
 from lighthouse.conversation.recall import said, said_about
@@ -16,7 +16,7 @@ from lighthouse.conversation.talk import (
     summarize,
     user_word,
 )
-from lighthouse.values import Refused
+from lighthouse.errors import Refused
 
 
 @pytest.fixture
@@ -75,7 +75,9 @@ def test_after_forget_user_no_property_holds_what_the_user_said(chat, user):
     assert say(chat, user, "s3", "user", "t", by=user, values={"text": secrets["refused value"]})[
         "status"
     ] == ("invalid")
-    assert say(chat, user, "bad\x00id", "user", secrets["refused text"], by=user)["status"] == "invalid"
+    with pytest.raises(Refused):  # an identity that is not a name raises and keeps nothing
+        say(chat, user, "bad\x00id", "user", "theta-never-kept", by=user)
+    assert say(chat, user, "s4", "user", "t", by=user, mentions=None)["status"] == "invalid"
     assert summarize(chat, user, "s1", secrets["refused summary"], upto=99, by="desk")["status"] == "invalid"
     # another user, who keeps everything
     say(chat, "other", "main", "user", "other keeps this", by="other", mentions=[(PUMP, "shared")])
@@ -86,8 +88,8 @@ def test_after_forget_user_no_property_holds_what_the_user_said(chat, user):
 
     gone = forget_user(chat, user)
 
-    assert gone == {"sessions": 2, "messages": 3, "references": 1, "failures": 4}
-    for marker in [*secrets.values(), user, user_word(user)]:
+    assert gone == {"user": user, "sessions": 2, "messages": 3}
+    for marker in [*secrets.values(), user, user_word(user), "theta-never-kept"]:
         assert not holds(chat, marker), marker
     assert stamp_of(chat) != before
     assert [m["text"] for m in messages(chat, "other", "main")] == ["other keeps this"]
@@ -103,7 +105,7 @@ def test_forget_session_leaves_the_users_other_sessions(chat):
     say(chat, "ann", "b", "user", "t", by="ann", at="2998-01-01T00:00:00Z")  # refused in b
     summarize(chat, "ann", "a", "summary 2997", upto=5, by="desk")  # a refused summary of a
     gone = forget_session(chat, "ann", "a")
-    assert gone == {"sessions": 1, "messages": 1, "references": 0, "failures": 2}
+    assert gone == {"id": "a", "status": "forgotten", "messages": 1}
     assert not holds(chat, "2997")
     assert messages(chat, "ann", "a") == []
     assert [m["text"] for m in messages(chat, "ann", "b")] == ["keep me"]
@@ -120,7 +122,7 @@ def test_forgetting_one_user_leaves_another_users_session_of_the_same_name(chat)
     assert forget_session(chat, "ann", "main")["messages"] == 1
     assert [m["text"] for m in messages(chat, "bob", "main")] == ["bob text"]
     assert [m["text"] for m in said(chat, "bob", "text")] == ["bob text"]
-    assert forget_user(chat, "ann") == {"sessions": 0, "messages": 0, "references": 0, "failures": 0}
+    assert forget_user(chat, "ann") == {"user": "ann", "sessions": 0, "messages": 0}
     assert [m["text"] for m in messages(chat, "bob", "main")] == ["bob text"]
 
 
@@ -149,14 +151,15 @@ def test_a_session_goes_in_steps_of_200_the_last_first(chat, monkeypatch):
         result = real(query, params, *args, **kwargs)
         if query == forgetting._STEP:
             left = real("MATCH (s:Session {key: $k}) RETURN s.count, s.upto", {"k": key}).result_set
-            shown = [m["seq"] for m in messages(chat, "ann", "main")]
+            shown = [m["seq"] for m in messages(chat, "ann", "main", last=1000)]
             seen.append((left[0][0] if left else None, shown, left[0][1] if left else None))
             stamps.append(stamp_of(chat))
         return result
 
     monkeypatch.setattr(chat, "query", watched)
     gone = forget_session(chat, "ann", "main")
-    assert gone == {"sessions": 1, "messages": 450, "references": 3, "failures": 0}
+    assert gone == {"id": "main", "status": "forgotten", "messages": 450}
+    assert count(chat, "Reference") == 0  # p0, p1 and p2 were mentioned by nothing else
     counts = [step[0] for step in seen]
     assert counts == [250, 50, None]  # 200, 200, then the last 50 with the session
     assert seen[0][1] == list(range(1, 251)) and seen[1][1] == list(range(1, 51)) and seen[2][1] == []
@@ -210,7 +213,7 @@ def test_a_message_said_while_forgetting_runs_goes_too(chat, monkeypatch):
     monkeypatch.setattr(chat, "query", watched)
     gone = forget_session(chat, "ann", "main")
     assert said_during[0]["seq"] == 51  # after the first step, the session had 50
-    assert gone["messages"] == 251 and gone["sessions"] == 1
+    assert gone == {"id": "main", "status": "forgotten", "messages": 251}
     monkeypatch.undo()
     assert count(chat, "Message") == 0 and count(chat, "Session") == 0
 
@@ -218,13 +221,8 @@ def test_a_message_said_while_forgetting_runs_goes_too(chat, monkeypatch):
 def test_forgetting_what_does_not_exist_changes_nothing(chat):
     say(chat, "ann", "main", "user", "stays", by="ann")
     before = stamp_of(chat)
-    assert forget_session(chat, "ann", "nothing") == {
-        "sessions": 0,
-        "messages": 0,
-        "references": 0,
-        "failures": 0,
-    }
-    assert forget_user(chat, "nobody")["sessions"] == 0
+    assert forget_session(chat, "ann", "nothing") == {"id": "nothing", "status": "unknown", "messages": 0}
+    assert forget_user(chat, "nobody") == {"user": "nobody", "sessions": 0, "messages": 0}
     assert stamp_of(chat) == before  # nothing was deleted: the graph keeps its stamp
     assert [m["text"] for m in messages(chat, "ann", "main")] == ["stays"]
 
@@ -239,19 +237,67 @@ def test_failures_go_in_steps(chat):
     for i in range(205):
         say(chat, "ann", f"s{i}", "user", "t", by="ann", at="2999-01-01T00:00:00Z")
     assert count(chat, "WriteFailure") == 205
-    assert forget_user(chat, "ann")["failures"] == 205
+    assert forget_user(chat, "ann") == {"user": "ann", "sessions": 0, "messages": 0}
     assert count(chat, "WriteFailure") == 0
 
 
 @pytest.mark.parametrize("user", ["", "a" * 201, "x\x00", 7, None, "ann\x1fmain"])
 def test_forgetting_refuses_names_that_cannot_be_names(chat, user):
     say(chat, "ann", "main", "user", "stays", by="ann")
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="must be text"):
         forget_user(chat, user)
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="must be text"):
         forget_session(chat, user, "main")
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="must be text"):
         forget_session(chat, "ann", user)
+    assert count(chat, "Message") == 1
+
+
+@pytest.mark.parametrize("hostile", hostile_objects(), ids=lambda one: type(one).__name__)
+def test_forgetting_refuses_a_hostile_name_and_deletes_nothing(chat, hostile):
+    say(chat, "ann", "main", "user", "stays", by="ann")
+    assert say(chat, "ann", "main", "user", "t", by="ann", mentions=None)["status"] == "invalid"
+    before = stamp_of(chat)
+    for call in (
+        lambda: forget_user(chat, hostile),
+        lambda: forget_session(chat, hostile, "main"),
+        lambda: forget_session(chat, "ann", hostile),
+    ):
+        with pytest.raises(Refused, match="must be text"):
+            call()
+    assert count(chat, "Message") == 1 and count(chat, "WriteFailure") == 1
+    assert stamp_of(chat) == before
+
+
+def test_forget_session_of_an_unknown_session_still_deletes_its_refusals(chat):
+    say(chat, "ann", "main", "user", "stays", by="ann")
+    assert say(chat, "ann", "never", "user", "t", by="ann", mentions=None)["status"] == "invalid"
+    assert say(chat, "ann", "main", "user", "t", by="ann", mentions=None)["status"] == "invalid"
+    assert say(chat, "bob", "never", "user", "t", by="bob", mentions=None)["status"] == "invalid"
+    assert summarize(chat, "ann", "never", "s", upto=1, by="desk")["status"] == "unknown"
+    assert forget_session(chat, "ann", "never") == {"id": "never", "status": "unknown", "messages": 0}
+    left = chat.query("MATCH (f:WriteFailure) RETURN f.owner, f.key ORDER BY f.owner").result_set
+    assert left == [["ann", "main"], ["bob", "never"]]
+    assert [m["text"] for m in messages(chat, "ann", "main")] == ["stays"]
+
+
+def test_forgetting_passes_a_database_error_on(chat):
+    from redis.exceptions import ResponseError
+
+    say(chat, "ann", "main", "user", "stays", by="ann")
+    real = chat.query
+
+    def refusing(query, *args, **kwargs):
+        raise ResponseError("the server said no")
+
+    chat.query = refusing
+    try:
+        with pytest.raises(ResponseError):
+            forget_session(chat, "ann", "main")
+        with pytest.raises(ResponseError):
+            forget_user(chat, "ann")
+    finally:
+        chat.query = real
     assert count(chat, "Message") == 1
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from chats import PUMP, VALVE, ready
+from chats import PUMP, VALVE, Counting, hostile_objects, ready
 from lighthouse.conversation.recall import _SAID_ABOUT, said, said_about
-from lighthouse.conversation.talk import reference_key, say, user_word
-from lighthouse.values import Refused
+from lighthouse.conversation.talk import messages, reference_key, say, user_word
+from lighthouse.errors import Refused, WrongType
 from query_plans import scans
 
 
@@ -56,26 +56,55 @@ def test_said_about_limit(chat):
     for i in range(5):
         say(chat, "ann", "main", "user", f"m{i}", by="ann", mentions=[(PUMP, "p1")])
     assert [m["text"] for m in said_about(chat, "ann", (PUMP, "p1"), limit=2)] == ["m4", "m3"]
-    for bad in (0, -1, 1_001, True, "2"):
-        with pytest.raises(Refused):
+    for bad in (0, -1, 1_001, True, "2", None):
+        with pytest.raises(Refused, match="limit must be a whole number from 1 to 1000"):
             said_about(chat, "ann", (PUMP, "p1"), limit=bad)
 
 
-class Hostile:
-    """An object that fails whenever it is printed."""
-
-    def __str__(self):
-        raise RuntimeError("printed")
-
-    __repr__ = __str__
+def test_said_about_is_newest_first_then_by_session_then_seq_descending(chat):
+    same = "2026-01-01T00:00:00Z"
+    for session in ("b", "a"):
+        for text in ("first", "second"):
+            say(chat, "ann", session, "user", f"{session} {text}", "ann", mentions=[(PUMP, "p1")], at=same)
+    say(chat, "ann", "c", "user", "newest", "ann", mentions=[(PUMP, "p1")], at="2026-01-02T00:00:00Z")
+    found = said_about(chat, "ann", (PUMP, "p1"))
+    assert [m["text"] for m in found] == ["newest", "a second", "a first", "b second", "b first"]
+    assert found[0] == messages(chat, "ann", "c")[0]  # the shape of messages()
 
 
 @pytest.mark.parametrize(
-    "bad", [(PUMP, None), ("Entity", "x"), ("bad label", 1), "x" * 201, 5, None, Hostile(), (PUMP, Hostile())]
+    "bad",
+    [
+        (PUMP, None),
+        ("Entity", "x"),
+        ("bad label", 1),
+        "x" * 201,
+        5,
+        None,
+        (PUMP, "p1", 2),
+        *hostile_objects(),
+    ],
+    ids=lambda one: type(one).__name__,
 )
 def test_said_about_refuses_what_is_not_a_reference(chat, bad):
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="^reference: not a reference"):
         said_about(chat, "ann", bad)
+
+
+@pytest.mark.parametrize("hostile", hostile_objects(), ids=lambda one: type(one).__name__)
+def test_recall_refuses_a_hostile_argument(chat, hostile):
+    for call in (
+        lambda: said_about(chat, hostile, (PUMP, "p1")),
+        lambda: said_about(chat, "ann", (PUMP, hostile)),
+        lambda: said_about(chat, "ann", (PUMP, "p1"), limit=hostile),
+        lambda: said(chat, hostile, "pump"),
+        lambda: said(chat, "ann", "pump", limit=hostile),
+        lambda: said(chat, "ann", "pump", match=hostile),
+    ):
+        with pytest.raises(Refused):
+            call()
+    with pytest.raises(WrongType):
+        said(chat, "ann", hostile)
 
 
 # --- said() -------------------------------------------------------------------------------------
@@ -84,10 +113,15 @@ def test_said_about_refuses_what_is_not_a_reference(chat, bad):
 def test_said_finds_the_words_of_messages(chat):
     say(chat, "ann", "main", "user", "The SEAL of pump p1 leaks", by="ann", values={"note": "gasket"})
     say(chat, "ann", "other", "user", "fan noise in room r2", by="ann")
-    found = said(chat, "ann", "which seal leaks?")
+    found = said(chat, "ann", "seal leaks?")
+    assert said(chat, "ann", "which seal leaks?") == []  # every word, by default
+    assert [m["text"] for m in said(chat, "ann", "which seal leaks?", match="any")] == [found[0]["text"]]
     assert [m["text"] for m in found] == ["The SEAL of pump p1 leaks"]
-    assert found[0]["session"] == "main" and found[0]["values"] == {"note": "gasket"}
-    assert found[0]["score"] > 0
+    assert found[0]["session"] == "main" and found[0]["note"] == "gasket"
+    assert type(found[0]["score"]) is float and found[0]["score"] > 0
+    assert {name: one for name, one in found[0].items() if name != "score"} == messages(chat, "ann", "main")[
+        0
+    ]
     assert [m["session"] for m in said(chat, "ann", "noise")] == ["other"]
     assert said(chat, "ann", "gasket") == []  # values are not searched
 
@@ -95,11 +129,12 @@ def test_said_finds_the_words_of_messages(chat):
 def test_said_any_and_all(chat):
     say(chat, "ann", "main", "user", "seal leaks", by="ann")
     say(chat, "ann", "main", "user", "seal holds", by="ann")
-    assert len(said(chat, "ann", "seal leaks")) == 2
-    assert [m["text"] for m in said(chat, "ann", "seal leaks", match="all")] == ["seal leaks"]
-    assert said(chat, "ann", "seal leaks")[0]["text"] == "seal leaks"  # more words found rank first
-    with pytest.raises(Refused):
-        said(chat, "ann", "seal", match="some")
+    assert len(said(chat, "ann", "seal leaks", match="any")) == 2
+    assert [m["text"] for m in said(chat, "ann", "seal leaks")] == ["seal leaks"]  # "all" by default
+    assert said(chat, "ann", "seal leaks", 10, "any")[0]["text"] == "seal leaks"  # more words rank first
+    for bad in ("some", "ALL", None, 1):
+        with pytest.raises(Refused):
+            said(chat, "ann", "seal", match=bad)
 
 
 def test_said_folds_case_and_accents_as_words_does(chat):
@@ -118,7 +153,7 @@ def test_said_sends_no_query_language(chat, question):
 def test_said_field_syntax_is_only_words(chat):
     say(chat, "ann", "main", "user", "plain text", by="ann")
     # "@words:plain" is the words "words" and "plain": found by "plain", not read as a field
-    assert [m["text"] for m in said(chat, "ann", "@words:plain")] == ["plain text"]
+    assert [m["text"] for m in said(chat, "ann", "@words:plain", match="any")] == ["plain text"]
 
 
 def test_said_summaries_are_not_messages(chat):
@@ -133,21 +168,36 @@ def test_said_limit(chat):
     for i in range(5):
         say(chat, "ann", "main", "user", f"pump {i}", by="ann")
     assert len(said(chat, "ann", "pump", limit=3)) == 3
-    for bad in (0, 1_001, None, 2.5):
-        with pytest.raises(Refused):
+    assert len(said(chat, "ann", "pump")) == 5
+    for _ in range(12):
+        say(chat, "ann", "main", "user", "pump again", by="ann")
+    assert len(said(chat, "ann", "pump")) == 10  # 10 by default
+    for bad in (0, 1_001, None, 2.5, True):
+        with pytest.raises(Refused, match="limit must be a whole number from 1 to 1000"):
             said(chat, "ann", "pump", limit=bad)
+        with pytest.raises(Refused, match="limit must be a whole number from 1 to 1000"):
+            said(chat, "ann", "?!", limit=bad)  # checked even when nothing is searched
 
 
-@pytest.mark.parametrize("bad", [None, 5, b"bytes", ["pump"], Hostile()])
+@pytest.mark.parametrize("bad", [None, 5, b"bytes", ["pump"]])
 def test_said_refuses_a_question_that_is_not_text(chat, bad):
-    with pytest.raises(Refused):
+    with pytest.raises(WrongType):
         said(chat, "ann", bad)
+
+
+def test_a_question_without_letters_or_digits_sends_no_query(chat):
+    counted = Counting(chat)
+    assert said(counted, "ann", " ?! -- ") == []
+    assert counted.sent == []
+    with pytest.raises(Refused):
+        said(counted, "ann", "?!", match="some")
+    assert said(counted, "ann", "pump") == [] and len(counted.sent) == 1
 
 
 def test_said_reads_a_long_question_only_in_part(chat):
     say(chat, "ann", "main", "user", "pump", by="ann")
-    assert len(said(chat, "ann", "pump " + "x " * 100_000)) == 1
-    assert said(chat, "ann", "x " * 30 + "pump") == []  # only the first 20 words are used
+    assert len(said(chat, "ann", "pump " + "x " * 100_000, match="any")) == 1
+    assert said(chat, "ann", "x " * 30 + "pump", match="any") == []  # only the first 20 words are used
 
 
 # --- isolation ----------------------------------------------------------------------------------
@@ -197,6 +247,6 @@ def test_said_about_starts_from_the_reference(chat):
     # With the filter on m in the MATCH that found the reference, FalkorDB 4.22 read every Message.
     say(chat, "ann", "main", "user", "p1?", by="ann", mentions=[(PUMP, "p1")])
     say(chat, "bob", "main", "user", "p1!", by="bob", mentions=[(PUMP, "p1")])
-    params = {"reference_key": reference_key("Pump", "p1"), "user": "ann", "limit": 5, "own": []}
+    params = {"reference_key": reference_key("Pump", "p1"), "user": "ann", "limit": 5}
     assert scans(chat.explain(_SAID_ABOUT, params)) == ["Node By Index Scan | (r:Reference)"]
     assert [one["text"] for one in said_about(chat, "ann", (PUMP, "p1"))] == ["p1?"]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
+from datetime import datetime
+
 import pytest
-from lighthouse import Refused, ensure_schema
+from lighthouse import Refused, WrongType, ensure_schema, search_entries
 from lighthouse.episodes import open_episode, record
 from lighthouse.recall.entry_vectors import embed_entries, entry_dimensions, mark_name, nearest_entries
 from lighthouse.recall.vector import EmbedderError
-from meaning import BAD_ANSWERS, DIMS, MANUAL, PLAIN, Answer, Counting, bag
+from meaning import BAD_ANSWERS, DIMS, MANUAL, PLAIN, Answer, Counting, HostileList, bag, hostile_objects
 
 
 @pytest.fixture
@@ -26,17 +29,44 @@ def entries(graph, texts: list[str], episode: str = "ep") -> list[str]:
     return found
 
 
+def test_the_signatures_are_the_published_ones():
+    empty = inspect.Parameter.empty
+    for function, published in (
+        (embed_entries, [("graph", empty), ("embedder", empty), ("model", empty), ("limit", 100)]),
+        (
+            nearest_entries,
+            [("graph", empty), ("question", empty), ("embedder", empty), ("model", empty), ("limit", 10)],
+        ),
+    ):
+        listed = list(inspect.signature(function).parameters.values())
+        assert [(p.name, p.default) for p in listed[: len(published)]] == published
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in listed[len(published) :])
+
+
 def test_entries_get_vectors_and_are_found_by_meaning(world):
     ids = entries(world, ["the pump seal leaks", "the fan is noisy", "the belt slips"])
     record(world, "ep", "forecast", by="forecaster", values={"summary": "pump fails soon", "hours": 6})
     assert entry_dimensions(world) == DIMS
     assert embed_entries(world, bag, "bag") == {"embedded": 4, "waiting": 0}
     found = nearest_entries(world, "pump seal", bag, "bag")
-    assert found[0]["id"] == ids[0]
-    assert found[0]["values"] == {"note": "the pump seal leaks", "level": 3}
-    assert {"id", "episode", "seq", "type", "by", "at", "values", "score"} == set(found[0])
+    assert found[0]["id"] == ids[0] and set(found[0]) == {"id", "score", "entry"}
+    entry = found[0]["entry"]
+    assert {name: entry[name] for name in ("id", "seq", "serial", "type", "by", "note", "level")} == {
+        "id": ids[0],
+        "seq": 1,
+        "serial": 1,
+        "type": "observation",
+        "by": "watcher",
+        "note": "the pump seal leaks",
+        "level": 3,
+    }
+    assert isinstance(entry["at"], datetime) and isinstance(entry["recorded_at"], datetime)
+    assert not {"words", "cites", "content", "episode"} & set(entry)
+    assert not [name for name in entry if name.startswith("lh.")]
+    (same,) = [item for item in search_entries(world, "pump seal leaks") if item["id"] == ids[0]]
+    assert same["entry"] == entry  # as search_entries() gives it
     only = nearest_entries(world, "pump", bag, "bag", types=["forecast"])
-    assert [item["type"] for item in only] == ["forecast"]
+    assert [item["entry"]["type"] for item in only] == ["forecast"]
     assert nearest_entries(world, "pump", bag, "other") == []
     assert all(
         len(item["vector"]) == DIMS for item in nearest_entries(world, "pump", bag, "bag", vectors=True)
@@ -79,12 +109,26 @@ def test_embed_entries_goes_past_entries_without_text(world):
     assert counting.asked == [["at last"]]
 
 
-@pytest.mark.parametrize("name", ["too few", "nan", "zeros", "a dict"])
+HOSTILE = {
+    **{
+        f"{type(hostile).__name__} as the answer": lambda texts, h=hostile: h for hostile in hostile_objects()
+    },
+    **{
+        f"{type(hostile).__name__} in a vector": lambda texts, h=hostile: [[h, *v[1:]] for v in bag(texts)]
+        for hostile in hostile_objects()
+    },
+    "hostile vectors": lambda texts: [HostileList(vector) for vector in bag(texts)],
+}
+
+
+@pytest.mark.parametrize("name", ["too few", "nan", "zeros", "a dict", "a generator", *HOSTILE])
 def test_a_bad_answer_for_entries_stores_nothing_and_keeps_the_mark(world, name):
     entries(world, ["one", "two"])
-    with pytest.raises(EmbedderError):
-        embed_entries(world, Answer(BAD_ANSWERS[name]), "bag")
-    assert world.ro_query("MATCH (n:Entry) WHERE n.embedding IS NOT NULL RETURN count(n)").result_set == [[0]]
+    with pytest.raises(EmbedderError, match="embedder"):
+        embed_entries(world, Answer(BAD_ANSWERS.get(name) or HOSTILE[name]), "bag")
+    assert world.ro_query(f"MATCH (st:Stamp) RETURN st.`{mark_name('bag')}`").result_set == [[None]]
+    stored = world.ro_query("MATCH (n:Entry) WHERE n.`lh.vector` IS NOT NULL RETURN count(n)").result_set
+    assert stored == [[0]]
     assert embed_entries(world, bag, "bag") == {"embedded": 2, "waiting": 0}
 
 
@@ -111,13 +155,26 @@ def test_entries_need_their_index(graph):
 
 def test_entry_calls_refuse_what_they_cannot_use(world, db):
     for limit in (0, 1_001, None):
-        with pytest.raises(Refused):
+        with pytest.raises(Refused, match="limit"):
             embed_entries(world, bag, "bag", limit=limit)
-    with pytest.raises(Refused):
+    with pytest.raises(WrongType):
         embed_entries(world, None, "bag")
+    with pytest.raises(WrongType):
+        nearest_entries(world, None, bag, "bag")
     for types in ([], "note", [7], ["x"] * 201):
         with pytest.raises(Refused):
             nearest_entries(world, "x", bag, "bag", types=types)
+    for hostile in hostile_objects():
+        with pytest.raises(Refused):
+            embed_entries(world, bag, hostile)
+        with pytest.raises(Refused):
+            embed_entries(world, bag, "bag", hostile)
+        with pytest.raises(WrongType):
+            nearest_entries(world, hostile, bag, "bag")
+        with pytest.raises(Refused):
+            nearest_entries(world, "x", bag, "bag", hostile)
+        with pytest.raises(Refused):
+            nearest_entries(world, "x", bag, "bag", types=hostile)
     with pytest.raises(Refused, match="Stamp"):
         embed_entries(db.select_graph("never_made_entries"), bag, "bag")
     assert nearest_entries(db.select_graph("never_made_entries"), "x", bag, "bag") == []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from devices import DEVICE
-from lighthouse import failures
+from lighthouse import failures, record_failure
 from lighthouse.values import Refused
-from lighthouse.write.failures import REFUSALS, Failure, record_failure, record_failures
+from lighthouse.write.failures import REFUSALS, Failure, record_failures
 from oracle import sent
 
 
@@ -15,8 +15,8 @@ def count(graph) -> list:
 
 
 def test_a_refusal_is_kept_with_what_it_held(graph):
-    record_failure(
-        graph, Failure("invalid", "Device", "d1", {"key": "d1", "values": {"a": 1}}, "why", "feed")
+    record_failures(
+        graph, [Failure("invalid", "Device", "d1", {"key": "d1", "values": {"a": 1}}, "why", "feed")]
     )
     [found] = failures(graph)
     assert {k: found[k] for k in ("reason", "message", "kind", "key", "content", "times", "by", "owner")} == {
@@ -35,13 +35,13 @@ def test_a_refusal_is_kept_with_what_it_held(graph):
 def test_the_same_refusal_again_is_counted_on_the_same_node(graph):
     again = Failure("stale", "Device", 7, {"key": 7, "t": "x"}, "late", "feed")
     record_failures(graph, [again, again])
-    record_failure(graph, Failure("stale", "Device", 7, {"key": 7, "t": "x"}, "another message", "other"))
+    record_failures(graph, [Failure("stale", "Device", 7, {"key": 7, "t": "x"}, "another message", "other")])
     assert count(graph) == [1, 3]
     assert failures(graph)[0]["by"] == "feed"  # the first one's
-    record_failure(graph, Failure("stale", "Device", 7, {"key": 7, "t": "y"}, "late", "feed"))
-    record_failure(graph, Failure("conflict", "Device", 7, {"key": 7, "t": "x"}, "late", "feed"))
-    record_failure(graph, Failure("stale", "Device", "7", {"key": 7, "t": "x"}, "late", "feed"))
-    record_failure(graph, Failure("stale", "Room", 7, {"key": 7, "t": "x"}, "late", "feed"))
+    record_failures(graph, [Failure("stale", "Device", 7, {"key": 7, "t": "y"}, "late", "feed")])
+    record_failures(graph, [Failure("conflict", "Device", 7, {"key": 7, "t": "x"}, "late", "feed")])
+    record_failures(graph, [Failure("stale", "Device", "7", {"key": 7, "t": "x"}, "late", "feed")])
+    record_failures(graph, [Failure("stale", "Room", 7, {"key": 7, "t": "x"}, "late", "feed")])
     assert count(graph) == [5, 7]
 
 
@@ -121,3 +121,44 @@ def test_refuse_keeps_the_refusal_and_gives_its_receipt(graph):
     assert [(one["reason"], one["kind"], one["key"], one["times"]) for one in kept] == [
         ("missing", "Handoff", "h1", 2)
     ]
+
+
+def test_record_failure_is_public_and_keeps_the_applications_own_refusal(graph):
+    assert record_failure(graph, "rejected_by_rule", DEVICE, "d1", "bad\x00" + "x" * 3_000, "u1") is None
+    record_failure(graph, "rejected_by_rule", DEVICE, "d1", "bad\x00" + "x" * 3_000, "u1")
+    [found] = failures(graph)
+    assert (found["reason"], found["kind"], found["key"], found["owner"], found["times"]) == (
+        "rejected_by_rule",
+        "Device",
+        "d1",
+        "u1",
+        2,
+    )
+    assert found["content"].startswith("bad\\x00x") and len(found["content"]) == 2_000
+
+
+def test_record_failure_stores_what_is_not_valid_as_null(graph):
+    record_failure(graph, "odd", kind=5, key=1.5, detail={"a": 1}, owner=" u")
+    record_failure(graph, "odd", kind="Device", key=7)
+    kept = sorted(failures(graph), key=lambda one: str(one["kind"]))
+    assert [(one["kind"], one["key"], one["owner"], one["content"]) for one in kept] == [
+        ("Device", 7, None, None),
+        (None, None, None, '{"a": 1}'),
+    ]
+
+
+@pytest.mark.parametrize("reason", [None, "", " x", 5, "x" * 201, "a\nb"])
+def test_record_failure_refuses_a_reason_that_is_not_a_name_and_stores_nothing(graph, reason):
+    with pytest.raises(Refused, match="must be text"):
+        record_failure(graph, reason, DEVICE, "d1")
+    assert failures(graph) == []
+
+
+def test_the_identity_of_a_refusal_is_all_it_held_not_the_2000_characters_kept(graph):
+    head = "x" * 2_500
+    record_failures(graph, [Failure("invalid", "Device", "d1", {"note": head + "a"})])
+    record_failures(graph, [Failure("invalid", "Device", "d1", {"note": head + "b"})])
+    record_failures(graph, [Failure("invalid", "Device", "d1", {"note": head + "b"})])
+    kept = failures(graph)
+    assert sorted(one["times"] for one in kept) == [1, 2]
+    assert kept[0]["content"] == kept[1]["content"]  # the same first 2,000 characters, two refusals

@@ -9,10 +9,11 @@ import uuid
 
 import pytest
 from lighthouse import graphs
+from lighthouse.errors import SchemaNotReady
 from lighthouse.graphs import ensure_schema, read, tenant, world
-from lighthouse.kinds import OWNED_RELATIONS, SELF, Kind
+from lighthouse.kinds import OWNED_RELATIONS, SELF, VECTOR, Kind
 from lighthouse.read import history
-from lighthouse.values import Refused
+from lighthouse.values import Refused, WrongType
 from lighthouse.write.batches import remember
 from redis.exceptions import ResponseError
 
@@ -132,9 +133,9 @@ def test_read_stops_at_its_timeout(graph) -> None:
 def test_world_is_the_shared_graph(db) -> None:
     assert graphs.WORLD == "world"
     assert world(db).name == "world"
-    assert world(db, "shared").name == "shared"
-    assert world(db, "a" * 63).name == "a" * 63
-    assert world(db, "0-a_b").name == "0-a_b"
+    assert world(db, name="shared").name == "shared"
+    assert world(db, name="a" * 63).name == "a" * 63
+    assert world(db, name="0-a_b").name == "0-a_b"
 
 
 @pytest.mark.parametrize(
@@ -143,21 +144,21 @@ def test_world_is_the_shared_graph(db) -> None:
 )
 def test_a_graph_name_that_is_not_plain_is_refused(db, name) -> None:
     with pytest.raises(Refused, match="graph name"):
-        world(db, name)
+        world(db, name=name)
 
 
-@pytest.mark.parametrize("name", ["tenant_acme", "tenant_", "tenant_x"])
+@pytest.mark.parametrize("name", ["tenant:acme", "tenant:", "tenant:x"])
 def test_a_shared_graph_cannot_take_the_name_of_a_tenant(db, name) -> None:
-    with pytest.raises(Refused, match="tenant"):
-        world(db, name)
+    with pytest.raises(Refused, match="graph name"):
+        world(db, name=name)
 
 
 def test_tenant_is_tenant_and_its_id(db) -> None:
-    assert tenant(db, "acme").name == "tenant_acme"
-    assert tenant(db, "a").name == "tenant_a"
-    assert tenant(db, "a" * 63).name == "tenant_" + "a" * 63
-    assert tenant(db, "world").name == "tenant_world"
-    assert tenant(db, "0-a_b").name == "tenant_0-a_b"
+    assert tenant(db, "acme").name == "tenant:acme"
+    assert tenant(db, "a").name == "tenant:a"
+    assert tenant(db, "a" * 63).name == "tenant:" + "a" * 63
+    assert tenant(db, "world").name == "tenant:world"
+    assert tenant(db, "0-a_b").name == "tenant:0-a_b"
 
 
 @pytest.mark.parametrize(
@@ -195,14 +196,14 @@ def test_no_tenant_id_reaches_another_graphs_name(db) -> None:
     ids = ["a", "b", "a-b", "a_b", "ab", "world", "tenant_a", "0", "a" * 63]
     names = [tenant(db, one).name for one in ids]
     assert len(set(names)) == len(ids)  # one graph per id
-    assert all(re.fullmatch(r"tenant_[a-z0-9][a-z0-9_-]{0,62}", one) for one in names)
-    shared = {world(db).name, world(db, "a").name, world(db, "world").name}
+    assert all(re.fullmatch(r"tenant:[a-z0-9][a-z0-9_-]{0,62}", one) for one in names)
+    shared = {world(db).name, world(db, name="a").name, world(db, name="world").name}
     assert not shared & set(names)
 
 
 def test_one_setting_names_one_graph(db, named) -> None:
     name = f"lh_{uuid.uuid4().hex[:12]}"
-    chosen = named(world(db, name))
+    chosen = named(world(db, name=name))
     ensure_schema(chosen, [DEVICE])
     receipts = remember(
         chosen,
@@ -211,10 +212,10 @@ def test_one_setting_names_one_graph(db, named) -> None:
         rows=[{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}],
     )
     assert receipts == [{"key": "d1", "status": "created"}]
-    again = world(db, name)  # the same setting, selected anew, reads it back
+    again = world(db, name=name)  # the same setting, selected anew, reads it back
     assert [state["status"] for state in history(again, DEVICE, "d1")] == ["ok"]
     assert name in db.list_graphs()
-    assert history(world(db, f"lh_{uuid.uuid4().hex[:12]}"), DEVICE, "d1") == []
+    assert history(world(db, name=f"lh_{uuid.uuid4().hex[:12]}"), DEVICE, "d1") == []
     assert history(tenant(db, name.replace("_", "-")), DEVICE, "d1") == []
 
 
@@ -237,31 +238,74 @@ def test_each_tenant_reads_only_its_own_graph(db, named) -> None:
 # ensure_schema()
 
 
+def stamp_of(graph, kinds=(), **more) -> str:
+    """ensure_schema() (which returns None), then the id of the graph's Stamp."""
+    assert ensure_schema(graph, kinds, **more) is None
+    return stamps(graph)[0][0]
+
+
 def test_ensure_schema_gives_one_stamp_once(graph) -> None:
-    first = ensure_schema(graph, [DEVICE])
+    first = stamp_of(graph, [DEVICE])
     assert re.fullmatch(r"[0-9a-f]{32}", first)
     assert stamps(graph) == [[first, 0]]
     listed = indexes(graph)
-    assert ensure_schema(graph, [DEVICE]) == first
+    assert stamp_of(graph, [DEVICE]) == first
     assert stamps(graph) == [[first, 0]]
     assert indexes(graph) == listed
+    assert ensure_schema(graph) is None  # kinds=() by default
+
+
+def test_ensure_schema_takes_the_published_parameters_by_position_and_by_name(graph) -> None:
+    ensure_schema(graph, (DEVICE,), 10.0, 4)
+    ensure_schema(graph=graph, kinds=[DEVICE], wait_seconds=5, entry_dimensions=4)
+    assert {row[0]: row[3] for row in indexes(graph) if row[2] == "VECTOR"} == {"Entry": 4}
+
+
+def test_unique_constraints_on_every_key_and_record_id(graph) -> None:
+    ensure_schema(graph, [DEVICE])
+    found = {
+        (label, tuple(props), status)
+        for _, label, props, _, status in read(
+            graph,
+            "CALL db.constraints() YIELD type, label, properties, entitytype, status "
+            "RETURN type, label, properties, entitytype, status",
+        )
+    }
+    for label in ("Device", "Room", "Team"):
+        assert (label, ("key",), "OPERATIONAL") in found
+    for label, prop in graphs._UNIQUE:
+        assert (label, (prop,), "OPERATIONAL") in found
+    graph.query("CREATE (:Room {key: 'r1'})")
+    with pytest.raises(ResponseError):
+        graph.query("CREATE (:Room {key: 'r1'})")
+
+
+def test_one_label_with_two_keys_is_refused_before_anything_is_written(db) -> None:
+    missing = db.select_graph(f"missing_{uuid.uuid4().hex}")
+    other = Kind("Room", key="number")
+    with pytest.raises(Refused, match="two keys"):
+        ensure_schema(missing, [DEVICE, other])
+    pointing = Kind("Lamp", relations={"IN": Kind("Room", key="name")})
+    with pytest.raises(Refused, match="two keys"):
+        ensure_schema(missing, [DEVICE, pointing])
+    assert missing.name not in db.list_graphs()
 
 
 def test_ensure_schema_again_keeps_a_stamp_that_counted(graph) -> None:
-    first = ensure_schema(graph, [])
+    first = stamp_of(graph, [])
     graph.query("MATCH (s:Stamp) SET s.serial = 41")
-    assert ensure_schema(graph, [DEVICE]) == first
+    assert stamp_of(graph, [DEVICE]) == first
     assert stamps(graph) == [[first, 41]]
 
 
 def test_a_graph_made_again_under_its_name_has_another_stamp(db) -> None:
     name = f"lh_{uuid.uuid4().hex[:12]}"
     chosen = db.select_graph(name)
-    first = ensure_schema(chosen, [])
+    first = stamp_of(chosen, [])
     chosen.delete()
     chosen = db.select_graph(name)
     try:
-        second = ensure_schema(chosen, [])
+        second = stamp_of(chosen, [])
         assert second != first
         assert stamps(chosen) == [[second, 0]]
     finally:
@@ -308,15 +352,15 @@ def test_a_kind_keyed_by_key_gets_one_key_index(graph) -> None:
 def test_a_kind_with_dimensions_gets_a_vector_index(graph) -> None:
     ensure_schema(graph, [MANUAL])
     vectors = [row[:4] for row in indexes(graph) if row[2] == "VECTOR"]
-    assert vectors == [("Manual", "embedding", "VECTOR", 8)]
+    assert vectors == [("Manual", VECTOR, "VECTOR", 8)]
     options = read(graph, "CALL db.indexes() YIELD label, options WHERE label = 'Manual' RETURN options")
-    assert options[0][0]["embedding"]["similarityFunction"] == "cosine"
+    assert options[0][0][VECTOR]["similarityFunction"] == "cosine"
 
 
 def test_entry_dimensions_give_entries_a_vector_index(graph) -> None:
     ensure_schema(graph, [MANUAL], entry_dimensions=16)
-    vectors = {row[0]: row[3] for row in indexes(graph) if row[2] == "VECTOR"}
-    assert vectors == {"Manual": 8, "Entry": 16}
+    vectors = {(row[0], row[1]): row[3] for row in indexes(graph) if row[2] == "VECTOR"}
+    assert vectors == {("Manual", VECTOR): 8, ("Entry", VECTOR): 16}
 
 
 @pytest.mark.parametrize("size", [1, 4096])
@@ -325,7 +369,7 @@ def test_entry_dimensions_from_1_to_4096(graph, size) -> None:
     assert [row[3] for row in indexes(graph) if row[2] == "VECTOR"] == [size]
 
 
-@pytest.mark.parametrize("size", [0, -1, 4097, 1.5, "16", True])
+@pytest.mark.parametrize("size", [None, -1, 4097, 1.5, "16", True])
 def test_entry_dimensions_out_of_range_are_refused_before_anything_is_written(db, size) -> None:
     missing = db.select_graph(f"missing_{uuid.uuid4().hex}")
     with pytest.raises(Refused, match="entry_dimensions"):
@@ -336,7 +380,7 @@ def test_entry_dimensions_out_of_range_are_refused_before_anything_is_written(db
 @pytest.mark.parametrize("kinds", [DEVICE, "Device", [DEVICE, "Room"], None, {DEVICE}])
 def test_kinds_must_be_a_list_of_kinds(db, kinds) -> None:
     missing = db.select_graph(f"missing_{uuid.uuid4().hex}")
-    with pytest.raises(Refused, match="list of Kind"):
+    with pytest.raises(WrongType, match="list or tuple of Kind"):
         ensure_schema(missing, kinds)
     assert missing.name not in db.list_graphs()
 
@@ -344,32 +388,32 @@ def test_kinds_must_be_a_list_of_kinds(db, kinds) -> None:
 @pytest.mark.parametrize("wait", [-1, 86_401, "5", True, None])
 def test_a_wait_that_is_not_a_duration_is_refused(graph, wait) -> None:
     with pytest.raises(Refused, match="wait"):
-        ensure_schema(graph, [], wait=wait)
+        ensure_schema(graph, [], wait_seconds=wait)
 
 
 def test_another_size_for_an_existing_vector_index_is_refused(graph) -> None:
-    first = ensure_schema(graph, [MANUAL], entry_dimensions=16)
+    first = stamp_of(graph, [MANUAL], entry_dimensions=16)
     listed = indexes(graph)
     wider = Kind("Manual", key="code", text=("title", "body"), dimensions=9)
-    with pytest.raises(Refused, match="Manual already has a vector index of 8 dimensions, not 9"):
+    with pytest.raises(SchemaNotReady, match="Manual already has a vector index of 8 dimensions, not 9"):
         ensure_schema(graph, [wider])
-    with pytest.raises(Refused, match="Entry already has a vector index of 16 dimensions, not 32"):
+    with pytest.raises(RuntimeError, match="Entry already has a vector index of 16 dimensions, not 32"):
         ensure_schema(graph, [MANUAL], entry_dimensions=32)
     assert indexes(graph) == listed
     assert stamps(graph) == [[first, 0]]
 
 
 def test_a_kind_added_later_gets_its_indexes_and_the_stamp_stays(graph) -> None:
-    first = ensure_schema(graph, [ROOM])
+    first = stamp_of(graph, [ROOM])
     before = indexes(graph)
-    assert ensure_schema(graph, [ROOM, MANUAL]) == first
+    assert stamp_of(graph, [ROOM, MANUAL]) == first
     after = indexes(graph)
     added = [row for row in after if row not in before]
     assert {row[:3] for row in added} == {
         ("Manual", "key", "RANGE"),
         ("Manual", "code", "RANGE"),
         ("Manual", "words", "FULLTEXT"),
-        ("Manual", "embedding", "VECTOR"),
+        ("Manual", VECTOR, "VECTOR"),
     }
     assert all(row in after for row in before)
 
@@ -381,7 +425,7 @@ def test_ensure_schema_at_once_from_several_callers_gives_one_stamp(db) -> None:
 
     def run() -> None:
         try:
-            found.append(ensure_schema(chosen, [DEVICE, MANUAL]))
+            found.append(stamp_of(chosen, [DEVICE, MANUAL]))
         except Exception as error:  # reported below
             errors.append(error)
 
@@ -412,6 +456,6 @@ def test_ensure_schema_returns_once_the_text_index_answers(graph) -> None:
 
 def test_ensure_schema_says_when_the_indexes_are_not_built_in_time(graph) -> None:
     graph.query("UNWIND range(1, 300000) AS i CREATE (:Team {key: i, words: 'filler'})")
-    with pytest.raises(TimeoutError, match="Team"):
-        ensure_schema(graph, [TEAM], wait=0)
-    ensure_schema(graph, [TEAM])  # and once they are, it returns
+    with pytest.raises(SchemaNotReady, match="schema not ready.*Team"):
+        ensure_schema(graph, [TEAM], wait_seconds=0)
+    ensure_schema(graph, [TEAM], wait_seconds=60)  # and once they are, it returns

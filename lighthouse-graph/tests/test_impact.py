@@ -8,16 +8,15 @@ import lighthouse.impact as impact
 import pytest
 from devices import DEVICE, KINDS, ROOM
 from graph_contents import assert_one_refusal, snapshot
-from lighthouse import close_episode, ensure_schema, open_episode, record, remember
-from lighthouse.clock import now
+from lighthouse import WrongType, close_episode, ensure_schema, hand_off, open_episode, record, remember
+from lighthouse.clock import present as now
 from lighthouse.graphs import read
 from lighthouse.impact import impact_of_entry, impact_of_state, invalidate_entry
-from lighthouse.lessons import learn
+from lighthouse.lessons import learn, weigh
 from lighthouse.playbooks import write_playbook
-from lighthouse.values import MAX_NAME, MAX_TEXT, Refused
+from lighthouse.values import MAX_NAME, Refused
 from lighthouse.write.failures import failures
 from oracle import sent
-from query_plans import scans
 from racing import at_once
 
 T0, T1, T2, T3 = (f"2026-01-01T0{hour}:00:00Z" for hour in (0, 1, 2, 3))
@@ -28,11 +27,14 @@ def moment(text: str) -> datetime:
 
 
 def episode_of(graph, name: str, entries: list[tuple[str, str, list]], at: str = T1) -> None:
-    """An episode with entries (type, by, cites) written at `at`, closed by its last entry."""
+    """An episode with entries (type, by, cites) written at `at`; an "outcome" closes it."""
     assert open_episode(graph, name, by="watcher", at=at)["status"] == "opened"
     for entry_type, by, cites in entries:
-        receipt = record(graph, name, entry_type, by=by, values={"note": name}, cites=cites, at=at)
-        assert receipt["status"] in ("recorded", "closed"), receipt
+        if entry_type == "outcome":
+            receipt = close_episode(graph, name, by=by, outcome={"note": name}, cites=cites, at=at)
+        else:
+            receipt = record(graph, name, entry_type, by=by, values={"note": name}, cites=cites, at=at)
+        assert receipt["status"] == "recorded", receipt
 
 
 @pytest.fixture
@@ -44,6 +46,7 @@ def chain(graph):
     """
     ensure_schema(graph, KINDS)
     remember(graph, DEVICE, by="inventory", rows=[{"key": "d1", "t": T0, "values": {"status": "ok"}}])
+    remember(graph, DEVICE, by="inventory", rows=[{"key": "d3", "t": T0, "values": {"status": "ok"}}])
     episode_of(graph, "a", [("observation", "sensor", [(DEVICE, "d1")])])
     record(graph, "a", "forecast", by="forecaster", values={"fails": True}, cites=["a/1"], at=T1)
     close_episode(graph, "a", by="reviewer", outcome={"failed": True}, cites=["a/2"], at=T1)
@@ -62,8 +65,10 @@ def chain(graph):
         "denied-by-a": (["c"], ["a"]),  # a contradicts it: it does not rest on a
     }
     for name, (pro, con) in lessons.items():
-        receipt = learn(graph, name, by="reviewer", statement=name, supported_by=pro, against=con)
+        receipt = learn(graph, name, by="reviewer", statement=name, supported_by=pro)
         assert receipt["status"] == "learned", receipt
+        for episode_id in con:
+            assert weigh(graph, name, "reviewer", episode_id, False)["status"] == "weighed"
     books = {
         "cool": (["a", "c", "d", "e"], 3),  # three left
         "warm": (["a", "b", "c"], 3),  # one left
@@ -81,71 +86,71 @@ def chain(graph):
             needs=needs,
         )
         assert receipt["status"] == "written", receipt
+    for name, points_to in (
+        ("about-a2", ["a/2"]),
+        ("about-b", [("Episode", "b")]),
+        ("about-c", [("Episode", "c")]),
+    ):
+        assert hand_off(graph, name, by="planner", to="doer", points_to=points_to)["status"] == "given"
     return graph
 
 
 # impact_of_entry()
 
+SHAPE = {
+    "id",
+    "invalidated",
+    "downstream_entries",
+    "derived_states",
+    "episodes",
+    "handoffs",
+    "lessons",
+    "playbooks",
+}
+DERIVED = [
+    {"label": "Device", "valid_from": moment(T2), "from_entry": "a/1"},
+    {"label": "Device", "valid_from": moment(T2), "from_entry": "b/1"},
+]
+
 
 def test_the_chain_from_an_entry_to_what_rests_on_it(chain):
     found = impact_of_entry(chain, "a/1")
-    assert found["entry"] == {
-        "id": "a/1",
-        "episode": "a",
-        "type": "observation",
-        "by": "sensor",
-        "at": moment(T1),
-        "invalidated": False,
-    }
-    assert [entry["id"] for entry in found["entries"]] == ["a/2", "a/3", "b/1", "b/2"]
-    assert [entry["by"] for entry in found["entries"]] == ["forecaster", "reviewer", "planner", "reviewer"]
+    assert set(found) == SHAPE
+    assert (found["id"], found["invalidated"]) == ("a/1", False)
+    assert found["downstream_entries"] == ["a/2", "a/3", "b/1", "b/2"]
     assert found["episodes"] == ["a", "b"]
-    assert [(s["key"], s["entry"], s["valid_from"], s["valid_to"], s["by"]) for s in found["states"]] == [
-        ("d1", "a/1", moment(T2), None, "reader"),
-        ("d2", "b/1", moment(T2), None, "reader"),
+    assert found["handoffs"] == ["about-a2", "about-b"]
+    assert found["derived_states"] == DERIVED
+    assert found["lessons"] == [
+        {"id": "contested", "support": 2, "tainted_support": 1, "at_risk": True},  # one left, one against
+        {"id": "fragile", "support": 1, "tainted_support": 1, "at_risk": True},
+        {"id": "sturdy", "support": 3, "tainted_support": 1, "at_risk": False},
     ]
-    assert {s["kind"] for s in found["states"]} == {"Device"}
-    lessons = {item["id"]: item for item in found["lessons"]}
-    assert sorted(lessons) == ["contested", "fragile", "sturdy"]
-    assert {name: (item["affected"], item["left"], item["at_risk"]) for name, item in lessons.items()} == {
-        "contested": (1, 1, True),
-        "fragile": (1, 0, True),
-        "sturdy": (1, 2, False),
-    }
-    assert (lessons["contested"]["support"], lessons["contested"]["against"]) == (2, 1)
-    assert lessons["fragile"]["statement"] == "fragile" and not lessons["fragile"]["retired"]
-    books = {item["name"]: item for item in found["playbooks"]}
-    assert sorted(books) == ["cool", "tiny", "warm"]
-    assert {
-        name: (b["drawn_from"], b["affected"], b["left"], b["needs"], b["at_risk"])
-        for name, b in books.items()
-    } == {
-        "cool": (4, 1, 3, 3, False),
-        "warm": (3, 2, 1, 3, True),
-        "tiny": (1, 1, 0, 1, True),
-    }
-    assert books["warm"]["id"] == "warm#1" and books["warm"]["version"] == 1 and books["warm"]["enabled"]
-    assert found["truncated"] is False
+    assert found["playbooks"] == [
+        {"id": "cool#1", "name": "cool", "version": 1, "support": 4, "tainted_support": 1, "at_risk": False},
+        {"id": "tiny#1", "name": "tiny", "version": 1, "support": 1, "tainted_support": 1, "at_risk": True},
+        {"id": "warm#1", "name": "warm", "version": 1, "support": 3, "tainted_support": 2, "at_risk": True},
+    ]
 
 
 def test_an_entry_further_down_carries_less(chain):
     found = impact_of_entry(chain, "b/1")
-    assert [entry["id"] for entry in found["entries"]] == ["b/2"]
-    assert found["episodes"] == ["b"]
-    assert [s["key"] for s in found["states"]] == ["d2"]
+    assert found["downstream_entries"] == ["b/2"]
+    assert found["episodes"] == ["b"] and found["handoffs"] == ["about-b"]
+    assert found["derived_states"] == DERIVED[1:]
     assert found["lessons"] == []
     # warm keeps a and c of its three: fewer than the three it needs.
-    assert {b["name"]: (b["left"], b["at_risk"]) for b in found["playbooks"]} == {
-        "tiny": (0, True),
-        "warm": (2, True),
-    }
+    assert [(b["name"], b["tainted_support"], b["at_risk"]) for b in found["playbooks"]] == [
+        ("tiny", 1, True),
+        ("warm", 1, True),
+    ]
 
 
 def test_an_entry_that_nothing_cites(chain):
     found = impact_of_entry(chain, "e/2")
-    assert found["entries"] == [] and found["states"] == [] and found["episodes"] == ["e"]
-    assert found["lessons"] == []
-    assert [(b["name"], b["left"], b["at_risk"]) for b in found["playbooks"]] == [
+    assert found["downstream_entries"] == [] and found["derived_states"] == [] and found["episodes"] == ["e"]
+    assert found["lessons"] == [] and found["handoffs"] == []
+    assert [(b["name"], b["support"] - b["tainted_support"], b["at_risk"]) for b in found["playbooks"]] == [
         ("cool", 3, False),
         ("far", 2, True),
     ]
@@ -158,7 +163,16 @@ def test_an_unknown_entry_has_no_impact(chain):
 
 def test_a_graph_that_does_not_exist(graph):
     assert impact_of_entry(graph, "a/1") is None
-    assert impact_of_state(graph, DEVICE, "d1", T1) is None
+    assert impact_of_state(graph, DEVICE, "d1", T0, T1) == {
+        "entity": ("Device", "d1"),
+        "direct_entries": [],
+        "downstream_entries": [],
+        "derived_states": [],
+        "episodes": [],
+        "handoffs": [],
+        "lessons": [],
+        "playbooks": [],
+    }
 
 
 def test_a_lattice_of_citations_costs_its_edges_not_its_paths(graph):
@@ -170,8 +184,7 @@ def test_a_lattice_of_citations_costs_its_edges_not_its_paths(graph):
     for seq in range(3, 61):
         record(graph, "long", "note", by="w", cites=[f"long/{seq - 1}", f"long/{seq - 2}"], at=T1)
     found = impact_of_entry(graph, "long/1")
-    assert [entry["id"] for entry in found["entries"]] == [f"long/{seq}" for seq in range(2, 61)]
-    assert found["truncated"] is False
+    assert found["downstream_entries"] == sorted(f"long/{seq}" for seq in range(2, 61))
 
 
 def line_of(graph, length: int) -> None:
@@ -188,7 +201,7 @@ def test_the_levels_are_read_a_few_at_a_time(graph, db, monkeypatch):
     monkeypatch.setattr(impact, "LEVELS", 4)
     with sent(db, graph.name) as seen:
         found = impact_of_entry(graph, "line/1")
-    assert len(found["entries"]) == 19
+    assert len(found["downstream_entries"]) == 19
     # 19 levels of citation: five reads of up to four levels each, then one read of what rests on them.
     assert len(seen) == 5 + 1
     assert all(command == "GRAPH.RO_QUERY" for command, _text in seen)
@@ -198,20 +211,35 @@ def test_a_chain_past_the_limit_is_cut_at_the_nearest(graph, monkeypatch):
     line_of(graph, 12)
     monkeypatch.setattr(impact, "MAX_REACH", 5)
     found = impact_of_entry(graph, "line/1")
-    assert found["truncated"] is True
-    assert [entry["id"] for entry in found["entries"]] == [f"line/{seq}" for seq in range(2, 7)]
+    assert found["downstream_entries"] == sorted(f"line/{seq}" for seq in range(2, 7))
 
 
 def test_many_states_are_cut(chain, monkeypatch):
-    monkeypatch.setattr(impact, "MAX_STATES", 1)
-    found = impact_of_entry(chain, "a/1")
-    assert len(found["states"]) == 1 and found["truncated"] is True
+    monkeypatch.setattr(impact, "MAX_DERIVED", 1)
+    assert impact_of_entry(chain, "a/1")["derived_states"] == DERIVED[:1]
 
 
-@pytest.mark.parametrize("bad", [None, 7, "", " a/1", "a\x00/1", "a/1\n", "x" * (MAX_NAME + 1), ["a/1"]])
+class HostileText(str):
+    def __len__(self):
+        raise RuntimeError("no")
+
+    def strip(self, *args):
+        raise RuntimeError("no")
+
+
+class HostileList(list):
+    def __iter__(self):
+        raise RuntimeError("no")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [None, 7, "", " a/1", "a\x00/1", "a/1\n", "x" * (MAX_NAME + 1), ["a/1"], HostileText("a/1")],
+    ids=lambda value: type(value).__name__,
+)
 def test_impact_of_entry_refuses_what_cannot_be_an_id(chain, bad):
     before = snapshot(chain)
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="must be text"):
         impact_of_entry(chain, bad)
     assert snapshot(chain) == before and failures(chain) == []
 
@@ -221,79 +249,82 @@ def test_hostile_text_is_only_an_id(chain):
     for hostile in ["a/1' OR 1=1 //", "a/1}) MATCH (n) DETACH DELETE n //", "*", "a/%", "a/.*"]:
         assert impact_of_entry(chain, hostile) is None
     assert snapshot(chain) == before
-    assert impact_of_entry(chain, "a/1")["entries"]
+    assert impact_of_entry(chain, "a/1")["downstream_entries"]
 
 
 # impact_of_state()
 
 
-def test_what_rested_on_a_state(chain):
-    """d1 was ok from T0 to T2: a/1 cited it at T1, and all that rests on a/1 rests on that State."""
-    found = impact_of_state(chain, DEVICE, "d1", T0)
-    assert found["state"] == {
-        "kind": "Device",
-        "key": "d1",
-        "valid_from": moment(T0),
-        "valid_to": moment(T2),
-        "by": "inventory",
-        "entry": None,
-    }
-    assert [entry["id"] for entry in found["entries"]] == ["a/1", "a/2", "a/3", "b/1", "b/2"]
+def test_what_rested_on_what_an_entity_held(chain):
+    """d1 was ok from T0 to T2: a/1 cited it at T1, and all that rests on a/1 rests on that."""
+    found = impact_of_state(chain, DEVICE, "d1", T0, T2)
+    assert found["entity"] == ("Device", "d1")
+    assert found["direct_entries"] == ["a/1"]
     by_entry = impact_of_entry(chain, "a/1")
-    assert found["episodes"] == by_entry["episodes"]
-    assert found["states"] == by_entry["states"]
-    assert found["lessons"] == by_entry["lessons"]
-    assert found["playbooks"] == by_entry["playbooks"]
-    assert impact_of_state(chain, "Device", "d1", "2026-01-01T01:59:59Z")["state"] == found["state"]
+    for name in ("downstream_entries", "derived_states", "episodes", "handoffs", "lessons", "playbooks"):
+        assert found[name] == by_entry[name], name
+    # The window is [since, until): a citation at T1 is in [T1, T2), not in [T0, T1).
+    assert impact_of_state(chain, DEVICE, "d1", T1, T2)["direct_entries"] == ["a/1"]
+    assert impact_of_state(chain, DEVICE, "d1", T0, T1)["direct_entries"] == []
 
 
-def test_only_entries_that_cite_inside_the_state(chain):
-    """The State from T2 on came from a/1; an entry that cites d1 at T3 rests on it, a/1 at T1 does not."""
+def test_only_entries_that_cite_inside_the_window(chain):
     episode_of(chain, "late", [("observation", "watcher", [(DEVICE, "d1")])], at=T3)
-    found = impact_of_state(chain, DEVICE, "d1", T3)
-    assert found["state"]["entry"] == "a/1" and found["state"]["valid_from"] == moment(T2)
-    assert [entry["id"] for entry in found["entries"]] == ["late/1"]
-    assert found["episodes"] == ["late"] and found["states"] == []
-    assert found["lessons"] == [] and found["playbooks"] == []
-    before = impact_of_state(chain, DEVICE, "d1", T1)
-    assert "late/1" not in [entry["id"] for entry in before["entries"]]
+    found = impact_of_state(chain, DEVICE, "d1", T2, "2026-01-01T04:00:00Z")
+    assert found["direct_entries"] == ["late/1"] and found["downstream_entries"] == []
+    assert found["episodes"] == ["late"] and found["derived_states"] == []
+    assert found["lessons"] == [] and found["playbooks"] == [] and found["handoffs"] == []
+    assert "late/1" not in impact_of_state(chain, DEVICE, "d1", T0, T2)["direct_entries"]
 
 
-def test_a_state_that_nothing_cites(chain):
-    found = impact_of_state(chain, DEVICE, "d2", None)
-    assert found["state"]["entry"] == "b/1"
-    assert found["entries"] == [] and found["episodes"] == [] and found["lessons"] == []
-
-
-def test_no_state_held_then(chain):
-    assert impact_of_state(chain, DEVICE, "d1", "2025-12-31T23:59:59Z") is None
-    assert impact_of_state(chain, DEVICE, "d9", T1) is None
-    assert impact_of_state(chain, ROOM, "r1", T1) is None
+def test_what_nothing_cites_and_what_does_not_exist_give_empty_lists(chain):
+    for found in (impact_of_state(chain, DEVICE, "d3", T0, T3), impact_of_state(chain, DEVICE, "d9", T0, T3)):
+        assert found["direct_entries"] == [] and found["episodes"] == [] and found["lessons"] == []
+    assert impact_of_state(chain, ROOM, "r1", T0, T3)["entity"] == ("Room", "r1")
+    assert impact_of_state(chain, DEVICE, 7, T0, T3)["entity"] == ("Device", 7)
 
 
 @pytest.mark.parametrize(
-    ("kind", "key", "at"),
+    ("key", "since", "until", "says"),
     [
-        ("Episode", "a", T1),
-        ("Entry", "a/1", T1),
-        ("WriteFailure", "x", T1),
-        ("Device') DETACH DELETE n //", "d1", T1),
-        (DEVICE, None, T1),
-        (DEVICE, True, T1),
-        (DEVICE, "d1\x00", T1),
-        (DEVICE, 2**64, T1),
-        (DEVICE, "d1", "2026-01-01T01:00:00"),  # no zone
-        (DEVICE, "d1", "2026-01-01T01:00:00.5Z"),
-        (DEVICE, "d1", "yesterday"),
-        (DEVICE, "d1", 1767225600),
-        (DEVICE, "d1", "1900-01-01T00:00:00Z"),
+        (None, T0, T1, "must be text"),
+        (True, T0, T1, "must be text"),
+        ("d1\x00", T0, T1, "must be text"),
+        (2**64, T0, T1, "64-bit"),
+        (HostileText("d1"), T0, T1, "must be text"),
+        ("d1", None, T1, "a time is needed"),
+        ("d1", T0, "", "a time is needed"),
+        ("d1", T1, T1, "earlier"),
+        ("d1", T2, T1, "earlier"),
+        ("d1", "yesterday", T1, "ISO 8601"),
+        ("d1", "1900-01-01T00:00:00Z", T1, "FalkorDB"),
     ],
+    ids=lambda value: type(value).__name__,
 )
-def test_impact_of_state_refuses_what_it_cannot_use(chain, kind, key, at):
+def test_impact_of_state_refuses_a_bad_value(chain, key, since, until, says):
     before = snapshot(chain)
-    with pytest.raises(Refused):
-        impact_of_state(chain, kind, key, at)
+    with pytest.raises(Refused, match=says) as raised:
+        impact_of_state(chain, DEVICE, key, since, until)
+    assert isinstance(raised.value, ValueError)
     assert snapshot(chain) == before and failures(chain) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "since"),
+    [
+        ("Device", T0),
+        ("Episode", T0),
+        (None, T0),
+        ([DEVICE], T0),
+        (DEVICE, 1767225600),
+        (DEVICE, HostileList()),
+    ],
+    ids=lambda value: type(value).__name__,
+)
+def test_impact_of_state_refuses_the_wrong_sort_of_argument(chain, kind, since):
+    with pytest.raises(WrongType) as raised:
+        impact_of_state(chain, kind, "d1", since, T1)
+    assert isinstance(raised.value, TypeError)
 
 
 # invalidate_entry()
@@ -306,14 +337,22 @@ def test_invalidate_marks_the_entry_and_gives_the_impact(chain):
     assert receipt == {"id": "a/1", "status": "invalidated", "impact": expected}
     props = read(chain, "MATCH (n:Entry {id: 'a/1'}) RETURN properties(n)")[0][0]
     assert props["invalidated_by"] == "auditor"
-    assert props["invalidated_reason"] == "the sensor was unplugged"
+    assert props["invalidated_why"] == "the sensor was unplugged"
     assert abs(props["invalidated_at"] - now()) < timedelta(seconds=5)
     # Nothing but the three marks changed.
     assert snapshot(chain) != before
     assert snapshot(chain, without="invalidated_") == before
     assert failures(chain) == []
-    assert impact_of_entry(chain, "a/1")["entry"]["invalidated"] is True
-    assert impact_of_state(chain, DEVICE, "d1", T0)["entries"][0]["invalidated"] is True
+    assert impact_of_entry(chain, "a/1")["invalidated"] is True
+
+
+def test_the_mark_takes_the_time_given(chain):
+    assert invalidate_entry(chain, "c/1", "auditor", "wrong", T3)["status"] == "invalidated"
+    assert read(chain, "MATCH (n:Entry {id: 'c/1'}) RETURN n.invalidated_at")[0][0] == moment(T3)
+    invalidate_entry(chain, "c/2", by="auditor", reason="wrong", at="  ")  # blank: now
+    marked = read(chain, "MATCH (n:Entry {id: 'c/2'}) RETURN n.invalidated_at")[0][0]
+    assert isinstance(marked, datetime) and marked.microsecond == 0
+    assert abs(marked.replace(tzinfo=UTC) - now()) < timedelta(seconds=5)
 
 
 def test_invalidate_twice_gives_exists_and_changes_nothing(chain):
@@ -325,7 +364,7 @@ def test_invalidate_twice_gives_exists_and_changes_nothing(chain):
     }
     assert snapshot(chain) == before
     assert failures(chain) == []
-    props = read(chain, "MATCH (n:Entry {id: 'a/2'}) RETURN n.invalidated_by, n.invalidated_reason")[0]
+    props = read(chain, "MATCH (n:Entry {id: 'a/2'}) RETURN n.invalidated_by, n.invalidated_why")[0]
     assert props == ["auditor", "wrong"]
 
 
@@ -335,14 +374,14 @@ def test_eight_callers_mark_an_entry_once(chain, db):
     )
     assert sorted(receipt["status"] for receipt in receipts) == ["exists"] * 7 + ["invalidated"]
     winner = next(receipt for receipt in receipts if receipt["status"] == "invalidated")
-    assert winner["impact"]["entry"]["id"] == "a/1"
+    assert winner["impact"]["id"] == "a/1"
     assert read(chain, "MATCH (n:Entry {id: 'a/1'}) RETURN n.invalidated_by")[0][0].startswith("auditor-")
 
 
 def test_an_unknown_entry_is_refused_and_stored(chain):
     before = snapshot(chain)
     receipt = invalidate_entry(chain, "a/9", by="auditor", reason="wrong")
-    assert receipt["status"] == "unknown" and receipt["id"] == "a/9" and "a/9" in receipt["reason"]
+    assert receipt["status"] == "unknown" and receipt["id"] is None and "a/9" in receipt["reason"]
     assert snapshot(chain) == before
     stored = failures(chain)
     assert [(f["reason"], f["kind"], f["key"], f["by"], f["times"]) for f in stored] == [
@@ -358,57 +397,101 @@ def test_an_entry_in_a_graph_that_does_not_exist_is_unknown(graph):
     assert [f["reason"] for f in failures(graph)] == ["unknown"]
 
 
+def test_a_database_error_is_a_failed_receipt(db):
+    db.connection.set("not-a-graph-impact", "text")
+    try:
+        receipt = invalidate_entry(db.select_graph("not-a-graph-impact"), "a/1", by="auditor", reason="wrong")
+        assert receipt["status"] == "failed" and receipt["id"] is None and receipt["reason"]
+    finally:
+        db.connection.delete("not-a-graph-impact")
+
+
 @pytest.mark.parametrize(
-    ("entry_id", "by", "reason"),
+    ("entry_id", "by"),
     [
-        (None, "auditor", "wrong"),
-        (7, "auditor", "wrong"),
-        ("", "auditor", "wrong"),
-        ("a/1\x00", "auditor", "wrong"),
-        ("\u202ea/1", "auditor", "wrong"),
-        ("a/1\n", "auditor", "wrong"),
-        ("x" * (MAX_NAME + 1), "auditor", "wrong"),
-        (["a/1"], "auditor", "wrong"),
-        ({"id": "a/1"}, "auditor", "wrong"),
-        ("a/1", None, "wrong"),
-        ("a/1", "", "wrong"),
-        ("a/1", "aud\x00itor", "wrong"),
-        ("a/1", "x" * (MAX_NAME + 1), "wrong"),
-        ("a/1", "auditor", None),
-        ("a/1", "auditor", ""),
-        ("a/1", "auditor", "   "),
-        ("a/1", "auditor", 42),
-        ("a/1", "auditor", "bad\x00reason"),
-        ("a/1", "auditor", "\ud800"),
-        ("a/1", "auditor", "x" * (MAX_TEXT + 1)),
+        (None, "auditor"),
+        (7, "auditor"),
+        ("", "auditor"),
+        ("a/1\x00", "auditor"),
+        ("\u202ea/1", "auditor"),
+        ("a/1\n", "auditor"),
+        ("x" * (MAX_NAME + 1), "auditor"),
+        (["a/1"], "auditor"),
+        ({"id": "a/1"}, "auditor"),
+        (HostileText("a/1"), "auditor"),
+        ("a/1", None),
+        ("a/1", ""),
+        ("a/1", "aud\x00itor"),
+        ("a/1", "x" * (MAX_NAME + 1)),
+        ("a/1", HostileText("auditor")),
     ],
+    ids=lambda value: type(value).__name__,
 )
-def test_an_attack_costs_one_failure_and_nothing_else(chain, entry_id, by, reason):
+def test_an_identity_that_is_not_a_name_raises_and_writes_nothing(chain, entry_id, by):
     before = snapshot(chain)
-    assert_one_refusal(chain, before, invalidate_entry(chain, entry_id, by=by, reason=reason), kind="Entry")
+    with pytest.raises(Refused, match="must be text"):
+        invalidate_entry(chain, entry_id, by=by, reason="wrong")
+    assert snapshot(chain) == before and failures(chain) == []
+
+
+class HostileRepr(str):
+    def __repr__(self):
+        raise RuntimeError("no")
+
+    def __str__(self):
+        raise RuntimeError("no")
+
+
+class LyingDict(dict):
+    def items(self):
+        raise RuntimeError("no")
+
+
+@pytest.mark.parametrize(
+    ("reason", "at"),
+    [
+        (None, None),
+        ("", None),
+        ("   ", None),
+        (42, None),
+        (["wrong"], None),
+        ("bad\x00reason", None),
+        ("\ud800", None),
+        ("x" * 2_001, None),
+        ("\u202e" + "wrong", None),  # its start is not a name
+        ("\x07bell", None),
+        ("a line\nand another", None),  # a line break in its first 200 characters: not a name
+        (HostileText("wrong"), None),
+        (HostileRepr("wrong"), None),
+        (LyingDict(why="wrong"), None),
+        ("wrong", "yesterday"),
+        ("wrong", "2099-01-01T00:00:00Z"),
+        ("wrong", 1767225600),
+        ("wrong", HostileList()),
+        ("wrong", HostileRepr(T1)),
+    ],
+    ids=lambda value: type(value).__name__,
+)
+def test_an_attack_in_the_content_costs_one_failure_and_nothing_else(chain, reason, at):
+    before = snapshot(chain)
+    receipt = invalidate_entry(chain, "a/1", by="auditor", reason=reason, at=at)
+    assert receipt["id"] is None and set(receipt) == {"id", "status", "reason"}
+    assert_one_refusal(chain, before, receipt, kind="Entry")
+
+
+def test_a_long_reason_that_starts_with_a_name_is_taken(chain):
+    reason = "the sensor was unplugged; " + "details " * 240
+    assert (
+        len(reason) <= 2_000
+        and invalidate_entry(chain, "a/3", by="auditor", reason=reason)["status"] == "invalidated"
+    )
+    assert read(chain, "MATCH (n:Entry {id: 'a/3'}) RETURN n.invalidated_why")[0][0] == reason
 
 
 def test_hostile_text_in_a_reason_is_stored_as_given(chain):
-    reason = '\'); MATCH (n) DETACH DELETE n //\u202e ünïcode "quotes"\nnew line'
+    reason = '\'); MATCH (n) DETACH DELETE n // ünïcode "quotes"'
     count = read(chain, "MATCH (n) RETURN count(n)")[0][0]
     assert invalidate_entry(chain, "b/2", by="o'brien", reason=reason)["status"] == "invalidated"
-    stored = read(chain, "MATCH (n:Entry {id: 'b/2'}) RETURN n.invalidated_reason, n.invalidated_by")[0]
+    stored = read(chain, "MATCH (n:Entry {id: 'b/2'}) RETURN n.invalidated_why, n.invalidated_by")[0]
     assert stored == [reason, "o'brien"]
     assert read(chain, "MATCH (n) RETURN count(n)")[0][0] == count
-
-
-def test_the_time_of_the_mark_is_now_in_whole_seconds(chain):
-    invalidate_entry(chain, "c/1", by="auditor", reason="wrong")
-    marked = read(chain, "MATCH (n:Entry {id: 'c/1'}) RETURN n.invalidated_at")[0][0]
-    assert isinstance(marked, datetime) and marked.microsecond == 0
-    assert abs(marked.replace(tzinfo=UTC) - now()) < timedelta(seconds=5)
-
-
-def test_the_state_that_held_is_found_from_its_entity(chain):
-    # With (held:State) in one MATCH with the entity and one filter more, FalkorDB 4.22 starts from the
-    # index on State.valid_from and reads every State before the time.
-    params = {"key": "d1", "at": "2026-01-01T02:30:00", "cap": 10}
-    assert scans(chain.explain(impact._held_query("Device"), params)) == [
-        "Node By Index Scan | (thing:Device)"
-    ]
-    assert impact_of_state(chain, DEVICE, "d1", "2026-01-01T02:30:00Z")["state"]["valid_from"] == moment(T2)

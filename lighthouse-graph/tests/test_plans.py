@@ -5,9 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from devices import DEVICE, KINDS, MANUAL
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lighthouse import ensure_schema, history, remember
+from lighthouse.values import words
 from lighthouse.write.batches import read_current
-from lighthouse.write.plans import Around, Edge, StateView, apply_plans, decide
+from lighthouse.write.plans import Around, Edge, StateView, apply_plans, decide, words_of
 from lighthouse.write.rows import Row
 from oracle import at
 
@@ -51,6 +54,7 @@ def test_the_first_row_creates():
         "values": {"status": "ok"},
         "times": {},
         "words": "",
+        "fp": plan["fp"],
         "current": True,
         "clear": {},
         "entity_times": ["2026-01-01T00:00:00", None],
@@ -156,8 +160,8 @@ def test_an_update_before_the_current_state_is_stale():
 
 
 def test_apply_plans_writes_only_plans_of_the_revision_they_were_made_from(graph):
-    remember(graph, DEVICE, "feed", [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}])
-    around = read_current(graph, DEVICE, ["d1"])[("str", "d1")]
+    remember(graph, DEVICE, [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}], "feed")
+    around = read_current(graph, DEVICE, [row(2, {"status": "hot"})])[("str", "d1")]
     assert around.rev == 1
     status, plan = decide(DEVICE, row(2, {"status": "hot"}), around)
     stale_plan = {**plan, "rev": 0}
@@ -175,17 +179,17 @@ def test_a_text_change_marks_the_entity_to_embed_and_takes_its_vector_out(graph)
     def manual(hour, **values):
         return [
             r["status"]
-            for r in remember(graph, MANUAL, "feed", [{"key": "m1", "t": at(hour), "values": values}])
+            for r in remember(graph, MANUAL, [{"key": "m1", "t": at(hour), "values": values}], "feed")
         ]
 
     def marks():
         return graph.ro_query(
-            "MATCH (m:Manual {key: 'm1'}) RETURN m:ManualToEmbed, m.embedding IS NULL, m.model"
+            "MATCH (m:Manual {key: 'm1'}) RETURN m:ManualToEmbed, m.`lh.vector` IS NULL, m.`lh.model`"
         ).result_set[0]
 
     def embedded():  # what embed() does, by hand: a vector, and the mark off
         graph.query(
-            "MATCH (m:Manual {key: 'm1'}) REMOVE m:ManualToEmbed SET m.embedding = vecf32([1.0, 0.0, 0.0]), m.model = 'x'"
+            "MATCH (m:Manual {key: 'm1'}) REMOVE m:ManualToEmbed SET m.`lh.vector` = vecf32([1.0, 0.0, 0.0]), m.`lh.model` = 'x'"
         )
 
     assert manual(0, title="Seal", body="Pump") == ["created"]
@@ -200,5 +204,11 @@ def test_a_text_change_marks_the_entity_to_embed_and_takes_its_vector_out(graph)
     assert marks() == [False, True, None]
     assert manual(1.5, title="Late") == ["inserted"]  # a late row never touches the current text
     assert marks() == [False, True, None]
-    remember(graph, DEVICE, "feed", [{"key": "d1", "t": at(0)}])
+    remember(graph, DEVICE, [{"key": "d1", "t": at(0)}], "feed")
     assert graph.ro_query("MATCH (d:Device) RETURN labels(d)").result_set == [[["Device", "Entity"]]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60) | st.text(max_size=30))
+def test_the_words_of_a_text_are_what_the_index_reads(text):
+    assert words_of(text) == words(text)

@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 from devices import DEVICE, MANUAL, ROOM
 from lighthouse import as_of, history, related, remember
-from lighthouse.values import Refused
+from lighthouse.values import Refused, WrongType
 from oracle import at, moment, sent
 
 
@@ -17,7 +17,6 @@ def stored(graph):
     remember(
         graph,
         DEVICE,
-        "inventory",
         [
             {
                 "key": "d1",
@@ -30,6 +29,7 @@ def stored(graph):
             {"key": "d1", "t": at(3), "values": {"status": "hot"}, "relations": {"USED_BY": "blue"}},
             {"key": 1, "t": at(0), "values": {"status": "the number one"}},
         ],
+        "inventory",
     )
     return graph
 
@@ -44,22 +44,23 @@ def test_history_gives_every_version_oldest_first(stored):
             "levels",
             "valid_from",
             "valid_to",
-            "seen_last",
             "recorded_at",
             "by",
+            "fp",
             "entry",
         },
-        {"status", "valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry"},
+        {"status", "valid_from", "seen_last", "recorded_at", "by", "fp"},
     ]
     first, second = found
     assert first["last_seen"] == moment(at(0)) and isinstance(first["last_seen"], datetime)
-    assert (first["valid_from"], first["valid_to"], first["seen_last"]) == (
+    assert (first["valid_from"], first["valid_to"], first.get("seen_last")) == (
         moment(at(0)),
         moment(at(2)),
         None,
     )
-    assert (second["valid_to"], second["seen_last"]) == (None, moment(at(3)))
-    assert first["entry"] == "look/1" and second["entry"] is None
+    assert "valid_to" not in second and second["seen_last"] == moment(at(3))
+    assert first["entry"] == "look/1" and "entry" not in second
+    assert first["fp"] != second["fp"] and int(first["fp"], 16) >= 0
     assert first["by"] == "inventory" and first["levels"] == [1, 2]
     assert first["recorded_at"].tzinfo is not None
     assert history(stored, DEVICE, 1)[0]["status"] == "the number one"
@@ -71,7 +72,8 @@ def test_as_of_gives_the_state_that_held(stored):
     assert as_of(stored, DEVICE, "d1", at(0))["status"] == "ok"
     assert as_of(stored, DEVICE, "d1", "2026-01-01T01:59:59Z")["status"] == "ok"
     assert as_of(stored, DEVICE, "d1", at(2))["status"] == "hot"  # valid_to is not in the State
-    assert as_of(stored, DEVICE, "d1")["status"] == "hot"  # now
+    assert as_of(stored, DEVICE, "d1", "2026-06-01T00:00:00Z")["status"] == "hot"
+    assert as_of(stored, DEVICE, "d1", at(0)) == history(stored, DEVICE, "d1")[0]  # the shape of history()
     assert as_of(stored, DEVICE, "d1", moment(at(1)))["entry"] == "look/1"
     assert as_of(stored, DEVICE, "d2", at(1)) is None
 
@@ -102,7 +104,7 @@ def test_a_graph_that_does_not_exist_yet_reads_as_empty(db):
 
 
 def test_a_kind_without_relations_or_with_text(graph):
-    remember(graph, MANUAL, "w", [{"key": "m1", "t": at(0), "values": {"title": "Seal", "body": "Pump"}}])
+    remember(graph, MANUAL, [{"key": "m1", "t": at(0), "values": {"title": "Seal", "body": "Pump"}}], "w")
     assert history(graph, MANUAL, "m1")[0]["title"] == "Seal"
     assert "words" not in history(graph, MANUAL, "m1")[0]
     with pytest.raises(Refused, match="no relation"):
@@ -121,7 +123,7 @@ def test_keys_of_the_wrong_form_are_refused(stored, key):
 
 
 @pytest.mark.parametrize(
-    "moment_given", ["yesterday", "2026-01-01T00:00:00", 12345, "2026-01-01T00:00:00.5Z"]
+    "moment_given", ["yesterday", "", "  ", "2026-13-01T00:00:00Z", "1999-01-01T00:00:00Z"]
 )
 def test_times_of_the_wrong_form_are_refused(stored, moment_given):
     with pytest.raises(Refused):
@@ -130,11 +132,35 @@ def test_times_of_the_wrong_form_are_refused(stored, moment_given):
         related(stored, DEVICE, "d1", "USED_BY", moment_given)
 
 
+def test_as_of_needs_its_time_and_a_time_of_another_type_is_the_wrong_type(stored):
+    with pytest.raises(Refused):
+        as_of(stored, DEVICE, "d1", None)
+    with pytest.raises(TypeError):
+        as_of(stored, DEVICE, "d1", 12345)
+    with pytest.raises(WrongType):
+        related(stored, DEVICE, "d1", "USED_BY", [at(0)])
+    naive = as_of(stored, DEVICE, "d1", "2026-01-01T00:00:00")  # a time without a zone is UTC
+    assert naive["status"] == "ok"
+    assert as_of(stored, DEVICE, "d1", "2026-01-01T01:59:59.9Z")["status"] == "ok"  # the fraction is cut
+
+
+def test_values_named_as_the_library_once_named_its_own_are_stored_and_read_back(graph):
+    given = {"kind": "pump", "model": "m-1", "rev": 3, "embedding": [0.5, 1.5], "serial_no": "x"}
+    assert (
+        remember(graph, DEVICE, [{"key": "d1", "t": at(0), "values": given}], "w")[0]["status"] == "created"
+    )
+    shown = history(graph, DEVICE, "d1")[0]
+    assert {name: shown[name] for name in given} == given
+    assert as_of(graph, DEVICE, "d1", at(0))["rev"] == 3
+    again = remember(graph, DEVICE, [{"key": "d1", "t": at(1), "values": given}], "w")
+    assert again == [{"key": "d1", "status": "unchanged"}]
+
+
 def test_kinds_and_relations_of_the_wrong_form_are_refused(stored):
-    with pytest.raises(Refused, match="Kind"):
+    with pytest.raises(WrongType, match="Kind"):
         history(stored, "Device", "d1")
-    with pytest.raises(Refused, match="Kind"):
-        as_of(stored, None, "d1")
+    with pytest.raises(WrongType, match="Kind"):
+        as_of(stored, None, "d1", at(0))
     for relation in ("KNOWS", "used_by", None, "USED_BY`]->() DETACH DELETE x //"):
         with pytest.raises(Refused, match="no relation"):
             related(stored, DEVICE, "d1", relation)

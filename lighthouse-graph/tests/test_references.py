@@ -102,8 +102,17 @@ def test_parse_refuses_what_is_not_a_reference(reference):
 def test_parse_all_drops_duplicates_and_keeps_order():
     given = ["e/1", (VALVE, "v1"), ("Entry", "e/1"), ("Valve", "v1"), (VALVE, 1), ("Valve", "1")]
     assert parse_all(given) == [("Entry", "e/1"), ("Valve", "v1"), ("Valve", 1), ("Valve", "1")]
-    assert parse_all(None) == []
-    assert parse_all(()) == []
+    assert parse_all(()) == [] and parse_all([]) == []
+    assert all(type(found) is tuple for found in parse_all(given))
+
+
+def test_parse_all_refuses_none():
+    # The API: None where references are wanted gives an invalid receipt, so the parse refuses it.
+    with pytest.raises(Refused, match="must be a list or tuple, not NoneType") as refused:
+        parse_all(None)
+    assert refused.value.reason == "invalid"
+    with pytest.raises(Refused, match="^mentions must be a list or tuple"):
+        parse_all(None, "mentions")
 
 
 def test_parse_all_takes_200_and_refuses_201():
@@ -128,16 +137,22 @@ def test_records_and_entities_are_told_apart():
         pattern("Valve`) DELETE (x", "x", "$k")
 
 
-def test_ordered_sorts_by_label_then_numbers_before_text():
-    given = [("Valve", "b"), ("Episode", "z"), ("Valve", 10), ("Valve", "a"), ("Valve", 2)]
-    assert ordered(given) == [("Episode", "z"), ("Valve", 2), ("Valve", 10), ("Valve", "a"), ("Valve", "b")]
+def test_ordered_sorts_by_the_text_of_the_tuple_without_duplicates():
+    given = [("Valve", "b"), ("Episode", "z"), ("Valve", 10), ("Valve", "a"), ("Valve", 2), ("Valve", "b")]
+    # str() of the tuple: "('Valve', 'a')" < "('Valve', 10)" < "('Valve', 2)", as the API orders them
+    expected = [("Episode", "z"), ("Valve", "a"), ("Valve", "b"), ("Valve", 10), ("Valve", 2)]
+    assert ordered(given) == expected
+    assert ordered(given) == sorted(set(given), key=str)
+    assert ordered([["Valve", 7], ("Valve", 7), ("Valve", "7")]) == [("Valve", "7"), ("Valve", 7)]
+    assert all(type(found) is tuple for found in ordered([["Valve", 7]]))
+    assert ordered([]) == []
 
 
 def test_from_store_names_records_by_id_and_entities_by_key():
     assert from_store(["Entry"], "e/1", None) == ("Entry", "e/1")
     assert from_store(["Entity", "Valve"], "an id value", "v1") == ("Valve", "v1")
     assert from_store(["Valve", "Entity", "ValveToEmbed"], None, 5) == ("Valve", 5)
-    with pytest.raises(ValueError):
+    with pytest.raises(Refused, match="not something a reference can name"):
         from_store(["Entity"], None, "k")
     assert shown([None, [["Valve", "Entity"], None, "v1"], [["Episode"], "e", None]]) == [
         ("Episode", "e"),
@@ -230,9 +245,34 @@ def test_an_object_that_fails_when_read_is_refused_not_an_error_of_another_kind(
 
         __str__ = __repr__
 
-    with pytest.raises(Refused, match="could not be read"):
+    class Sly(str):
+        def __len__(self):
+            raise RuntimeError("no")
+
+        __repr__ = __str__ = __hash__ = __len__
+
+    class PosingAsKind:
+        label = "Valve`) DETACH DELETE (n"
+
+        @property
+        def __class__(self):
+            return Kind
+
+    with pytest.raises(Refused, match="must be a list or tuple, not Unreadable"):
         parse_all(Unreadable([("Device", "d1")]))
-    with pytest.raises(Refused, match="could not be read"):
+    with pytest.raises(Refused, match="not Unreadable"):
         parse(Unreadable([("Device", "d1")]))
     with pytest.raises(Refused):
         parse_all([(Unprintable(), "d1")])
+    for hostile in (
+        Sly("e/1"),
+        ("Valve", Sly("v1")),
+        (Sly("Valve"), "v1"),
+        [Sly("e/1")],
+        (PosingAsKind(), "v1"),
+    ):
+        with pytest.raises(Refused) as refused:
+            parse(hostile)
+        assert refused.value.reason == "invalid"
+        with pytest.raises(Refused):
+            parse_all([hostile])

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 from datetime import UTC, datetime
 
 import pytest
-from lighthouse import Kind, Refused, ensure_schema, remember
+from lighthouse import Kind, Refused, TooSlow, WrongType, ensure_schema, history, remember
 from lighthouse.episodes import open_episode, record
-from lighthouse.recall.text import TooSlow, search, search_entries, search_history
+from lighthouse.recall.text import search, search_entries, search_history
+from meaning import HostileList, HostileMap, HostileNumber, HostileText, hostile_objects
+from redis.exceptions import ResponseError
 
 ROOM = Kind("Room", key="code")
 DEVICE = Kind(
@@ -42,6 +45,29 @@ def keys(found: list[dict]) -> list:
     return [item["key"] for item in found]
 
 
+# --- the published shape ----------------------------------------------------------------------------
+
+
+def test_the_signatures_are_the_published_ones():
+    for find in (search, search_history):
+        listed = list(inspect.signature(find).parameters.values())
+        assert [(p.name, p.default) for p in listed[:5]] == [
+            ("graph", inspect.Parameter.empty),
+            ("kind", inspect.Parameter.empty),
+            ("question", inspect.Parameter.empty),
+            ("limit", 10),
+            ("match", "all"),
+        ]
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in listed[5:])
+    listed = list(inspect.signature(search_entries).parameters.values())
+    assert [(p.name, p.default) for p in listed[1:4]] == [
+        ("question", inspect.Parameter.empty),
+        ("limit", 10),
+        ("match", "all"),
+    ]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in listed[4:])
+
+
 # --- search(): the current text ----------------------------------------------------------------------
 
 
@@ -53,8 +79,9 @@ def test_the_seed_example_finds_the_pump_sensor_first(world):
     put(world, "d2", "spare parts shelf")
     found = search(world, DEVICE, "sensor in the pump room", match="any")
     assert keys(found) == ["d1"]  # d2 has none of the words
-    assert found[0]["status"] == "hot"
+    assert found[0]["values"]["status"] == "hot"
     assert search(world, DEVICE, "sensor in the pump room", match="all") == []  # d1 lacks "in", "the"
+    assert search(world, DEVICE, "sensor in the pump room", 10, "any") == found  # by position too
 
 
 def test_all_needs_every_word_and_any_ranks_more_words_higher(world):
@@ -74,6 +101,7 @@ def test_equal_scores_come_in_key_order_and_limit_keeps_the_first(world):
     assert keys(found) == ["d1", "d2", "d3", "d4", "d5"]
     assert len({item["score"] for item in found}) == 1
     assert keys(search(world, DEVICE, "same words", limit=2)) == ["d1", "d2"]
+    assert keys(search(world, DEVICE, "same words", 2)) == ["d1", "d2"]
 
 
 def test_equal_scores_put_whole_number_keys_before_names(world):
@@ -83,7 +111,7 @@ def test_equal_scores_put_whole_number_keys_before_names(world):
     assert keys(search_history(world, DEVICE, "same")) == [4, 30, "a", "b"]
 
 
-def test_a_result_shows_the_current_values_and_no_words(world):
+def test_a_result_is_key_score_and_the_current_values(world):
     remember(
         world,
         DEVICE,
@@ -98,11 +126,25 @@ def test_a_result_shows_the_current_values_and_no_words(world):
         ],
     )
     (found,) = search(world, DEVICE, "main pump")
-    assert found["key"] == "d1" and found["score"] > 0
-    assert found["status"] == "ok" and found["note"] == "pump room" and found["label"] == "Main pump"
-    assert found["last_seen"] == at(T1) and found["valid_from"] == at(T1) and found["by"] == "inventory"
-    for hidden in ("words", "rev", "serial", "embedding", "entry", "valid_to"):
-        assert hidden not in found
+    assert set(found) == {"key", "score", "values"}
+    assert found["key"] == "d1" and type(found["score"]) is float and found["score"] > 0
+    shown = found["values"]
+    assert shown["status"] == "ok" and shown["note"] == "pump room" and shown["label"] == "Main pump"
+    assert shown["last_seen"] == at(T1) and shown["valid_from"] == at(T1) and shown["by"] == "inventory"
+    for hidden in ("key", "serial", "words", "entry", "valid_to"):
+        assert hidden not in shown
+    assert not [name for name in shown if name.startswith("lh.")]
+
+
+def test_values_that_share_a_name_with_the_library_s_own_are_shown_as_given(world):
+    """model, embedding, kind and rev are values like any other: the library keeps its own under lh."""
+    given = {"note": "pump room", "model": "X-200", "embedding": "none", "kind": "sensor", "rev": 3}
+    receipts = remember(world, DEVICE, by="inventory", rows=[{"key": "d1", "t": T1, "values": given}])
+    assert receipts[0]["status"] == "created", receipts
+    (found,) = search(world, DEVICE, "pump")
+    assert {name: found["values"][name] for name in given} == given
+    (past,) = search_history(world, DEVICE, "pump")
+    assert {name: past["state"][name] for name in given} == given
 
 
 def test_every_text_value_of_the_kind_is_searched(world):
@@ -156,10 +198,10 @@ def test_a_value_that_changed_is_found_by_its_new_words_only(world):
     assert search(world, DEVICE, "old") == []
     assert keys(search(world, DEVICE, "new")) == ["d1"]
     (past,) = search_history(world, DEVICE, "old")
-    assert past["key"] == "d1" and past["note"] == "old words here"
-    assert past["valid_from"] == at(T1) and past["valid_to"] == at(T2)
+    assert past["key"] == "d1" and past["state"]["note"] == "old words here"
+    assert past["state"]["valid_from"] == at(T1) and past["state"]["valid_to"] == at(T2)
     (present,) = search_history(world, DEVICE, "new")
-    assert present["valid_from"] == at(T2) and present["valid_to"] is None
+    assert present["state"]["valid_from"] == at(T2) and "valid_to" not in present["state"]
 
 
 def test_a_late_row_is_found_in_history_only(world):
@@ -168,7 +210,7 @@ def test_a_late_row_is_found_in_history_only(world):
     put(world, "d1", "beta", t=T2)  # late: between the two
     assert search(world, DEVICE, "beta") == []
     (late,) = search_history(world, DEVICE, "beta")
-    assert (late["valid_from"], late["valid_to"]) == (at(T2), at(T3))
+    assert (late["state"]["valid_from"], late["state"]["valid_to"]) == (at(T2), at(T3))
     assert keys(search(world, DEVICE, "gamma")) == ["d1"]
 
 
@@ -188,12 +230,40 @@ def test_a_kind_finds_only_its_own_entities(world):
 # --- search_history(): every State -----------------------------------------------------------------------
 
 
+def test_a_state_is_shaped_as_history_gives_it(world):
+    put(world, "d1", "pump one", t=T1, status="ok")
+    repeat = [{"key": "d1", "t": T2, "values": {"note": "pump one", "status": "ok"}}]
+    assert remember(world, DEVICE, by="inventory", rows=repeat)[0]["status"] == "unchanged"  # seen_last
+    put(world, "d1", "pump two", t=T3, status="hot")
+    found = search_history(world, DEVICE, "pump", limit=10, match="all")
+    assert all(set(item) == {"key", "score", "state"} for item in found)
+    states = {item["state"]["valid_from"]: item["state"] for item in found}
+    assert [states[moment] for moment in sorted(states)] == history(world, DEVICE, "d1")
+    first, last = states[at(T1)], states[at(T3)]
+    assert first["valid_to"] == at(T3) and first["seen_last"] == at(T2)
+    assert "valid_to" not in last and "seen_last" not in last and "entry" not in last
+    assert not {"key", "serial", "words"} & set(first) and not [n for n in first if n.startswith("lh.")]
+
+
 def test_states_of_other_kinds_are_left_out_before_the_limit(world):
     for number in range(5):
         put(world, f"a{number}", "pump seal", kind=PART)  # ranked equal, and first by key
     put(world, "d1", "pump seal")
     assert keys(search_history(world, DEVICE, "pump", limit=1)) == ["d1"]
     assert len(search_history(world, PART, "pump")) == 5
+
+
+def test_a_value_named_kind_cannot_pass_a_state_off_as_another_kind_s(world):
+    put(world, "p1", "pump seal", kind=PART, kind_of="Device")
+    receipts = remember(
+        world,
+        PART,
+        by="inventory",
+        rows=[{"key": "p2", "t": T1, "values": {"name": "pump", "kind": "Device"}}],
+    )
+    assert receipts[0]["status"] == "created"
+    assert search_history(world, DEVICE, "pump") == []
+    assert sorted(keys(search_history(world, PART, "pump"))) == ["p1", "p2"]
 
 
 def test_history_ranks_by_score_then_key_then_time(world):
@@ -205,7 +275,7 @@ def test_history_ranks_by_score_then_key_then_time(world):
     found = search_history(world, DEVICE, "pump")
     scores = [item["score"] for item in found]
     assert scores == sorted(scores, reverse=True)
-    tied = [(item["key"], item["valid_from"]) for item in found if item["score"] == scores[-1]]
+    tied = [(item["key"], item["state"]["valid_from"]) for item in found if item["score"] == scores[-1]]
     assert tied == sorted(tied)
     assert len(found) == 5
 
@@ -217,8 +287,8 @@ def test_history_names_the_entry_a_state_came_from(world):
     rows = [{"key": "d2", "t": T1, "values": {"note": "pump leaks"}, "entry": entry}]
     assert remember(world, DEVICE, by="reader", rows=rows)[0]["status"] == "created"
     (found,) = search_history(world, DEVICE, "leaks")
-    assert found["entry"] == entry and found["by"] == "reader"
-    assert "words" not in found and "kind" not in found
+    assert found["state"]["entry"] == entry and found["state"]["by"] == "reader"
+    assert "words" not in found["state"] and "lh.kind" not in found["state"]
 
 
 # --- search_entries(): the text of entries ----------------------------------------------------------------
@@ -233,21 +303,31 @@ def test_entries_are_found_by_the_words_of_their_text_values(world):
     found = search_entries(world, "leaks")
     assert [item["id"] for item in found] == [first["id"]]
     (item,) = found
-    assert item["episode"] == "ep" and item["seq"] == 1 and item["type"] == "observation"
-    assert item["by"] == "watcher" and item["values"] == {"text": "seal_leaks\nbadly", "level": 3}
-    assert item["score"] > 0 and "words" not in item
+    assert set(item) == {"id", "score", "entry"} and item["score"] > 0
+    entry = item["entry"]
+    assert {name: entry[name] for name in ("id", "seq", "serial", "type", "by")} == {
+        "id": "ep/1",
+        "seq": 1,
+        "serial": 1,
+        "type": "observation",
+        "by": "watcher",
+    }
+    assert entry["text"] == "seal_leaks\nbadly" and entry["level"] == 3  # the values at the top level
+    assert isinstance(entry["at"], datetime) and isinstance(entry["recorded_at"], datetime)
+    assert not {"words", "cites", "content"} & set(entry)
     assert sorted(item["id"] for item in search_entries(world, "seal")) == ["ep/1", "ep/2"]
     assert [item["id"] for item in search_entries(world, "seal", types=["forecast"])] == ["ep/2"]
     assert search_entries(world, "7") == [] and search_entries(world, "true") == []  # not text: not searched
 
 
-def test_equal_entries_come_in_the_order_they_were_stored(world):
+def test_equal_entries_come_in_id_order(world):
     put(world, "d1", "pump")
     open_episode(world, "ep", by="watcher", about=[(DEVICE, "d1")])
-    for _ in range(4):
-        record(world, "ep", "observation", by="watcher", values={"text": "same words"})
+    open_episode(world, "another", by="watcher", about=[(DEVICE, "d1")])
+    for episode in ("ep", "another", "ep", "another"):
+        record(world, episode, "observation", by="watcher", values={"text": "same words"})
     found = search_entries(world, "same words", limit=3)
-    assert [item["id"] for item in found] == ["ep/1", "ep/2", "ep/3"]
+    assert [item["id"] for item in found] == ["another/1", "another/2", "ep/1"]
 
 
 # --- limits ---------------------------------------------------------------------------------------------
@@ -292,12 +372,12 @@ def test_refusals_of_kind_question_match_limit_and_timeout(world, find):
     with pytest.raises(Refused, match="no text"):
         find(world, PLAIN, "pump")
     for question in (None, 5, b"pump", ["pump"]):
-        with pytest.raises(Refused, match="question"):
+        with pytest.raises(WrongType, match="question"):
             find(world, DEVICE, question)
     with pytest.raises(Refused, match="match"):
         find(world, DEVICE, "pump", match="some")
-    for limit in (0, 1_001, -1, True, "10", 2.0, 10**5000):
-        with pytest.raises(Refused, match="limit"):
+    for limit in (0, 1_001, -1, True, "10", 2.0, 10**5000, None):
+        with pytest.raises(Refused, match="limit must be a whole number from 1 to 1000"):
             find(world, DEVICE, "pump", limit=limit)
     for timeout in (0, 5_001, True, 1.5):
         with pytest.raises(Refused, match="timeout"):
@@ -307,7 +387,7 @@ def test_refusals_of_kind_question_match_limit_and_timeout(world, find):
 
 
 def test_refusals_of_search_entries(world):
-    with pytest.raises(Refused, match="question"):
+    with pytest.raises(WrongType, match="question"):
         search_entries(world, None)
     with pytest.raises(Refused, match="match"):
         search_entries(world, "seal", match="most")
@@ -316,6 +396,34 @@ def test_refusals_of_search_entries(world):
     for types in ("observation", [], [""], [None], ["x"] * 201):
         with pytest.raises(Refused):
             search_entries(world, "seal", types=types)
+
+
+def test_hostile_arguments_raise_only_the_library_s_errors_and_write_nothing(world):
+    put(world, "d1", "pump hello")
+    before = world.ro_query("MATCH (n) RETURN count(n)").result_set
+    for hostile in hostile_objects():
+        for find in (search, search_history):
+            with pytest.raises(WrongType):
+                find(world, DEVICE, hostile)
+            with pytest.raises(Refused):
+                find(world, hostile, "pump")
+            with pytest.raises(Refused):
+                find(world, DEVICE, "pump", limit=hostile)
+            with pytest.raises(Refused):
+                find(world, DEVICE, "pump", match=hostile)
+            with pytest.raises(Refused):
+                find(world, DEVICE, "pump", timeout=hostile)
+        with pytest.raises(WrongType):
+            search_entries(world, hostile)
+        with pytest.raises(Refused):
+            search_entries(world, "pump", types=hostile)
+        with pytest.raises(Refused):
+            search_entries(world, "pump", types=[hostile])
+    for hostile in (HostileText("all"), HostileNumber(10), HostileMap(), HostileList()):
+        with pytest.raises(Refused):  # by position, where limit and match stand
+            search(world, DEVICE, "pump", hostile, hostile)
+    assert world.ro_query("MATCH (n) RETURN count(n)").result_set == before  # and no WriteFailure
+    assert keys(search(world, DEVICE, "hello")) == ["d1"]
 
 
 def test_words_without_letters_or_digits_ask_nothing(world):
@@ -332,8 +440,9 @@ def test_a_search_longer_than_its_time_is_stopped_with_too_slow(world):
     # 100,000 devices that all hold the words: FalkorDB stops the search past 1 ms and says so.
     world.query(
         "UNWIND range(1, 100000) AS i "
-        "CREATE (:Device:Entity {key: 'd' + toString(i), rev: 1, words: 'pump room sensor ' + toString(i)})"
+        "CREATE (:Device:Entity {key: 'd' + toString(i), words: 'pump room sensor ' + toString(i)})"
     )
-    with pytest.raises(TooSlow, match="stopped"):
+    with pytest.raises(TooSlow, match="stopped") as stopped:
         search(world, DEVICE, "pump room sensor", match="any", timeout=1)
+    assert isinstance(stopped.value, ResponseError)  # what a caller of the published API catches
     assert len(search(world, DEVICE, "pump room sensor", match="any")) == 10  # 5 seconds is enough

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 from devices import DEVICE, PERSON, ROOM
-from lighthouse import Kind, Refused, clock, ensure_schema, remember
-from lighthouse.recall.text import TooSlow
+from lighthouse import Kind, Refused, TooSlow, WrongType, clock, ensure_schema, remember
 from lighthouse.recall.traverse import pointing_at, similar
+from meaning import hostile_objects
 
 CRATE = Kind("Crate", relations={"LOCATED_IN": ROOM})  # another kind in the same rooms
 PLAIN = Kind("Plain")  # no relations at all
@@ -46,6 +46,26 @@ def iso(moment) -> str:
 # --- pointing_at() ----------------------------------------------------------------------------------------
 
 
+def test_the_signatures_are_the_published_ones():
+    listed = list(inspect.signature(pointing_at).parameters.values())
+    assert [(p.name, p.default) for p in listed] == [
+        ("graph", inspect.Parameter.empty),
+        ("kind", inspect.Parameter.empty),
+        ("relation", inspect.Parameter.empty),
+        ("key", inspect.Parameter.empty),
+        ("when", None),
+    ]
+    listed = list(inspect.signature(similar).parameters.values())
+    assert [(p.name, p.default) for p in listed[:5]] == [
+        ("graph", inspect.Parameter.empty),
+        ("kind", inspect.Parameter.empty),
+        ("key", inspect.Parameter.empty),
+        ("relations", None),
+        ("limit", 10),
+    ]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in listed[5:])
+
+
 def test_the_seed_example_points_at_the_room_it_is_in_now(world):
     seed(world)
     assert pointing_at(world, DEVICE, "LOCATED_IN", "r2") == ["d1"]
@@ -64,10 +84,12 @@ def test_at_a_time_it_sees_the_relations_that_held_then(world):
     assert pointing_at(world, DEVICE, "LOCATED_IN", "r2", T2) == ["d1"]
     assert pointing_at(world, DEVICE, "LOCATED_IN", "r1", T2) == []
     assert pointing_at(world, DEVICE, "LOCATED_IN", "r1", "2026-01-01T23:59:59Z") == ["d1"]
+    assert pointing_at(world, DEVICE, "LOCATED_IN", "r1", when=NOON) == ["d1"]
+    assert pointing_at(graph=world, kind=DEVICE, relation="USED_BY", key="red", when=NOON) == ["d1"]
 
 
 def test_now_compares_with_the_time_not_with_a_missing_end(world):
-    soon = clock.now() + timedelta(minutes=3)
+    soon = clock.present() + timedelta(minutes=3)
     put(world, "d1", T1, LOCATED_IN="r1")
     put(world, "d1", iso(soon), LOCATED_IN="r2")  # closes r1 three minutes from now
     assert pointing_at(world, DEVICE, "LOCATED_IN", "r1") == ["d1"]  # closed, but not yet
@@ -110,13 +132,16 @@ def test_pointing_at_refuses_what_it_cannot_ask(world):
     with pytest.raises(Refused, match="kind"):
         pointing_at(world, "Device", "LOCATED_IN", "r1")
     for relation in ("NOPE", None, "located_in", "KNOWS", ["LOCATED_IN"], "LOCATED_IN\n"):
-        with pytest.raises(Refused, match="relation"):
+        with pytest.raises(Refused, match="no relation"):
             pointing_at(world, DEVICE, relation, "r1")
     for key in (None, True, "", " r1", "r" * 201, 2**63, 1.5, "a\nb"):
         with pytest.raises(Refused):
             pointing_at(world, DEVICE, "LOCATED_IN", key)
-    for moment in ("yesterday", "2026-01-01T00:00:00", 5, "2026-01-01T00:00:00.5Z"):
-        with pytest.raises(Refused):
+    for moment in ("yesterday", "", "   ", "2026-01-01T00:00:00+25:00", "1999-12-31T00:00:00Z"):
+        with pytest.raises(Refused):  # a blank when is refused: only None means now
+            pointing_at(world, DEVICE, "LOCATED_IN", "r1", moment)
+    for moment in (5, 1.5, ["2026-01-01"]):
+        with pytest.raises(WrongType):  # not a time at all, as stamp() says
             pointing_at(world, DEVICE, "LOCATED_IN", "r1", moment)
     assert pointing_at(world, DEVICE, "LOCATED_IN", "r" * 200) == []  # 200 characters is a key
 
@@ -191,7 +216,8 @@ def test_similar_of_what_shares_nothing_or_does_not_exist_is_empty(world):
     seed(world)
     assert similar(world, DEVICE, "nobody") == []
     assert similar(world, DEVICE, "d1") == []  # alone in its room and team
-    assert similar(world, PLAIN, "p1") == []  # a kind with no relations
+    with pytest.raises(Refused, match="relation"):  # a kind with no relations has none to follow
+        similar(world, PLAIN, "p1")
     put(world, "crate-1", T2, kind=CRATE, LOCATED_IN="r2")
     assert similar(world, DEVICE, "d1") == []  # a crate is not a device
 
@@ -202,15 +228,45 @@ def test_similar_refuses_what_it_cannot_ask(world):
     for key in (None, False, "", "d" * 201, 2**64):
         with pytest.raises(Refused):
             similar(world, DEVICE, key)
-    for relations in ("LOCATED_IN", [], ["NOPE"], [None], {"LOCATED_IN": 1}):
+    for relations in ("LOCATED_IN", [], (), ["NOPE"], [None], {"LOCATED_IN": 1}, ["USED_BY"] * 201):
         with pytest.raises(Refused, match="relation"):
             similar(world, DEVICE, "d1", relations=relations)
     for limit in (0, 1_001, True, "5", 10**5000):
         with pytest.raises(Refused, match="limit"):
             similar(world, DEVICE, "d1", limit=limit)
+    with pytest.raises(Refused, match="limit"):  # relations come before limit, as published
+        similar(world, DEVICE, "d1", ["USED_BY"], 0)
     for timeout in (0, 5_001, 2.5):
         with pytest.raises(Refused, match="timeout"):
             similar(world, DEVICE, "d1", timeout=timeout)
+
+
+def test_hostile_arguments_raise_only_the_library_s_errors_and_write_nothing(world):
+    seed(world)
+    before = world.ro_query("MATCH (n) RETURN count(n)").result_set
+    for hostile in hostile_objects():
+        with pytest.raises(Refused):
+            pointing_at(world, hostile, "LOCATED_IN", "r2")
+        with pytest.raises(Refused, match="no relation"):
+            pointing_at(world, DEVICE, hostile, "r2")
+        with pytest.raises(Refused):
+            pointing_at(world, DEVICE, "LOCATED_IN", hostile)
+        with pytest.raises((Refused, WrongType)):
+            pointing_at(world, DEVICE, "LOCATED_IN", "r2", hostile)
+        with pytest.raises(Refused):
+            similar(world, hostile, "d1")
+        with pytest.raises(Refused):
+            similar(world, DEVICE, hostile)
+        with pytest.raises(Refused, match="relation"):
+            similar(world, DEVICE, "d1", hostile)
+        with pytest.raises(Refused, match="relation"):
+            similar(world, DEVICE, "d1", [hostile])
+        with pytest.raises(Refused):
+            similar(world, DEVICE, "d1", None, hostile)
+        with pytest.raises(Refused):
+            similar(world, DEVICE, "d1", timeout=hostile)
+    assert world.ro_query("MATCH (n) RETURN count(n)").result_set == before
+    assert pointing_at(world, DEVICE, "LOCATED_IN", "r2") == ["d1"]
 
 
 # --- the stop ---------------------------------------------------------------------------------------------
@@ -219,16 +275,16 @@ def test_similar_refuses_what_it_cannot_ask(world):
 def crowd(graph, devices: int, teams: int) -> None:
     """d0 and `devices` more devices, each used by the same `teams` teams: every one shares them all."""
     graph.query(
-        "UNWIND range(0, $teams - 1) AS i CREATE (:Team:Entity {key: 't' + toString(i), rev: 0})",
+        "UNWIND range(0, $teams - 1) AS i CREATE (:Team:Entity {key: 't' + toString(i), `lh.rev`: 0})",
         {"teams": teams},
     )
     graph.query(
-        "CREATE (d:Device:Entity {key: 'd0', rev: 1}) WITH d MATCH (x:Team) "
+        "CREATE (d:Device:Entity {key: 'd0', `lh.rev`: 1}) WITH d MATCH (x:Team) "
         "CREATE (d)-[:USED_BY {valid_from: localdatetime('2026-01-01T00:00:00')}]->(x)"
     )
     for start in range(1, devices + 1, 5_000):  # the others' edges are never read for their times
         graph.query(
-            "UNWIND range($first, $last) AS i CREATE (d:Device:Entity {key: 'd' + toString(i), rev: 1}) "
+            "UNWIND range($first, $last) AS i CREATE (d:Device:Entity {key: 'd' + toString(i), `lh.rev`: 1}) "
             "WITH d MATCH (x:Team) CREATE (d)-[:USED_BY]->(x)",
             {"first": start, "last": min(devices, start + 4_999)},
         )
@@ -236,7 +292,7 @@ def crowd(graph, devices: int, teams: int) -> None:
 
 def test_similar_past_its_time_is_stopped_with_too_slow(world):
     crowd(world, 5_000, 20)
-    with pytest.raises(TooSlow, match="stopped"):
+    with pytest.raises(TooSlow, match="stopped"):  # a ResponseError, as the published API raises
         similar(world, DEVICE, "d0", timeout=1)
     found = similar(world, DEVICE, "d0", limit=3)
     assert [(item["key"], item["shared"]) for item in found] == [("d1", 20), ("d10", 20), ("d100", 20)]

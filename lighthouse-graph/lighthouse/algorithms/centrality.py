@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import operator
 import random
+from collections import Counter
 from collections.abc import Iterable
-from itertools import accumulate, repeat
+from operator import itemgetter
 
 DAMPING = 0.85
 TOLERANCE = 1e-8  # total change of the scores at which the iteration stops: far below 0.0005
 MAX_ITERATIONS = 1_000
-SAMPLE_SEED = 20_260_101  # the same graph gives the same sample of sources
 
 
 def pagerank(size: int, edges: Iterable[tuple[int, int]]) -> list[float]:
@@ -23,44 +23,62 @@ def pagerank(size: int, edges: Iterable[tuple[int, int]]) -> list[float]:
 
     As FalkorDB does: two edges between the same nodes count once, an edge to itself counts, the damping
     is 0.85, and the rank of a node with no edge out is spread over every node.
+    A node that no edge leads into has the base rank in every round, so the rounds run over the others
+    only, and what the first give is one sum per node they point at: on 10,000 devices that point at
+    240 rooms and teams, a round is 240 sums, not 30,000.
     """
     if size == 0:
         return []
-    links = sorted(set(edges), key=lambda link: (link[1], link[0]))
-    out = [0] * size
-    for start, _ in links:
-        out[start] += 1
-    starts = [start for start, _ in links]
-    # The edges into each node are one run of `links`: its sum is a difference of running sums, which
-    # keeps the inner loops in C (about four times faster than summing per node).
-    spans, begin = [], 0
-    for place in range(1, len(links) + 1):
-        if place == len(links) or links[place][1] != links[begin][1]:
-            spans.append((links[begin][1], begin, place))
-            begin = place
-    dangling = [node for node in range(size) if not out[node]]
+    links = set(edges)
+    out, into = [0] * size, [0] * size
+    for node, count in Counter(map(itemgetter(0), links)).items():
+        out[node] = count
+    for node, count in Counter(map(itemgetter(1), links)).items():
+        into[node] = count
     share = [DAMPING / count if count else 0.0 for count in out]
-    rank = [1.0 / size] * size
+    reached = [node for node in range(size) if into[node]]
+    place = {node: number for number, node in enumerate(reached)}
+    # Per reached node: the shares of the unreached nodes that point at it (each brings base * share),
+    # and the edges from reached nodes, as (start's place, share) pairs.
+    from_unreached = [0.0] * len(reached)
+    from_reached: dict[int, list[tuple[int, float]]] = {}
+    for start, end in links:
+        if into[start]:
+            from_reached.setdefault(place[end], []).append((place[start], share[start]))
+        else:
+            from_unreached[place[end]] += share[start]
+    inner = sorted(from_reached.items())
+    unreached_count = size - len(reached)
+    dangling_unreached = sum(1 for node in range(size) if not out[node] and not into[node])
+    dangling_reached = [number for number, node in enumerate(reached) if not out[node]]
+    base = 1.0 / size
+    rank = [1.0 / size] * len(reached)
     for _ in range(MAX_ITERATIONS):
-        pushed = list(map(operator.mul, rank, share))
-        running = [0.0, *accumulate(map(pushed.__getitem__, starts))]
-        base = (1.0 - DAMPING + DAMPING * sum(map(rank.__getitem__, dangling))) / size
-        fresh = [base] * size
-        for node, begin, end in spans:
-            fresh[node] = base + running[end] - running[begin]
-        change = sum(map(abs, map(operator.sub, fresh, rank)))
-        total = sum(fresh)
-        rank = list(map(operator.truediv, fresh, repeat(total, size)))
+        dangling = dangling_unreached * base + sum(rank[number] for number in dangling_reached)
+        fresh_base = (1.0 - DAMPING + DAMPING * dangling) / size
+        # The unreached nodes held `base` in the round before (1/size at first), and give from it.
+        fresh = [fresh_base + base * pushed for pushed in from_unreached]
+        for number, around in inner:
+            fresh[number] += sum(rank[start] * part for start, part in around)
+        change = unreached_count * abs(fresh_base - base) + sum(map(abs, map(operator.sub, fresh, rank)))
+        total = fresh_base * unreached_count + sum(fresh)
+        base = fresh_base / total
+        rank = [score / total for score in fresh]
         if change < TOLERANCE:
             break
-    return rank
+    found = [base] * size
+    for number, node in enumerate(reached):
+        found[node] = rank[number]
+    return found
 
 
-def sources(size: int, relations: int, budget: int, sample: int | None, least: int = 32) -> list[int]:
+def sources(
+    size: int, relations: int, budget: int, sample: int | None, seed: int = 1, least: int = 32
+) -> list[int]:
     """The nodes Brandes' count starts from: every node when the budget of relations followed allows it.
 
-    Else at least `least` nodes, as many as budget / relations, drawn with a fixed seed from the nodes in
-    their order, so the same graph gives the same sample. sample: exactly that many (at most every node).
+    Else at least `least` nodes, as many as budget / relations, drawn with the seed from the nodes in their
+    order, so the same graph and seed give the same sample. sample: exactly that many (at most every node).
     """
     if sample is not None:
         count = min(sample, size)
@@ -70,7 +88,7 @@ def sources(size: int, relations: int, budget: int, sample: int | None, least: i
         count = min(size, max(least, budget // max(relations, 1)))
     if count >= size:
         return list(range(size))
-    return sorted(random.Random(SAMPLE_SEED).sample(range(size), count))
+    return sorted(random.Random(seed).sample(range(size), count))
 
 
 def betweenness(size: int, edges: Iterable[tuple[int, int]], starts: list[int]) -> list[float]:

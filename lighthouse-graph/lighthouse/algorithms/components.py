@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..references import ordered
-from .kept import MAX_NAMES
-
 Name = tuple[str, object]  # (label, key) of an entity, (label, id) of a record
 
 
@@ -35,22 +32,16 @@ def name_key(name: Name) -> tuple:
     return (name[0], isinstance(name[1], str), name[1])
 
 
-def shaped(groups: Iterable[tuple[int, list[Name]]], limit: int, in_order: bool = False) -> list[dict]:
+def shaped(groups: Iterable[tuple[int, list[Name]]], at_least: int, limit: int, show: int) -> list[dict]:
     """Groups as answers give them: [{"size", "members"}], largest first, ties by their first member.
 
-    groups: (size, members) pairs, members all listed unless in_order says they come in the answer's
-    order already. Members are sorted; one answer lists at most 10,000 names, so a group past that lists
-    those that fit and its size says how many it has.
+    groups: (size, members) pairs with every member listed. Only groups of at least `at_least` members,
+    the first `limit` of them, each listing its first `show` members in name order (the order of the
+    oldest of equals here: label, whole numbers before text keys, then key).
     """
-    listed = [(size, ordered(list(members))) for size, members in groups]
-    if not in_order:
-        listed.sort(key=lambda group: (-group[0], name_key(group[1][0]) if group[1] else ()))
-    answer, room = [], MAX_NAMES
-    for size, members in listed[:limit]:
-        shown = members[:room]
-        room -= len(shown)
-        answer.append({"size": size, "members": shown})
-    return answer
+    listed = [(size, sorted(members, key=name_key)) for size, members in groups if size >= at_least]
+    listed.sort(key=lambda group: (-group[0], name_key(group[1][0]) if group[1] else ()))
+    return [{"size": size, "members": members[:show]} for size, members in listed[:limit]]
 
 
 def names_in(answer: list[dict]) -> int:

@@ -1,8 +1,9 @@
 """connection(): the shortest chain of relations between two entities, either way, now or at one time.
 
 FalkorDB has no shortestPath that may go either way, so the search is here: from both ends, a step at a
-time from the end with fewer relations to follow, each step one query that reads only the neighbours of
-that end's frontier, found by their node ids, and how many relations each of them has.
+time from the end with fewer nodes to follow, each step one query that sends the neighbours of that
+end's frontier as two arrays of node ids. Only the chain found is named: one last query reads the keys
+of its nodes and the relations between them.
 """
 
 from __future__ import annotations
@@ -15,14 +16,29 @@ from .. import clock, values
 from ..graphs import read
 from ..kinds import Kind
 from ..values import Refused
-from .components import Name, name_key
-from .scope import ABOUT, MAX_READ, RECORDS, Scope, checked_kinds, checked_most, held_at, moment, scope
+from .kept import keep_picture, kept_picture, measure
+from .scope import (
+    MAX_READ,
+    RECORD_EDGES,
+    RECORD_LABELS,
+    Scope,
+    asked_at,
+    checked_kinds,
+    checked_most,
+    held_at,
+    scope,
+    timed,
+)
+from .snapshot import joined_ids, numbers
+
+MAX_HOPS = 10
+WHOLE_AFTER = 5_000  # frontier nodes past which every relation of the question is read at once
 
 
 @dataclass
 class _Edge:
     relation: str
-    starts_here: bool  # the edge starts at the node the step was read from
+    forward: bool  # it points from the first node of the pair to the second
     since: datetime | None
     until: datetime | None
     current: bool
@@ -31,195 +47,276 @@ class _Edge:
         """Smaller is better: one that holds now, else the one that ended last; then a fixed order."""
         ended = -self.until.timestamp() if self.until is not None else 0.0
         began = self.since.timestamp() if self.since is not None else 0.0
-        return (not self.current, ended, began, self.relation, not self.starts_here)
+        return (not self.current, ended, began, self.relation, not self.forward)
 
 
 @dataclass
 class _Side:
-    """One end of the search: how far each node it reached is, and the edge it came by."""
+    """One end of the search: how far each node it reached is, and the node it came from."""
 
     depth: dict[int, int]
-    came: dict[int, tuple[int, _Edge]] = field(default_factory=dict)
+    came: dict[int, int] = field(default_factory=dict)
     frontier: list[int] = field(default_factory=list)
-    load: int = 0  # the relations its frontier has: what the next step from this end reads
-
-
-def _degree(node: str, scope: Scope, timed: bool) -> str:
-    """Cypher: how many relations the search would read from a node: what makes an end cheaper to follow."""
-    edge, other = f"degree_{node}", f"beyond_{node}"
-    held = f" AND {held_at(edge)}" if timed else ""
-    return (
-        f"size([({node})-[{edge}:{scope.type_pattern()}]-({other}) "
-        f"WHERE {scope.label_test(other)}{held} | 1])"
-    )
+    level: int = 0
+    load: int = 0  # about how many relations its frontier has: what the next step from this end reads
 
 
 @lru_cache(maxsize=256)
-def _ends_query(start: str, end: str, scope: Scope, timed: bool) -> str:
+def _ends_query(start: str, end: str, chosen: Scope, at_a_time: bool) -> str:
     def existed(node: str) -> str:
-        if not timed:
+        if not at_a_time:
             return f"{node} IS NOT NULL"
         # From its first State on, or while a relation that it is at one end of holds.
         return (
             f"{node} IS NOT NULL AND ({node}.valid_from <= localdatetime($at) "
             f"OR size([({node})-[:HAS_STATE]->(state_{node}:State) "
             f"WHERE state_{node}.valid_from <= localdatetime($at) | 1]) > 0 "
-            f"OR size([({node})-[edge_{node}:{scope.type_pattern()}]-() WHERE {held_at(f'edge_{node}')} | 1]) > 0)"
+            f"OR size([({node})-[edge_{node}:{chosen.type_pattern()}]-() WHERE {held_at(f'edge_{node}')} | 1]) > 0)"
         )
 
     return (
         f"OPTIONAL MATCH (a:`{start}` {{key: $a}}) OPTIONAL MATCH (b:`{end}` {{key: $b}}) "
         f"WITH a, b, {existed('a')} AS a_existed, {existed('b')} AS b_existed "
         "RETURN CASE WHEN a_existed THEN id(a) END, CASE WHEN b_existed THEN id(b) END, "
-        f"CASE WHEN a_existed THEN {_degree('a', scope, timed)} END, "
-        f"CASE WHEN b_existed THEN {_degree('b', scope, timed)} END"
+        f"CASE WHEN a_existed THEN {_degree('a', chosen)} END, CASE WHEN b_existed THEN {_degree('b', chosen)} END"
+    )
+
+
+def _degree(node: str, chosen: Scope) -> str:
+    """Cypher: about how many relations a search from the node would read (every edge of the types,
+    at any time, to any label): what tells the cheaper end to follow."""
+    return f"size([({node})-[:{chosen.type_pattern()}]-() | 1])"
+
+
+def _patterns(chosen: Scope) -> list[tuple[str, str, str]]:
+    """(label here, the edge as Cypher, label there) for each way an edge of the question goes."""
+    found = []
+    for start, kind, end in chosen.ends:
+        found.append((start, f"-[r:`{kind}`]->", end))
+        found.append((end, f"<-[r:`{kind}`]-", start))
+    return found
+
+
+@lru_cache(maxsize=256)
+def _step_query(chosen: Scope, at_a_time: bool) -> str:
+    # Both ends labelled, one part for each way an edge goes: no test of each neighbour's labels.
+    held = f"WHERE {held_at('r')} " if at_a_time else ""
+    return " UNION ALL ".join(
+        f"UNWIND $ids AS i MATCH (n:`{here}`) WHERE id(n) = i MATCH (n){edge}(m:`{there}`) {held}"
+        "WITH i, id(m) AS there LIMIT $cap WITH collect(i) AS heres, collect(there) AS theres "
+        f"RETURN {joined_ids('heres')} AS heres, {joined_ids('theres')} AS theres"
+        for here, edge, there in _patterns(chosen)
     )
 
 
 @lru_cache(maxsize=256)
-def _step_query(scope: Scope, timed: bool) -> str:
+def _whole_query(chosen: Scope, at_a_time: bool) -> str:
+    held = f"WHERE {held_at('r')} " if at_a_time else ""
+    return " UNION ALL ".join(
+        f"MATCH (x:`{start}`)-[r:`{kind}`]->(y:`{end}`) {held}WITH x, y LIMIT $cap "
+        "WITH collect(id(x)) AS starts, collect(id(y)) AS ends "
+        f"RETURN {joined_ids('starts')} AS starts, {joined_ids('ends')} AS ends"
+        for start, kind, end in chosen.ends
+    )
+
+
+def _whole(graph, chosen: Scope, params: dict, most: int) -> dict[int, list[int]]:
+    """Every node's neighbours, either way, from one read of every relation the question follows."""
+    around: dict[int, list[int]] = {}
+    spent = 0
+    for starts, ends in read(graph, _whole_query(chosen, "at" in params), {**params, "cap": most + 1}):
+        ones, others = numbers(starts), numbers(ends)
+        spent += len(ones)
+        if spent > most:
+            raise Refused(
+                f"the search reads more than {most:,} relations: ask about fewer kinds or relations"
+            )
+        for one, other in zip(ones, others, strict=True):
+            if one != other:
+                around.setdefault(one, []).append(other)
+                around.setdefault(other, []).append(one)
+    for neighbours in around.values():
+        neighbours.sort()  # the oldest first, once: each step takes them in this order
+    return around
+
+
+@lru_cache(maxsize=256)
+def _chain_query(chosen: Scope, at_a_time: bool) -> str:
+    # The relations between the nodes of each step, then the label and key of each node of the chain.
     return (
-        "UNWIND $ids AS i MATCH (n) WHERE id(n) = i "
-        f"MATCH (n)-[r:{scope.type_pattern()}]-(m) WITH n, r, m "
-        f"WHERE {scope.label_test('m')}{' AND ' + held_at('r') if timed else ''} "
-        # Each neighbour's relations are counted once, not once for every edge that reaches it: a team
-        # that 750 devices point at was counted 750 times in each step.
-        "WITH m, collect([id(n), type(r), id(startNode(r)) = id(n), r.valid_from, r.valid_to]) AS reached "
-        f"WITH m, reached, {_degree('m', scope, timed)} AS degree "
-        "UNWIND reached AS edge "
-        f"RETURN edge[0], id(m), edge[1], edge[2], edge[3], edge[4], {scope.label_of('m')}, {scope.key_of('m')}, "
-        "degree LIMIT $cap"
+        "UNWIND $pairs AS pair MATCH (x) WHERE id(x) = pair[0] "
+        f"MATCH (x)-[r:{chosen.type_pattern()}]-(y) WHERE id(y) = pair[1]"
+        f"{' AND ' + held_at('r') if at_a_time else ''} "
+        "RETURN 0 AS part, pair[0] AS one, pair[1] AS other, type(r) AS relation, "
+        "id(startNode(r)) = pair[0] AS forward, r.valid_from AS since, r.valid_to AS until "
+        "UNION ALL UNWIND $ids AS i MATCH (n) WHERE id(n) = i "
+        f"RETURN 1 AS part, i AS one, null AS other, {chosen.label_of('n')} AS relation, null AS forward, "
+        f"{chosen.key_of('n')} AS since, null AS until"
     )
 
 
 def _end(given: object, what: str) -> tuple[Kind, str | int]:
-    if not isinstance(given, tuple | list) or len(given) != 2 or not isinstance(given[0], Kind):
-        raise Refused(f"{what} is (Kind, key), not {type(given).__name__}")
-    return given[0], values.key(given[1], f"the key of {what}")
+    if type(given) not in (tuple, list) or len(given) != 2 or not isinstance(given[0], Kind):
+        raise Refused(f"{what}: not a reference: an end is (Kind, key), not {values.shown(given)}")
+    try:
+        return given[0], values.key(given[1], f"the key of {what}")
+    except Refused as error:
+        raise Refused(f"{what}: not a reference: {error}") from None
 
 
-def _edge(relation: str, starts_here: bool, since: object, until: object, present: datetime) -> _Edge:
+def _edge(relation: str, forward: bool, since: object, until: object, present: datetime) -> _Edge:
     began, ended = clock.from_store(since), clock.from_store(until)
     if began is None:  # an edge of a record (ABOUT) has no time: it holds
-        return _Edge(relation, starts_here, None, None, True)
+        return _Edge(relation, forward, None, None, True)
     current = began <= present and (ended is None or ended > present)
-    return _Edge(relation, starts_here, began, ended, current)
+    return _Edge(relation, forward, began, ended, current)
 
 
-def _step(names: dict[int, Name], here: int, there: int, edge: _Edge, forward: bool) -> dict:
-    return {
-        "from": names[here],
-        "relation": edge.relation,
-        "to": names[there],
-        "forward": forward,
-        "current": edge.current,
-        "since": edge.since,
-        "until": edge.until,
-    }
-
-
-def _chain(names: dict[int, Name], sides: tuple[_Side, _Side], meeting: int) -> list[dict]:
+def _path(sides: tuple[_Side, _Side], meeting: int) -> list[int]:
     first, second = sides
-    steps, node = [], meeting
-    while node in first.came:  # back from the meeting node to the start, then turned round
-        before, edge = first.came[node]
-        steps.append(_step(names, before, node, edge, edge.starts_here))
-        node = before
-    steps.reverse()
+    nodes, node = [meeting], meeting
+    while node in first.came:
+        node = first.came[node]
+        nodes.append(node)
+    nodes.reverse()
     node = meeting
-    while node in second.came:  # on from the meeting node to the end: the edges were read from the far side
-        after, edge = second.came[node]
-        steps.append(_step(names, node, after, edge, not edge.starts_here))
-        node = after
-    return steps
+    while node in second.came:
+        node = second.came[node]
+        nodes.append(node)
+    return nodes
+
+
+def _named_chain(graph, chosen: Scope, params: dict, nodes: list[int]) -> list[dict]:
+    pairs = [[one, other] for one, other in zip(nodes, nodes[1:], strict=False)]
+    rows = read(graph, _chain_query(chosen, "at" in params), {**params, "pairs": pairs, "ids": nodes})
+    present = clock.present()
+    names, best = {}, {}
+    for part, one, other, relation, forward, since, until in rows:
+        if part == 1:
+            names[one] = (relation, since)
+            continue
+        edge = _edge(relation, forward, since, until, present)
+        if (one, other) not in best or edge.rank() < best[(one, other)].rank():
+            best[(one, other)] = edge
+    return [
+        {
+            "from": names[one],
+            "relation": best[(one, other)].relation,
+            "to": names[other],
+            "forward": best[(one, other)].forward,
+            "current": best[(one, other)].current,
+            "since": best[(one, other)].since,
+            "until": best[(one, other)].until,
+        }
+        for one, other in pairs
+    ]
+
+
+def _through_records(relations: object) -> tuple[str, ...]:
+    """Records take part when a relation named is an edge of records (checked again by scope())."""
+    if type(relations) in (list, tuple) and any(
+        type(relation) is str and relation in RECORD_EDGES for relation in list(relations)
+    ):
+        return RECORD_LABELS
+    return ()
 
 
 def connection(
     graph,
-    a: tuple,
-    b: tuple,
-    kinds: list | None = None,
+    start: tuple,
+    end: tuple,
+    kinds: list | tuple = (),
     relations: list[str] | None = None,
+    max_hops: int = 6,
     at: object = None,
     *,
     most: int = MAX_READ,
 ) -> list[dict] | None:
     """The shortest chain of relations between two entities, following relations either way.
 
-    a, b: (Kind, key). Each step: {"from", "relation", "to", "forward", "current", "since", "until"}:
-    forward when the relation points from "from" to "to"; current when it holds now. Where several
-    relations join the two things of a step, it tells of one that holds now, else of the one that ended
-    last. [] when a and b are one entity; None when no chain joins them or either does not exist.
+    start, end: (Kind, key). Each step: {"from", "relation", "to", "forward", "current", "since",
+    "until"}: forward when the relation points from "from" to "to"; current when it holds now. Where
+    several relations join the two things of a step, it tells of one that holds now, else of the one
+    that ended last. [] when start and end are one entity; None when no chain of at most max_hops
+    (1 to 10) steps joins them or either does not exist.
 
     It follows the relations of the kinds of its two ends; kinds adds kinds (one that points at both),
-    relations keeps to those named, and "ABOUT" among them lets it go through episodes and lessons.
-    Without at: every relation ever true. With at: the relations that held then (no records).
-    Of chains of one length, the one through the first nodes in label then key order. Reads at most
-    `most` relations in all, one query a step.
+    relations keeps to those named, and an edge of records among them ("ABOUT", say) lets it go through
+    records. Without at: every relation ever true. With at: the relations that held then (no records).
+    Of chains of one length, the one through the oldest nodes (by node id). Reads at most `most`
+    relations in all, one query a step. A bad end raises Refused ("start: not a reference"), kinds not
+    a list of Kind WrongType; database errors propagate.
     """
-    start, start_key = _end(a, "a")
-    end, end_key = _end(b, "b")
-    extra = [] if kinds is None else checked_kinds(kinds)
-    named = relations if isinstance(relations, list | tuple) else [relations]
-    records = list(RECORDS) if relations is not None and ABOUT in named else None
-    chosen = scope([start, end, *extra], relations, records)
+    first, first_key = _end(start, "start")
+    last, last_key = _end(end, "end")
+    extra = checked_kinds(kinds, empty=True)
+    chosen = scope([first, last, *extra], relations, _through_records(relations))
+    max_hops = values.whole(max_hops, "max_hops", 1, MAX_HOPS)
     most = checked_most(most)
     params: dict = {"labels": list(chosen.labels)}
     if at is not None:
-        chosen = chosen.at_one_time()
-        if not chosen.types:
-            raise Refused("records have no time: at a time, name a relation of the kinds")
-        params = {"labels": list(chosen.labels), "at": moment(at)}
-    timed = at is not None
+        params["at"] = asked_at(at)
+        chosen = timed(chosen)
+    at_a_time = at is not None
     found = read(
-        graph, _ends_query(start.label, end.label, chosen, timed), {**params, "a": start_key, "b": end_key}
+        graph,
+        _ends_query(first.label, last.label, chosen, at_a_time),
+        {**params, "a": first_key, "b": last_key},
     )
     if not found or found[0][0] is None or found[0][1] is None:
         return None
     one, other, one_degree, other_degree = found[0]
     if one == other:
         return []
-    names: dict[int, Name] = {one: (start.label, start_key), other: (end.label, end_key)}
     sides = (
         _Side({one: 0}, frontier=[one], load=one_degree),
         _Side({other: 0}, frontier=[other], load=other_degree),
     )
-    present, spent = clock.present(), 0
-    while sides[0].frontier and sides[1].frontier:
+    # Without a time, the picture of every relation is kept until the graph grows (kept.py): a search
+    # that reached most of the graph once reads no relation the next time.
+    found_measure = measure(graph, chosen) if at is None else None
+    around = kept_picture(graph, ("connection", chosen), found_measure) if found_measure else None
+    spent = 0
+    while sides[0].frontier and sides[1].frontier and sides[0].level + sides[1].level < max_hops:
         side, facing = sides if sides[0].load <= sides[1].load else sides[::-1]
-        result = read(
-            graph, _step_query(chosen, timed), {**params, "ids": side.frontier, "cap": most - spent + 1}
-        )
-        spent += len(result)
-        if spent > most:
-            raise Refused(
-                f"the search reads more than {most:,} relations: ask about fewer kinds or relations"
+        if around is None and len(side.frontier) > WHOLE_AFTER:
+            # A frontier this wide reads most of the graph a step at a time: one read of it all is less.
+            around = _whole(graph, chosen, params, most)
+            if found_measure is not None:
+                keep_picture(graph, ("connection", chosen), found_measure, around)
+        if around is None:
+            result = read(
+                graph,
+                _step_query(chosen, at_a_time),
+                {**params, "ids": side.frontier, "cap": most - spent + 1},
             )
-        best: dict[tuple[int, int], _Edge] = {}
-        degrees: dict[int, int] = {}
-        for here, there, relation, starts_here, since, until, label, key, degree in result:
-            if here == there:
-                continue
-            names.setdefault(there, (label, key))
-            degrees[there] = degree
-            edge = _edge(relation, starts_here, since, until, present)
-            if (here, there) not in best or edge.rank() < best[(here, there)].rank():
-                best[(here, there)] = edge
-        reached: dict[int, list[int]] = {}
-        for here, there in best:
-            reached.setdefault(here, []).append(there)
+            reached: dict[int, list[int]] = {}
+            for heres, theres in result:
+                ones, others = numbers(heres), numbers(theres)
+                spent += len(ones)
+                for here, there in zip(ones, others, strict=True):
+                    reached.setdefault(here, []).append(there)
+            if spent > most:
+                raise Refused(
+                    f"the search reads more than {most:,} relations: ask about fewer kinds or relations"
+                )
+        else:
+            reached = {here: around.get(here, []) for here in side.frontier}
+        side.level += 1
         fresh = []
-        for here in sorted(side.frontier, key=lambda node: name_key(names[node])):
-            for there in sorted(reached.get(here, ()), key=lambda node: name_key(names[node])):
+        for here in sorted(side.frontier):  # the oldest nodes first: the same graph, the same chain
+            for there in sorted(reached.get(here, ())):
                 if there not in side.depth:
-                    side.depth[there] = side.depth[here] + 1
-                    side.came[there] = (here, best[(here, there)])
+                    side.depth[there] = side.level
+                    side.came[there] = here
                     fresh.append(there)
-        side.frontier, side.load = fresh, sum(degrees[node] for node in fresh)
+        side.frontier = fresh
+        # What the next step from this end reads: known once the graph is read whole, else its width.
+        side.load = len(fresh) if around is None else sum(len(around.get(node, ())) for node in fresh)
+        if around is not None:
+            facing.load = sum(len(around.get(node, ())) for node in facing.frontier)
         meetings = [node for node in fresh if node in facing.depth]
         if meetings:
-            meeting = min(
-                meetings, key=lambda node: (side.depth[node] + facing.depth[node], name_key(names[node]))
-            )
-            return _chain(names, sides, meeting)
+            meeting = min(meetings, key=lambda node: (facing.depth[node], node))
+            return _named_chain(graph, chosen, params, _path(sides, meeting))
     return None

@@ -22,12 +22,15 @@ from .scope import Scope
 
 MAX_ANSWERS = 64  # kept for one database client
 MAX_NAMES = 10_000  # names in one kept answer
+MAX_PICTURES = 4  # pictures of the graph (what connection() searches) kept for one database client
 
 _MEASURE = "CALL db.meta.stats() YIELD labels, relTypes OPTIONAL MATCH (stamp:Stamp) RETURN stamp.id, labels, relTypes"
 
 _lock = threading.Lock()
 # database client -> (graph name, question) -> (Measure, answer); a client that is gone takes its answers.
 _kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# database client -> (graph name, question) -> (Measure, picture): what a search reads, kept whole.
+_pictures: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -53,14 +56,39 @@ def measure(graph, scope: Scope) -> Measure:
     )
 
 
-def _answers_of(graph) -> OrderedDict | None:
+def _answers_of(graph, kept: weakref.WeakKeyDictionary = _kept) -> OrderedDict | None:
     client = getattr(graph, "client", None)
     if client is None:
         return None
     try:
-        return _kept.setdefault(client, OrderedDict())
+        return kept.setdefault(client, OrderedDict())
     except TypeError:  # a client that cannot be weakly referenced: nothing is kept for it
         return None
+
+
+def kept_picture(graph, question: tuple, found: Measure) -> object | None:
+    """The picture kept for a question while the graph is as `found` measured it; else None.
+
+    A picture is the library's own (connection() reads it, callers never see it): it is not copied.
+    """
+    pictures = _answers_of(graph, _pictures) if found.stamp is not None else None
+    if pictures is None:
+        return None
+    with _lock:
+        held = pictures.get((graph.name, question))
+        return held[1] if held is not None and held[0] == found else None
+
+
+def keep_picture(graph, question: tuple, found: Measure, picture: object) -> None:
+    """Keeps a picture of the graph as `found` measured it (before it was read); at most 4 a client."""
+    pictures = _answers_of(graph, _pictures) if found.stamp is not None else None
+    if pictures is None:
+        return
+    with _lock:
+        pictures[(graph.name, question)] = (found, picture)
+        pictures.move_to_end((graph.name, question))
+        while len(pictures) > MAX_PICTURES:
+            pictures.popitem(last=False)
 
 
 def answered(graph, question: tuple, scope: Scope, compute: Callable[[], list], names: Callable[[list], int]):

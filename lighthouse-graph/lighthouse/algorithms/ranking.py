@@ -2,14 +2,44 @@
 
 from __future__ import annotations
 
-from ..recall.text import checked_limit
-from ..snapshot import between_at, between_in, important_at, important_in, read
+import heapq
+
+from .. import values
 from ..values import Refused
+from .centrality import betweenness, pagerank, sources
+from .components import Name
 from .kept import answered
-from .scope import MAX_READ, checked_most, moment, scope
+from .scope import MAX_READ, asked_at, checked_kinds, checked_most, scope, timed
+from .snapshot import Snapshot, snapshot_of
 
 BETWEEN_STEPS = 10_000_000  # relations between() follows without sample, from 32 entities at least
-MAX_SAMPLE = 100_000
+BETWEEN_STEPS_AT = 2_000_000  # the same at a time, where nothing is kept
+MAX_SAMPLED_STEPS = 100_000_000  # relations a sample the caller chose may follow
+MAX_LIMIT = 1_000
+MAX_SAMPLE = 1_000
+MAX_SEED = 2**31 - 1
+
+
+def ranked(names: list[Name], scores: list[float], limit: int) -> list[dict]:
+    """[{"entity", "score"}], highest first; equal scores in name order (names are in that order)."""
+    # Rounded for the order only: equal scores may differ in their last bits after the iteration.
+    order = heapq.nsmallest(limit, range(len(names)), key=lambda node: (-round(scores[node], 9), node))
+    return [{"entity": names[node], "score": scores[node]} for node in order]
+
+
+def important_in(snapshot: Snapshot, limit: int) -> list[dict]:
+    return ranked(snapshot.names, pagerank(len(snapshot.names), snapshot.links()), limit)
+
+
+def between_in(snapshot: Snapshot, steps: int, sample: int | None, seed: int, limit: int) -> list[dict]:
+    size = len(snapshot.names)
+    links = set(snapshot.links())
+    if sample is not None and min(sample, size) * len(links) > MAX_SAMPLED_STEPS:
+        raise Refused(
+            f"a sample of {sample:,} would follow more than {MAX_SAMPLED_STEPS:,} relations: take fewer"
+        )
+    starts = sources(size, len(links), steps, sample, seed)
+    return ranked(snapshot.names, betweenness(size, links, starts), limit)
 
 
 def important(
@@ -25,24 +55,29 @@ def important(
 
     Over the entities of the kinds and of the kinds their relations point at, and the edges of one
     relation or, without one, of every relation the kinds declare. The scores of all those entities add
-    up to 1 (only the best `limit` are given); equal scores in label then key order. PageRank by
+    up to 1 (only the best `limit`, 1 to 1000, are given); equal scores in name order. PageRank by
     FalkorDB's rules (damping 0.85, the rank of a node with no edge out spread over all, two edges
     between the same nodes counted once), computed here from one read of at most `most` relations and
     entities: FalkorDB's algo.pageRank restricted to a label is wrong where other nodes lie between.
 
     Without at: every relation ever true, kept until the graph grows. With at: what held then.
+    Arguments are checked before anything is read: kinds not a list of Kind raises WrongType, a bad
+    value (a list as relation, say) Refused. Database errors propagate.
     """
-    if relation is not None and not isinstance(relation, str):
-        raise Refused("important() takes one relation (a name) or None for all of them")
-    chosen = scope(kinds, None if relation is None else [relation])
-    limit, most = checked_limit(limit), checked_most(most)
+    chosen_kinds = checked_kinds(kinds)
+    if relation is not None and type(relation) is not str:
+        raise Refused("important() takes one relation type or None for all of them, not a list")
+    chosen = scope(chosen_kinds, None if relation is None else [relation])
+    limit = values.whole(limit, "limit", 1, MAX_LIMIT)
+    most = checked_most(most)
     if at is not None:
-        return important_at(graph, chosen, moment(at), limit, most)
+        time = asked_at(at)
+        return important_in(snapshot_of(graph, timed(chosen), time, most), limit)
     return answered(
         graph,
         ("important", chosen, limit),
         chosen,
-        lambda: important_in(read(graph, chosen, None, most), limit),
+        lambda: important_in(snapshot_of(graph, chosen, None, most), limit),
         len,
     )
 
@@ -51,8 +86,9 @@ def between(
     graph,
     kinds: list,
     relations: list[str] | None = None,
-    sample: int | None = None,
     limit: int = 10,
+    sample: int | None = None,
+    seed: int = 1,
     at: object = None,
     *,
     most: int = MAX_READ,
@@ -61,23 +97,26 @@ def between(
 
     Paths follow the direction of the relations: an entity scores only when relations lead into it and
     out of it. The count starts from every entity when that follows at most 10,000,000 relations
-    (2,000,000 at a time), else from as many as that allows, at least 32, drawn with a fixed seed so the
-    same graph gives the same answer, and scaled up. sample: start from that many instead.
-    FalkorDB's algo.betweenness counts wrong (a chain a->b->c->d gives c 3), so it is computed here from
-    one read of at most `most` relations and entities. Without at: kept until the graph grows.
+    (2,000,000 at a time), else from as many as that allows, at least 32, drawn with `seed` (1 to
+    2**31 - 1) so the same graph gives the same answer, and scaled up. sample (1 to 1000): start from
+    that many instead. FalkorDB's algo.betweenness counts wrong (a chain a->b->c->d gives c 3), so it
+    is computed here from one read of at most `most` relations and entities. Without at: kept until the
+    graph grows. Arguments are checked as important() checks them.
     """
-    chosen = scope(kinds, relations)
-    limit, most = checked_limit(limit), checked_most(most)
-    if sample is not None and (
-        isinstance(sample, bool) or not isinstance(sample, int) or not 1 <= sample <= MAX_SAMPLE
-    ):
-        raise Refused(f"sample is None or a whole number of entities from 1 to {MAX_SAMPLE:,}")
+    chosen = scope(checked_kinds(kinds), relations)
+    limit = values.whole(limit, "limit", 1, MAX_LIMIT)
+    if sample is not None:
+        sample = values.whole(sample, "sample", 1, MAX_SAMPLE)
+    seed = values.whole(seed, "seed", 1, MAX_SEED)
+    most = checked_most(most)
     if at is not None:
-        return between_at(graph, chosen, moment(at), sample, limit, most)
+        time = asked_at(at)
+        picture = snapshot_of(graph, timed(chosen), time, most)
+        return between_in(picture, BETWEEN_STEPS_AT, sample, seed, limit)
     return answered(
         graph,
-        ("between", chosen, sample, limit),
+        ("between", chosen, sample, seed, limit),
         chosen,
-        lambda: between_in(read(graph, chosen, None, most), BETWEEN_STEPS, sample, limit),
+        lambda: between_in(snapshot_of(graph, chosen, None, most), BETWEEN_STEPS, sample, seed, limit),
         len,
     )

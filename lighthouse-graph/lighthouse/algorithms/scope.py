@@ -1,8 +1,10 @@
 """What a question about the graph reads: the labels of its nodes and the types of its edges, checked.
 
-The nodes are the entities of the kinds asked about and of the kinds their relations point at; the
-edges are the relations named, or every relation those kinds declare. Records (episodes, lessons) take
-part only through ABOUT, and only when asked for.
+The nodes are the entities of the kinds asked about and of the kinds their relations point at, and the
+records asked for; the edges are the relations named, or every relation those kinds declare (and, with
+records, the edges of records). Every argument is checked here, before any query is built: a container
+of the wrong sort raises WrongType, a bad value Refused, and nothing else is raised, whatever the
+object given does when it is read.
 """
 
 from __future__ import annotations
@@ -10,12 +12,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import clock
+from ..errors import Refused, WrongType
 from ..kinds import Kind
-from ..values import Refused
 
 ABOUT = "ABOUT"
-RECORDS = ("Episode", "Lesson")  # the records with ABOUT edges to entities; found by their id
+# The edges of the library's records that a question may follow, and the records that take part.
+RECORD_EDGES = ("ABOUT", "HAS", "CITES", "SUPPORTED_BY", "CONTRADICTED_BY", "USED_IN", "RAN_IN")
+RECORD_LABELS = ("Entry", "Episode", "Lesson", "Playbook")  # found by their id, not a key
+ENTITY = "entity"  # in _RECORD_ENDS: any label of an entity
+# Where each edge of records goes: (label of the start, label of the end).
+_RECORD_ENDS = {
+    "ABOUT": (("Episode", ENTITY), ("Lesson", ENTITY)),
+    "HAS": (("Episode", "Entry"),),
+    "CITES": (("Entry", ENTITY), ("Entry", "Entry"), ("Entry", "Episode")),
+    "SUPPORTED_BY": (("Lesson", "Episode"),),
+    "CONTRADICTED_BY": (("Lesson", "Episode"),),
+    "USED_IN": (("Lesson", "Episode"),),
+    "RAN_IN": (("Playbook", "Episode"),),
+}
 MAX_KINDS = 200
+MAX_RELATIONS = 200
 MAX_READ = 1_000_000  # relations and entities one answer may read
 
 
@@ -26,13 +42,9 @@ class Scope:
     labels: tuple[str, ...]
     types: tuple[str, ...]
     records: tuple[str, ...] = ()
-
-    def at_one_time(self) -> Scope:
-        """The same question at a time: records have no time, so neither they nor ABOUT take part."""
-        return Scope(
-            tuple(label for label in self.labels if label not in self.records),
-            tuple(kind for kind in self.types if kind != ABOUT),
-        )
+    # (label of the start, type, label of the end) of every edge the question reads: a pattern with
+    # both labels is read from FalkorDB's matrices, where a test of the end's labels reads each edge.
+    ends: tuple[tuple[str, str, str], ...] = ()
 
     def label_test(self, variable: str) -> str:
         """Cypher that holds for a node of one of the labels (each label a checked plain name)."""
@@ -59,81 +71,93 @@ def held_at(edge: str) -> str:
     )
 
 
-def checked_kinds(kinds: object) -> list[Kind]:
-    if isinstance(kinds, Kind):
-        kinds = [kinds]
-    if not isinstance(kinds, list | tuple) or not kinds:
-        raise Refused("kinds must be a non-empty list of Kind")
-    if len(kinds) > MAX_KINDS:
-        raise Refused(f"kinds holds more than {MAX_KINDS} kinds")
-    for kind in kinds:
+def checked_kinds(kinds: object, *, empty: bool = False) -> list[Kind]:
+    """kinds as a list: WrongType unless exactly a list or tuple of Kind; Refused when empty (unless
+    empty is allowed) or longer than 200."""
+    if type(kinds) not in (list, tuple):
+        raise WrongType(f"kinds must be a list of Kind, not {type(kinds).__name__}")
+    chosen = list(kinds)  # exactly a list or tuple: reading it runs nothing of the caller's
+    for kind in chosen:
         if not isinstance(kind, Kind):
-            raise Refused(f"kinds must be a list of Kind, not of {type(kind).__name__}")
-    return list(kinds)
+            raise WrongType(f"kinds must be a list of Kind, not of {type(kind).__name__}")
+    if not chosen and not empty:
+        raise Refused("kinds must hold at least one kind")
+    if len(chosen) > MAX_KINDS:
+        raise Refused(f"kinds holds more than {MAX_KINDS} kinds")
+    return chosen
 
 
-def _names(given: object, what: str) -> list[str]:
-    if isinstance(given, str):
-        given = [given]
-    if not isinstance(given, list | tuple) or not given:
-        raise Refused(f"{what} is None or a non-empty list of names")
-    if len(given) > MAX_KINDS:
-        raise Refused(f"{what} holds more than {MAX_KINDS} names")
-    for one in given:
-        if not isinstance(one, str):
-            raise Refused(f"{what} holds a {type(one).__name__}, not a name")
-    return list(given)
+def checked_records(records: object) -> tuple[str, ...]:
+    if type(records) not in (list, tuple):
+        raise WrongType(f"records must be a list or tuple of record labels, not {type(records).__name__}")
+    found: list[str] = []
+    for record in list(records):
+        if type(record) is not str or record not in RECORD_LABELS:
+            shown = ascii(record[:80]) if type(record) is str else type(record).__name__
+            raise Refused(f"{shown} is not a record: records are {', '.join(RECORD_LABELS)}")
+        if record not in found:
+            found.append(record)
+    return tuple(sorted(found))
 
 
-def scope(kinds: object, relations: object = None, records: object = None) -> Scope:
-    """The Scope of a question, or Refused naming what cannot be asked.
+def _named(relations: object, declared: set[str]) -> set[str]:
+    if type(relations) not in (list, tuple) or len(relations) > MAX_RELATIONS:
+        raise Refused(f"relations must be a list or tuple of at most {MAX_RELATIONS} relation types")
+    if not relations:
+        raise Refused("relations is empty: there is no relation to follow")
+    named = set()
+    for relation in list(relations):
+        if type(relation) is not str or (relation not in declared and relation not in RECORD_EDGES):
+            shown = ascii(relation[:80]) if type(relation) is str else type(relation).__name__
+            raise Refused(f"{shown} is not a relation of these kinds")
+        named.add(relation)
+    return named
 
-    relations: None for every relation the kinds declare (and ABOUT with records), else a list of them.
-    records: None, or a list of "Episode" and "Lesson": they join through ABOUT, which must be named.
+
+def scope(kinds: list[Kind], relations: object = None, records: tuple[str, ...] = ()) -> Scope:
+    """The Scope of a question over checked kinds and records, or Refused naming what cannot be asked.
+
+    relations: None for every relation the kinds declare (and every record edge, with records), else a
+    list or tuple of relation types, each declared by one of the kinds or an edge of records.
     """
-    chosen_kinds = checked_kinds(kinds)
-    declared = {relation: kind for kind in chosen_kinds for relation in kind.relations}
-    chosen_records = []
-    if records is not None:
-        for record in _names(records, "records"):
-            if record not in RECORDS:
-                raise Refused(f"records are {' and '.join(RECORDS)}, not {ascii(record[:80])}")
-            if record not in chosen_records:
-                chosen_records.append(record)
+    declared = {relation for kind in kinds for relation in kind.relations}
     if relations is None:
-        types = set(declared) | ({ABOUT} if chosen_records else set())
+        types = declared | (set(RECORD_EDGES) if records else set())
     else:
-        types = set()
-        for relation in _names(relations, "relations"):
-            if relation == ABOUT and not chosen_records:
-                raise Refused("ABOUT joins records to entities: name them in records")
-            if relation != ABOUT and relation not in declared:
-                labels = ", ".join(kind.label for kind in chosen_kinds)
-                raise Refused(f"no kind of {labels} has the relation {ascii(relation[:80])}")
-            types.add(relation)
-        if chosen_records and ABOUT not in types:
-            raise Refused("records take part through ABOUT: name it in relations")
+        types = _named(relations, declared)
     if not types:
-        raise Refused("these kinds declare no relation: there is nothing to follow")
-    labels = {kind.label for kind in chosen_kinds} | set(chosen_records)
+        raise Refused("these kinds declare no relation: there is no relation to follow")
+    labels = {kind.label for kind in kinds} | set(records)
+    ends = set()
     # A kind that declares the relation too adds its targets: the edges of one type go where any points.
-    for kind in chosen_kinds:
-        for relation in kind.relations:
+    for kind in kinds:
+        for relation, target in kind.relations.items():
             if relation in types:
-                labels.add(kind.target(relation).label)
-    return Scope(tuple(sorted(labels)), tuple(sorted(types)), tuple(sorted(chosen_records)))
+                labels.add(target.label)
+                ends.add((kind.label, relation, target.label))
+    entities = labels - set(RECORD_LABELS)
+    for relation in types:
+        for start, end in _RECORD_ENDS.get(relation, ()):
+            for label in sorted(entities) if end == ENTITY else [end]:
+                if start in labels and label in labels:
+                    ends.add((start, relation, label))
+    return Scope(tuple(sorted(labels)), tuple(sorted(types)), records, tuple(sorted(ends)))
+
+
+def timed(chosen: Scope) -> Scope:
+    """The scope of a question at one time: records have no time, so neither they nor their edges may."""
+    if chosen.records or any(kind in RECORD_EDGES for kind in chosen.types):
+        raise Refused("records have no time: with at, no records and no edges of records take part")
+    return chosen
 
 
 def checked_most(most: object) -> int:
     """How many relations and entities an answer may read: at most 1,000,000, fewer when asked."""
-    if isinstance(most, bool) or not isinstance(most, int) or not 1 <= most <= MAX_READ:
-        raise Refused(f"most is a whole number from 1 to {MAX_READ:,}")
+    if type(most) is not int or not 1 <= most <= MAX_READ:
+        raise Refused(f"most must be a whole number from 1 to {MAX_READ}")
     return most
 
 
-def moment(at: object) -> str:
-    """The text of a time to ask at, or Refused."""
-    try:
-        return clock.stamp(clock.parse(at))
-    except clock.TimeError as error:
-        raise Refused(str(error)) from None
+def asked_at(at: object) -> str:
+    """The text of a time to ask at: Refused (a ValueError) or WrongType (a TypeError) when it is not one."""
+    return clock.stamp_of(clock.parse(at))

@@ -60,15 +60,14 @@ _FAILURES = (
 
 
 def _forget_messages(graph, key: str) -> dict:
-    """Deletes one session a step at a time until it is gone: how many messages and references went."""
-    gone = {"sessions": 0, "messages": 0, "references": 0}
+    """Deletes one session a step at a time until it is gone: how many sessions (0 or 1) and messages went."""
+    gone = {"sessions": 0, "messages": 0}
     while True:
         rows = graph.query(_STEP, {"session_key": key, "step": STEP, "stamp": uuid.uuid4().hex}).result_set
         if not rows:
             return gone
-        messages, references, emptied = rows[0]
+        messages, _references, emptied = rows[0]
         gone["messages"] += messages
-        gone["references"] += references
         if emptied:
             gone["sessions"] += 1
             return gone
@@ -90,17 +89,20 @@ def _forget_failures(graph, user: str, session: str | None) -> int:
         deleted += rows[0][0]
 
 
-def forget_session(graph, user, session) -> dict:
+def forget_session(graph, user, session_id) -> dict:
     """Deletes a session of a user: its messages, the session with its summary, each reference that no
-    other message mentions, and its refused messages and summaries.
+    other message mentions, and the user's refused messages and summaries of it (also when the session
+    is unknown).
 
-    Returns how many of each went: {"sessions", "messages", "references", "failures"}. A message said while
-    this runs goes too; one said after opens the session again at number 1.
+    Returns {"id": session_id, "status": "forgotten" | "unknown", "messages": how many went}. A message
+    said while this runs goes too; one said after opens the session again at number 1. Raises Refused
+    for the names; a ResponseError propagates.
     """
-    user, session = own_user(user), own_session(session)
-    gone = _forget_messages(graph, session_key(user, session))
-    gone["failures"] = _forget_failures(graph, user, session)
-    return gone
+    user, session_id = own_user(user), own_session(session_id)
+    gone = _forget_messages(graph, session_key(user, session_id))
+    _forget_failures(graph, user, session_id)
+    status = "forgotten" if gone["sessions"] else "unknown"
+    return {"id": session_id, "status": status, "messages": gone["messages"]}
 
 
 _USER_SESSIONS = "MATCH (s:Session) WHERE s.user = $user RETURN s.key"
@@ -109,13 +111,14 @@ _USER_SESSIONS = "MATCH (s:Session) WHERE s.user = $user RETURN s.key"
 def forget_user(graph, user) -> dict:
     """forget_session() for every session of a user, and every refusal the user owns, in this graph.
 
-    Returns {"sessions", "messages", "references", "failures"}. What it does not reach: the user's name
-    where the application gave it as `by` of another write, and copies of the database.
+    Returns {"user", "sessions", "messages"}: how many went. What it does not reach: the user's name where
+    the application gave it as `by` of another write, and copies of the database. Raises Refused for user;
+    a ResponseError propagates.
     """
     user = own_user(user)
-    gone = {"sessions": 0, "messages": 0, "references": 0}
+    gone = {"sessions": 0, "messages": 0}
     for (key,) in read(graph, _USER_SESSIONS, {"user": user}):
         for name, number in _forget_messages(graph, key).items():
             gone[name] += number
-    gone["failures"] = _forget_failures(graph, user, None)
-    return gone
+    _forget_failures(graph, user, None)
+    return {"user": user, **gone}

@@ -2,7 +2,9 @@
 
 An entry never changes, so its vector stands for it for good. embed_entries() reads the entries stored
 since its mark for that model, by their serial, a slice at a time; the mark moves in the query that
-stores the vectors.
+stores the vectors. The vector is kept under kinds.VECTOR and its model under kinds.VECTOR_MODEL.
+The rule is that of vector.py: arguments checked first (Refused, WrongType), an embedder's bad answer
+raises EmbedderError and stores nothing, and what the embedder raises passes unchanged.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import json
 from collections.abc import Callable
 from functools import lru_cache
 
-from .. import clock
 from ..episodes import text_of as entry_text
 from ..graphs import read
+from ..kinds import VECTOR, VECTOR_MODEL
 from ..values import Refused
-from .text import STOP_AFTER, checked_types
+from .text import STOP_AFTER, checked_types, entry_fields, entry_shown
 from .vector import (
     MAX_EMBED,
     MAX_SLICES,
@@ -32,8 +34,8 @@ def entry_dimensions(graph) -> int | None:
     """The dimensions of the entries' vector index; None for a graph that does not exist yet."""
     indexes = read(graph, "CALL db.indexes() YIELD label, types, options RETURN label, types, options")
     for label, types, options in indexes:
-        if label == "Entry" and "VECTOR" in (types or {}).get("embedding", []):
-            return int(options["embedding"]["dimension"])
+        if label == "Entry" and "VECTOR" in (types or {}).get(VECTOR, []):
+            return int(options[VECTOR]["dimension"])
     if indexes:
         raise Refused("entries have no vector index: ensure_schema(graph, kinds, entry_dimensions=...) first")
     return None
@@ -46,7 +48,8 @@ def mark_name(model: str) -> str:
 
 _SLICE_QUERY = (
     "MATCH (st:Stamp) OPTIONAL MATCH (n:Entry) WHERE n.serial > $after AND n.serial <= $upto "
-    "RETURN coalesce(st.serial, 0), collect(CASE WHEN n IS NULL THEN null ELSE [n.serial, n.id, n.content, n.model] END)"
+    "RETURN coalesce(st.serial, 0), "
+    f"  collect(CASE WHEN n IS NULL THEN null ELSE [n.serial, n.id, n.content, n.`{VECTOR_MODEL}`] END)"
 )
 
 
@@ -56,17 +59,19 @@ def _entries_store_query(mark: str) -> str:
     return (
         f"MATCH (st:Stamp) WHERE coalesce(st.`{mark}`, 0) = $after SET st.`{mark}` = $upto "
         "WITH st CALL { WITH st UNWIND $rows AS r MATCH (n:Entry {id: r.id}) "
-        "  SET n.embedding = vecf32(r.vector), n.model = $model RETURN count(n) AS written } "
+        f"  SET n.`{VECTOR}` = vecf32(r.vector), n.`{VECTOR_MODEL}` = $model RETURN count(n) AS written }} "
         "RETURN written"
     )
 
 
-def embed_entries(graph, embedder: Callable, model: str, limit: int = 500) -> dict:
+def embed_entries(graph, embedder: Callable, model: str, limit: int = 100) -> dict:
     """Gives a vector of `model` to up to `limit` entries with text, read by serial from this model's mark.
 
     The text of an entry is its text values in the order of their names, one per line. An entry never
     changes, so its vector stands for good. Returns {"embedded", "waiting"}: waiting counts the entries
-    stored since the mark, text or none.
+    stored since the mark, text or none. Arguments are checked before anything is asked or stored: it
+    raises what embed() raises, and Refused naming entry_dimensions
+    when the graph has no vector index for entries.
     """
     model, limit = checked_call(embedder, model, limit, MAX_EMBED)
     dimensions, mark = entry_dimensions(graph), mark_name(model)
@@ -105,10 +110,10 @@ def embed_entries(graph, embedder: Callable, model: str, limit: int = 500) -> di
 
 
 _NEAREST_ENTRIES = (
-    "CALL db.idx.vector.queryNodes('Entry', 'embedding', $k, vecf32($vector)) YIELD node, score "
-    "WITH collect(CASE WHEN node.model = $model AND ($types IS NULL OR node.type IN $types) "
-    "  THEN [node.id, 1.0 - score, node.serial, node.episode, node.seq, node.type, node.by, node.at, "
-    "    node.content, CASE WHEN $vectors THEN node.embedding ELSE null END] ELSE null END) AS found, "
+    f"CALL db.idx.vector.queryNodes('Entry', '{VECTOR}', $k, vecf32($vector)) YIELD node, score "
+    f"WITH collect(CASE WHEN node.`{VECTOR_MODEL}` = $model AND ($types IS NULL OR node.type IN $types) "
+    f"  THEN [node.id, 1.0 - score, node.id, {entry_fields('node')}, "
+    f"    CASE WHEN $vectors THEN node.`{VECTOR}` ELSE null END] ELSE null END) AS found, "
     "  count(node) AS seen "
     "RETURN found, seen"
 )
@@ -116,27 +121,28 @@ _NEAREST_ENTRIES = (
 
 def nearest_entries(
     graph,
-    question: object,
+    question: str,
     embedder: Callable,
     model: str,
     limit: int = 10,
-    types: object = None,
     *,
+    types: object = None,
     vectors: bool = False,
     timeout: int = STOP_AFTER,
 ) -> list[dict]:
-    """The entries whose text is nearest in meaning to the question, best first; types: only these.
+    """The entries whose text is nearest in meaning to the question, best first.
 
-    Each result: id, episode, seq, type, by, at, values, score (cosine similarity; ties go to the entry
-    stored first), and with vectors=True the stored unit vector. Same timeout as nearest().
+    Returns [{"id", "score", "entry"}], the entry as search_entries() gives it; score is the cosine
+    similarity, ties in id order. Arguments are checked first, nothing is written: what embed_entries()
+    raises, and WrongType for a question that is not a str. Keyword only: types (only entries of these types),
+    vectors=True (each result's stored unit "vector" too), timeout as in nearest().
     """
     model, asked = question_vector(question, embedder, model, limit, timeout, vectors)
     params = {"model": model, "types": checked_types(types), "vectors": vectors}
     results = []
-    for entry_id, score, _serial, episode, seq, entry_type, by, at, content, stored in nearest_rows(
+    for entry_id, score, _order, listed, stored in nearest_rows(
         graph, _NEAREST_ENTRIES, params, entry_dimensions(graph), asked
     ):
-        item = {"id": entry_id, "episode": episode, "seq": seq, "type": entry_type, "by": by}
-        item |= {"at": clock.from_store(at), "values": json.loads(content) if content else {}, "score": score}
+        item = {"id": entry_id, "score": score, "entry": entry_shown(listed)}
         results.append({**item, "vector": list(stored)} if vectors else item)
     return results

@@ -1,103 +1,98 @@
 """fuse(): the rankings of several ways of recall merged into one, by reciprocal rank fusion.
 
 The scores of the graph, the words and the meaning cannot be compared, so only places count: an item
-scores 1 / (k + place) in each ranking that has it. Optional after that: diversity (maximal marginal
-relevance over the meaning vectors) and the application's reranker, whose answer is checked.
+scores 1 / (60 + place) in each ranking that has it. Optional after that, keyword only: diversity
+(maximal marginal relevance over the meaning vectors) and the application's reranker, whose answer is
+checked. The rule: the arguments are read once, as exact dicts, lists and tuples, before anything is
+computed; a bad value raises Refused (a ValueError), a ranking that is not a list raises WrongType (a
+TypeError). What a reranker raises passes unchanged.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 
 from .. import values
-from ..values import Refused
+from ..errors import Refused, WrongType
 
-MAX_RANKINGS = 20
-MAX_RANKED = 1_000  # items of one ranking
+MAX_RANKINGS = 100
+MAX_RANKED = 10_000  # items of one ranking
 MAX_RESULTS = 1_000
 MAX_DIVERSE = 100  # results that diversity picks at most, each compared with those picked before
 POOL = 10  # diversity picks from the best POOL x limit (at most 200) of the fused ranking
 MAX_K = 10_000
 
 
-class RerankerError(ValueError):
-    """A reranker's answer that is not the results it was given, in another order."""
+class RerankerError(Refused):
+    """A reranker's answer that is not the results it was given, in another order. A Refused."""
 
 
-def identity(item: object) -> tuple[str, str, object]:
-    """What names a ranked item: ("key", ...) for an entity or a bare key, ("id", ...) for an entry."""
-    if isinstance(item, dict):
-        if "key" in item:
-            field, found = "key", item["key"]
-        elif "id" in item:
-            field, found = "id", item["id"]
-        else:
-            raise Refused("a ranked item is a key, or a dict with its key or id")
-    else:
-        field, found = "key", item
-    if isinstance(found, bool) or not isinstance(found, str | int):
-        raise Refused(f"a ranked {field} is text or a whole number, not {type(found).__name__}")
-    return field, type(found).__name__, found  # the type too, so 1 and "1" stay two items
+def identity(item: object) -> str | int:
+    """The key of a ranked item: exactly a dict with a "key" that is a key (a name or a 64-bit int)."""
+    if type(item) is not dict:
+        raise Refused(f"a ranked item must be a dict with its key, not {type(item).__name__}")
+    return values.key(_field(item, "key"), "a ranked item's key")
 
 
-def _checked(rankings: object, limit: object, k: object) -> None:
-    if not isinstance(rankings, dict):
-        raise Refused("rankings is a dict of name -> list of results, best first")
-    if len(rankings) > MAX_RANKINGS:
+def _field(item: dict, name: str) -> object:
+    """A field of an exact dict, or None when it has none or its keys fail when compared."""
+    try:
+        return dict.get(item, name)
+    except Exception:  # a key object whose comparison raises: the field cannot be read
+        return None
+
+
+def _in_order(key: str | int) -> tuple[int, str | int]:
+    """Whole-number keys before names, each ascending: the order of ties."""
+    return (0, key) if type(key) is int else (1, key)
+
+
+def _checked(rankings: object, limit: object, k: object) -> list[tuple[str, list]]:
+    """The rankings as (name, items) pairs in the order given, read once."""
+    if type(rankings) is not dict:
+        raise Refused(f"rankings must be a dict of name -> list of results, not {type(rankings).__name__}")
+    pairs = list(dict.items(rankings))
+    if len(pairs) > MAX_RANKINGS:
         raise Refused(f"at most {MAX_RANKINGS} rankings are fused")
-    for name, listed in rankings.items():
+    for name, listed in pairs:
         values.name(name, "a ranking's name")
-        if not isinstance(listed, list | tuple):
-            raise Refused(f"the ranking {name!r} is a list, not {type(listed).__name__}")
+        if type(listed) not in (list, tuple):
+            raise WrongType(f"the ranking {name!r} must be a list, not {type(listed).__name__}")
         if len(listed) > MAX_RANKED:
             raise Refused(f"the ranking {name!r} holds more than {MAX_RANKED:,} items")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
-        raise Refused(f"limit is a whole number from 1 to {MAX_RESULTS:,}")
-    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_K:
-        raise Refused(f"k is a whole number from 0 to {MAX_K:,}")
+    values.whole(limit, "limit", 1, MAX_RESULTS)
+    values.whole(k, "k", 0, MAX_K)
+    return pairs
 
 
-def _fused(rankings: dict, k: int) -> list[dict]:
+def _fused(pairs: list[tuple[str, list]], k: int) -> list[dict]:
+    """[{"key", "score", "places", "vector"?}], best first; ties: whole-number keys, then names."""
     board: dict[tuple, dict] = {}
-    for order, (name, listed) in enumerate(rankings.items()):
+    for name, listed in pairs:
         for place, item in enumerate(listed, start=1):
-            named = identity(item)
-            found = board.setdefault(
-                named, {"fields": {}, "places": {}, "first": (order, place), "id": named}
-            )
+            key = identity(item)
+            found = board.setdefault((type(key) is int, key), {"key": key, "places": {}})
             if name in found["places"]:  # an item a ranking repeats counts at its best place only
                 continue
             found["places"][name] = place
-            for field, content in item.items() if isinstance(item, dict) else []:
-                found["fields"].setdefault(field, content)  # the ranking named first wins a field
+            if found.get("vector") is None:  # what diversity may read, never shown
+                found["vector"] = _field(item, "vector")
     # fsum: equal places give equal scores, whatever order they are added in.
     for found in board.values():
         found["score"] = math.fsum(1 / (k + place) for place in found["places"].values())
-    ranked = sorted(
-        board.values(),
-        key=lambda found: (-found["score"], min(found["places"].values()), found["first"]),
-    )
-    results = []
-    for found in ranked:
-        field, _type, key = found["id"]
-        result = {
-            field: key,
-            **{f: c for f, c in found["fields"].items() if f not in (field, "score", "places")},
-        }
-        result["score"] = found["score"]
-        result["places"] = found["places"]
-        results.append(result)
-    return results
+    return sorted(board.values(), key=lambda found: (-found["score"], *_in_order(found["key"])))
 
 
 def _unit(vector: object, key: object) -> list[float]:
-    if not isinstance(vector, list | tuple) or not vector:
+    if type(vector) not in (list, tuple) or not vector:
         raise Refused(f"the vector of {key!r} is a list of numbers")
-    if not all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in vector):
+    if not all(type(x) is float or type(x) is int for x in vector):
         raise Refused(f"the vector of {key!r} holds something that is not a number")
-    floats = [float(x) for x in vector]
+    try:
+        floats = [float(x) for x in vector]
+    except OverflowError:
+        raise Refused(f"the vector of {key!r} holds a number out of range") from None
     top = max(abs(x) for x in floats) if all(math.isfinite(x) for x in floats) else 0.0
     if not top:
         raise Refused(f"the vector of {key!r} is all zeros or not finite")
@@ -114,7 +109,7 @@ def _diverse(results: list[dict], limit: int, weight: float, vectors: dict) -> l
     top = pool[0]["score"]
     units = {}
     for result in pool:
-        key = result.get("key", result.get("id"))
+        key = result["key"]
         given = vectors.get(key, result.get("vector"))
         if given is not None:
             units[id(result)] = _unit(given, key)
@@ -139,13 +134,22 @@ def _diverse(results: list[dict], limit: int, weight: float, vectors: dict) -> l
     return picked
 
 
+def _answered(item: object) -> tuple[bool, str | int]:
+    """What names an item of the reranker's answer: a result (a dict with its key) or a bare key."""
+    return _named(identity(item) if type(item) is dict else values.key(item, "a reranked key"))
+
+
+def _named(key: str | int) -> tuple[bool, str | int]:
+    return (type(key) is int, key)  # the type too, so 1 and "1" stay two items
+
+
 def _reranked(results: list[dict], rerank: Callable) -> list[dict]:
-    answer = rerank([{**result, "places": dict(result["places"])} for result in results])
-    if not isinstance(answer, list | tuple):
+    answer = rerank([dict(result, places=dict(result["places"])) for result in results])
+    if type(answer) not in (list, tuple):
         raise RerankerError(f"the reranker answered {type(answer).__name__}, not a list of the results")
-    ours = {identity(result): result for result in results}
+    ours = {_named(result["key"]): result for result in results}
     try:
-        named = [identity(item) for item in answer]
+        named = [_answered(item) for item in answer]
     except Refused as error:
         raise RerankerError(f"the reranker answered an item that is not a result: {error}") from None
     if len(named) != len(ours) or set(named) != set(ours):
@@ -156,6 +160,7 @@ def _reranked(results: list[dict], rerank: Callable) -> list[dict]:
 def fuse(
     rankings: dict,
     limit: int = 10,
+    *,
     k: int = 60,
     diversity: float | None = None,
     vectors: dict | None = None,
@@ -163,28 +168,33 @@ def fuse(
 ) -> list[dict]:
     """One ranking from several, by reciprocal rank fusion over places only, best first.
 
-    rankings: name -> results best first (dicts with key, or id for entries, or bare keys). Each result:
-    its key (or id), the fields the rankings gave (the ranking named first wins), score (the sum of
-    1 / (k + place)) and places ({ranking name: place}). Equal scores go to the better best place, then to
-    the ranking named first. diversity: a weight from 0 to 1 for maximal marginal relevance (1 keeps the
-    fused order) over vectors (key or id -> vector; else a result's own "vector"), picking from the best
-    10 x limit. rerank: the application's function, results in, the same results reordered out.
+    rankings: name -> results best first, each a dict with its "key" (other fields are ignored).
+    Returns [{"key", "score", "places"}]: score is the sum of 1 / (60 + place) over the rankings that
+    list the key, places {ranking name: place}, counted from 1; a key a ranking lists twice counts once,
+    at its best place. Ties: whole-number keys before names, each ascending. fuse({}) is [].
+    Arguments are read once and checked before anything is computed: Refused when rankings is not a dict, a
+    name is not a name, an item has no valid key, or for limit (1 to 1,000); WrongType when a ranking is not a
+    list or tuple ("must be a list").
+    Keyword only: k (60), diversity, a weight from 0 to 1 for maximal marginal relevance (1 keeps the
+    fused order) over vectors (key -> vector; else the "vector" an item carries), picking from the best
+    10 x limit; rerank, the application's function: results in, the same results reordered out.
     """
-    _checked(rankings, limit, k)
-    results = _fused(rankings, k)
+    pairs = _checked(rankings, limit, k)
+    results = _fused(pairs, k)
     if diversity is not None:
-        if isinstance(diversity, bool) or not isinstance(diversity, numbers.Real) or not 0 <= diversity <= 1:
+        if type(diversity) not in (int, float) or not 0 <= diversity <= 1:
             raise Refused("diversity is a weight from 0 to 1")
-        if vectors is not None and not isinstance(vectors, dict):
-            raise Refused("vectors is a dict of key or id -> vector")
+        if vectors is not None and type(vectors) is not dict:
+            raise Refused("vectors is a dict of key -> vector")
         if limit > MAX_DIVERSE:
             raise Refused(f"diversity picks at most {MAX_DIVERSE} results")
-        results = _diverse(results, limit, float(diversity), vectors or {})
+        results = _diverse(results, limit, float(diversity), dict(vectors or {}))
     elif vectors is not None:
         raise Refused("vectors are for diversity: give diversity a weight too")
+    results = [{"key": found["key"], "score": found["score"], "places": found["places"]} for found in results]
     results = results[:limit]
     if rerank is not None:
         if not callable(rerank):
-            raise Refused("rerank is a function: results in, the same results reordered out")
+            raise WrongType("rerank is a function: results in, the same results reordered out")
         results = _reranked(results, rerank)
     return results

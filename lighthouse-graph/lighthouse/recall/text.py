@@ -4,7 +4,11 @@ Every node that can be searched keeps `words`: the letters and digits of its tex
 space between them (values.words() on the write path). The full-text index reads only that, and a
 question reaches it only as such words too, so nothing of the index's query language (*, -, |, @field:,
 quotes) can come from a caller. In that language a space means every word must match and | means any
-may. Each search is one round trip, stopped by FalkorDB after 5 seconds at most.
+may. Each search is one round trip, stopped by FalkorDB after 5 seconds at most (errors.TooSlow).
+
+The rule of every read here: its arguments are checked before anything is asked. A bad value raises
+Refused (a ValueError), a question that is not a str raises WrongType (a TypeError), and nothing is
+written or stored.
 """
 
 from __future__ import annotations
@@ -15,18 +19,23 @@ from functools import lru_cache
 from redis.exceptions import ResponseError
 
 from .. import clock, values
+from ..errors import Refused, TooSlow
 from ..graphs import read
-from ..kinds import Kind
-from ..read import shown
-from ..values import Refused
+from ..kinds import ENGINE_NAMES, INTERNAL, STATE_KIND, Kind, is_owned
 
 STOP_AFTER = 5_000  # milliseconds a search may run before FalkorDB stops it
 MAX_RESULTS = 1_000
 MAX_TYPES = 200  # entry types one search_entries() may name
 MATCHES = {"all": " ", "any": "|"}  # how the index's query language joins words for each way to match
 
-# What a search shows of a node besides its values: the index's input and the vector stay in the graph.
-HIDDEN = ["words", "embedding", "model", "text_hash", "rev"]
+# What a read shows of a node: the values, and what the library keeps beside them that history() shows
+# (ENGINE_NAMES: valid_from, by, fp...). Every other property the library owns (kinds.is_owned: the key,
+# given beside; the index's words; lh.rev, lh.kind, lh.vector, lh.model) stays in the graph. The query
+# leaves those out already, so a vector is never sent; shown_values() checks by is_owned() again.
+HIDDEN = ("key", "words")
+SHOWN_OWN = ENGINE_NAMES - set(HIDDEN)
+# The times every entity and State keeps beside the values: shown as datetimes, like declared times.
+ENGINE_TIMES = frozenset({"valid_from", "valid_to", "seen_last", "recorded_at"})
 
 
 def key_order(key: str) -> str:
@@ -37,20 +46,27 @@ def key_order(key: str) -> str:
     return f"CASE WHEN toString({key}) = {key} THEN 1 ELSE 0 END, {key}"
 
 
-class TooSlow(RuntimeError):
-    """A search that FalkorDB stopped because it ran longer than its time allows."""
+def shown_names(node: str) -> str:
+    """Cypher for the [name, value] pairs of a node that a read may show: not hidden, not the library's."""
+    return (
+        f"[name IN keys({node}) WHERE NOT name IN $hidden AND NOT name STARTS WITH '{INTERNAL}' "
+        f"| [name, {node}[name]]]"
+    )
+
+
+def checked_kind(kind: object) -> Kind:
+    """Exactly a Kind: a subclass could change what its fields say while a query is built."""
+    if type(kind) is not Kind:
+        raise Refused(f"kind must be a Kind, not {type(kind).__name__}")
+    return kind
 
 
 def checked_limit(limit: object) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
-        raise Refused(f"limit is a whole number from 1 to {MAX_RESULTS:,}")
-    return limit
+    return values.whole(limit, "limit", 1, MAX_RESULTS)
 
 
 def checked_timeout(timeout: object) -> int:
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or not 1 <= timeout <= STOP_AFTER:
-        raise Refused(f"timeout is a whole number of milliseconds from 1 to {STOP_AFTER:,}")
-    return timeout
+    return values.whole(timeout, "timeout in milliseconds", 1, STOP_AFTER)
 
 
 def bounded(graph, query: str, params: dict, timeout: int = STOP_AFTER) -> list[list]:
@@ -68,8 +84,8 @@ def index_query(question: object, match: object = "all") -> str | None:
 
     None when the question has no letters or digits: there is nothing to ask.
     """
-    if not isinstance(match, str) or match not in MATCHES:
-        raise Refused('match is "all" or "any"')
+    if type(match) is not str or match not in MATCHES:
+        raise Refused('match must be "all" or "any"')
     found = values.question(question)
     return MATCHES[match].join(found) if found else None
 
@@ -101,107 +117,130 @@ def scored(index: str, match: str) -> str:
 
 
 def _text_kind(kind: object) -> Kind:
-    if not isinstance(kind, Kind):
-        raise Refused(f"kind must be a Kind, not {type(kind).__name__}")
+    kind = checked_kind(kind)
     if not kind.text:
         raise Refused(f"{kind.label} has no text values to search")
     return kind
 
 
-def shown_entity(kind: Kind, key: object, score: float, listed: list, entry: object) -> dict:
-    """A found node as the reads show a State, with its key and score first (they win over a value's name)."""
-    found = {"key": key, "score": score}
-    for name, item in shown(kind, dict(listed), entry).items():
-        found.setdefault(name, item)
-    return found
-
-
-def current_hidden(kind: Kind) -> list[str]:
-    """What a search of entity nodes leaves out of the values: HIDDEN, and the kind's own key name."""
-    return [*HIDDEN, *([kind.key] if kind.key != "key" else [])]
-
-
-def shown_current(kind: Kind, key: object, score: float, listed: list) -> dict:
-    """A found entity node as shown_entity() gives it, less entry and valid_to: it is the current State."""
-    found = shown_entity(kind, key, score, listed, None)
-    del found["entry"], found["valid_to"]
+def shown_values(kind: Kind, listed: list) -> dict:
+    """The [name, value] pairs of a node as a read shows them: times (declared or the library's) as
+    datetimes, the kind's own key name left out (it is the key)."""
+    found = {}
+    for name, item in listed:
+        if name == kind.key or (is_owned(name) and name not in SHOWN_OWN):
+            continue
+        found[name] = clock.from_store(item) if name in ENGINE_TIMES or name in kind.times else item
     return found
 
 
 @lru_cache(maxsize=256)
 def _search_query(kind: Kind, match: str) -> str:
+    # The label filters the index's answer: entities of every kind with text share one index per label.
     return (
         f"{scored(kind.label, match)}"
         f"WITH node AS found, score ORDER BY score DESC, {key_order('found.key')} LIMIT $limit "
-        "RETURN found.key, score, [name IN keys(found) WHERE NOT name IN $hidden | [name, found[name]]]"
+        f"RETURN found.key, score, {shown_names('found')}"
     )
 
 
 def search(
-    graph, kind: Kind, question: object, match: str = "all", limit: int = 10, *, timeout: int = STOP_AFTER
+    graph, kind: Kind, question: str, limit: int = 10, match: str = "all", *, timeout: int = STOP_AFTER
 ) -> list[dict]:
     """The entities of a kind whose current text has the words of the question, best first.
 
-    match="all": every word must be there; "any": one is enough. Each result: key, score (the index's;
-    ties in key order), the current values, valid_from, seen_last, by, recorded_at. A value that changed
-    is found by its new words only: search_history() finds the old ones. At most 1,000 characters and 20
-    words of the question are read. timeout: milliseconds, at most 5,000; past it, TooSlow.
+    Returns [{"key", "score", "values"}]: values are the entity's current properties but its key and
+    words (declared times and valid_from, seen_last, recorded_at as datetimes). Ties in key order.
+    match="all": every word must be there; "any": one is enough. At most 1,000 characters and 20 words of
+    the question are read. A value that changed is found by its new words only: search_history() finds
+    the old ones. Arguments are checked first and nothing is written: Refused for a kind with no text ("no
+    text"), match or limit (checked even when the question has no words), WrongType for a question that is not
+    a str; timeout (keyword only, milliseconds, at most 5,000): past it, TooSlow.
     """
     kind = _text_kind(kind)
     asked = asked_words(question, match)
     limit, timeout = checked_limit(limit), checked_timeout(timeout)
     if asked is None:
         return []
-    params = {**asked, "limit": limit, "hidden": current_hidden(kind)}
+    params = {**asked, "limit": limit, "hidden": list(HIDDEN)}
     rows = bounded(graph, _search_query(kind, match), params, timeout)
-    return [shown_current(kind, key, score, listed) for key, score, listed in rows]
+    return [{"key": key, "score": score, "values": shown_values(kind, listed)} for key, score, listed in rows]
 
 
 # States of every kind share one index: those of other kinds are left out before the order and limit.
 _HISTORY_QUERY = (
     "{scored}"
-    "WITH node AS state, score WHERE state.kind = $label "
+    f"WITH node AS state, score WHERE state.`{STATE_KIND}` = $label "
     f"WITH state, score ORDER BY score DESC, {key_order('state.key')}, state.valid_from LIMIT $limit "
-    # A State keeps the id of its entry (beside its FROM edge): no step to the Entry node.
-    "RETURN state.key AS found, score, "
-    "  [name IN keys(state) WHERE NOT name IN $hidden | [name, state[name]]], state.entry, "
-    "  state.valid_from AS began "
+    f"RETURN state.key AS found, score, {shown_names('state')}, state.valid_from AS began "
     f"ORDER BY score DESC, {key_order('found')}, began"
 )
 
 
 def search_history(
-    graph, kind: Kind, question: object, match: str = "all", limit: int = 10, *, timeout: int = STOP_AFTER
+    graph, kind: Kind, question: str, limit: int = 10, match: str = "all", *, timeout: int = STOP_AFTER
 ) -> list[dict]:
     """The States of entities of a kind, past and current, whose text had the words of the question.
 
-    Each result: key, score, valid_from, valid_to (None for a State that still holds), seen_last, by,
-    recorded_at, entry (the entry it came from, or None) and the values it held. Ranked by score, then
-    key, then valid_from. Same question rules and timeout as search().
+    Returns [{"key", "score", "state"}], state shaped as history() gives it: the values, valid_from,
+    valid_to once closed, recorded_at, by, fp, seen_last if set, entry if it came from one. Ranked by
+    score, then key, then valid_from. The same checks (before anything is asked), errors and timeout as
+    search(); nothing is written.
     """
     kind = _text_kind(kind)
     asked = asked_words(question, match)
     limit, timeout = checked_limit(limit), checked_timeout(timeout)
     if asked is None:
         return []
-    params = {**asked, "label": kind.label, "limit": limit, "hidden": HIDDEN}
-    rows = bounded(graph, _HISTORY_QUERY.replace("{scored}", scored("State", match)), params, timeout)
-    return [shown_entity(kind, key, score, listed, entry) for key, score, listed, entry, _began in rows]
+    params = {**asked, "label": kind.label, "limit": limit, "hidden": list(HIDDEN)}
+    query = _HISTORY_QUERY.replace("{scored}", scored("State", match))
+    return [
+        {"key": key, "score": score, "state": shown_values(kind, listed)}
+        for key, score, listed, _began in bounded(graph, query, params, timeout)
+    ]
+
+
+# What a read gives of an entry: its stored fields, and its values (kept as JSON in content).
+ENTRY_FIELDS = (
+    "[{0}.id, {0}.seq, {0}.serial, {0}.type, {0}.at, {0}.recorded_at, {0}.by, {0}.content, "
+    "{0}.invalidated_at, {0}.invalidated_by, coalesce({0}.invalidated_why, {0}.invalidated_reason)]"
+)
+
+
+def entry_fields(node: str) -> str:
+    """Cypher for the list entry_shown() reads."""
+    return ENTRY_FIELDS.format(node)
+
+
+def entry_shown(listed: list) -> dict:
+    """An entry as search_entries(), nearest_entries() and an extractor get it: id, seq, serial, type,
+    at, recorded_at, by (times as datetimes), the mark invalidated_at/_by/_why once it has one, and its
+    values at the top level (record() keeps their names from those). No words, no cites."""
+    entry_id, seq, serial, entry_type, at, recorded_at, by, content, marked_at, marked_by, why = listed
+    shown = {"id": entry_id, "seq": seq, "serial": serial, "type": entry_type}
+    shown |= {"at": clock.from_store(at), "recorded_at": clock.from_store(recorded_at), "by": by}
+    if marked_at is not None:
+        shown |= {"invalidated_at": clock.from_store(marked_at), "invalidated_by": marked_by}
+        shown["invalidated_why"] = why
+    for name, item in (json.loads(content) if content else {}).items():
+        shown.setdefault(name, item)
+    return shown
 
 
 _ENTRIES_QUERY = (
     "{scored}"
     "WITH node AS found, score WHERE $types IS NULL OR found.type IN $types "
-    "WITH found, score ORDER BY score DESC, found.serial, found.id LIMIT $limit "
-    "RETURN found.id, found.episode, found.seq, found.type, found.by, found.at, found.content, score"
+    "WITH found, score ORDER BY score DESC, found.id LIMIT $limit "
+    f"RETURN {entry_fields('found')}, score"
 )
 
 
 def checked_types(types: object) -> list[str] | None:
+    """None, or the entry types of a list or tuple of names, sorted and each once."""
     if types is None:
         return None
-    if not isinstance(types, list | tuple) or not types:
-        raise Refused("types is None or a list of entry types")
+    if type(types) not in (list, tuple) or not types:
+        raise Refused("types must be None or a list of entry types")
     if len(types) > MAX_TYPES:
         raise Refused(f"types names more than {MAX_TYPES} entry types")
     return sorted({values.name(one, "an entry type") for one in types})
@@ -209,37 +248,27 @@ def checked_types(types: object) -> list[str] | None:
 
 def search_entries(
     graph,
-    question: object,
-    match: str = "all",
+    question: str,
     limit: int = 10,
-    types: object = None,
+    match: str = "all",
     *,
+    types: object = None,
     timeout: int = STOP_AFTER,
 ) -> list[dict]:
     """The entries of episodes whose text values have the words of the question, best first.
 
-    Each result: id, episode, seq, type, by, at, values, score. Ties go to the entry stored first.
-    types: only entries of these types. Same question rules and timeout as search().
+    Returns [{"id", "score", "entry"}], the entry as entry_shown() gives it (it keeps serial; no cites,
+    no words). Order: score descending, then id. The same checks (before anything is asked), errors and
+    timeout as search(), but "no text"; nothing is written. types
+    (keyword only): only entries of these types.
     """
     asked = asked_words(question, match)
     limit, timeout, wanted = checked_limit(limit), checked_timeout(timeout), checked_types(types)
     if asked is None:
         return []
     params = {**asked, "types": wanted, "limit": limit}
-    found = []
-    for entry_id, episode, seq, entry_type, by, at, content, score in bounded(
-        graph, _ENTRIES_QUERY.replace("{scored}", scored("Entry", match)), params, timeout
-    ):
-        found.append(
-            {
-                "id": entry_id,
-                "episode": episode,
-                "seq": seq,
-                "type": entry_type,
-                "by": by,
-                "at": clock.from_store(at),
-                "values": json.loads(content) if content else {},
-                "score": score,
-            }
-        )
-    return found
+    query = _ENTRIES_QUERY.replace("{scored}", scored("Entry", match))
+    return [
+        {"id": listed[0], "score": score, "entry": entry_shown(listed)}
+        for listed, score in bounded(graph, query, params, timeout)
+    ]

@@ -1,15 +1,20 @@
-"""pointing_at() and similar(): what is found by following relation edges, one round trip each."""
+"""pointing_at() and similar(): what is found by following relation edges, one round trip each.
+
+The rule of both: the arguments are checked before anything is asked; a bad value raises Refused (a
+ValueError), a time of a type that is not a time raises WrongType (a TypeError), and nothing is written.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from .. import clock
+from .. import clock, values
 from ..graphs import read
 from ..kinds import Kind
-from ..read import checked_entity, moment
 from ..values import Refused
-from .text import STOP_AFTER, bounded, checked_limit, checked_timeout, key_order
+from .text import STOP_AFTER, bounded, checked_kind, checked_limit, checked_timeout, key_order
+
+MAX_RELATIONS = 200  # relations one similar() may name
 
 
 def _in_order(item: object) -> tuple[str, object]:
@@ -18,10 +23,8 @@ def _in_order(item: object) -> tuple[str, object]:
 
 
 def _relation(kind: Kind, relation: object) -> str:
-    if not isinstance(relation, str):
-        raise Refused(f"a relation is named by text, not {type(relation).__name__}")
-    if relation not in kind.relations:
-        raise Refused(f"{kind.label} has no relation {ascii(relation[:80])}")
+    if type(relation) is not str or relation not in kind.relations:
+        raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
     return relation
 
 
@@ -46,14 +49,20 @@ def _pointing_query(kind: Kind, relation: str) -> str:
     )
 
 
-def pointing_at(graph, kind: Kind, relation: str, target_key: object, at: object = None) -> list:
-    """The keys of the entities of a kind whose relation to a target held at a time (now without one), sorted.
+def pointing_at(graph, kind: Kind, relation: str, key: object, when: object = None) -> list:
+    """The keys of the entities of a kind whose relation to the target key held at `when` (now without
+    one), sorted (whole numbers first), each once.
 
-    pointing_at(graph, DEVICE, "LOCATED_IN", "r2") gives the devices in room r2 now.
+    pointing_at(graph, DEVICE, "LOCATED_IN", "r2") gives the devices in room r2 now. Arguments are
+    checked first and nothing is written: Refused for
+    a relation the kind does not declare ("no relation"), a bad key, or a blank or bad when.
     """
-    target_key = checked_entity(kind, target_key)
+    kind = checked_kind(kind)
     relation = _relation(kind, relation)
-    result = read(graph, _pointing_query(kind, relation), {"target": target_key, "at": moment(at)})
+    target = values.key(key)
+    # None is now; a blank or bad time is refused (TimeError), a type that is not a time is WrongType.
+    at = clock.now() if when is None else clock.stamp_of(clock.parse(when))
+    result = read(graph, _pointing_query(kind, relation), {"target": target, "at": at})
     return sorted(result[0][0] if result else [], key=_in_order)
 
 
@@ -78,32 +87,41 @@ def _similar_query(kind: Kind, relations: tuple[str, ...]) -> str:
     )
 
 
+def _chosen(kind: Kind, relations: object) -> tuple[str, ...]:
+    """The relations similar() follows: those named, or all the kind declares; at least one."""
+    if relations is None:
+        chosen = tuple(sorted(kind.relations))
+    elif type(relations) in (list, tuple) and len(relations) <= MAX_RELATIONS:
+        chosen = tuple(sorted({_relation(kind, relation) for relation in relations}))
+    else:
+        raise Refused(f"relations must be None or a list of 1 to {MAX_RELATIONS} relations of the kind")
+    if not chosen:
+        raise Refused(f"relations must name at least one relation, and {kind.label} has none to follow")
+    return chosen
+
+
 def similar(
     graph,
     kind: Kind,
     key: object,
-    limit: int = 10,
     relations: object = None,
+    limit: int = 10,
     *,
     timeout: int = STOP_AFTER,
 ) -> list[dict]:
     """Entities of the same kind that share relation targets with an entity, those sharing most first.
 
-    Each result: {"key", "shared": how many (relation, target) pairs, "through": those pairs, sorted}.
+    Returns [{"key", "shared": how many (relation, target) pairs, "through": those pairs, sorted}].
     The entity's relations that hold now are compared with every relation the others ever had, so
-    entities of the past are found. Ties in key order. relations: only these (all the kind declares
-    without). timeout: milliseconds, at most 5,000; past it, TooSlow.
+    entities of the past are found. Ties in key order; the entity itself is never listed, and an
+    unknown one gives []. relations: a non-empty list of declared relations (None: all the kind
+    declares). Arguments are checked first and nothing is written: Refused for a bad key, relations (also None
+    on a kind with none) or limit; timeout (keyword only, milliseconds, at most 5,000): past it, TooSlow.
     """
-    key = checked_entity(kind, key)
+    kind = checked_kind(kind)
+    key = values.key(key)
+    chosen = _chosen(kind, relations)
     limit, timeout = checked_limit(limit), checked_timeout(timeout)
-    if relations is None:
-        chosen = tuple(sorted(kind.relations))
-    elif isinstance(relations, list | tuple) and relations:
-        chosen = tuple(sorted({_relation(kind, relation) for relation in relations}))
-    else:
-        raise Refused("relations is None or a list of relations of the kind")
-    if not chosen:  # a kind without relations shares nothing
-        return []
     params = {"key": key, "now": clock.now(), "limit": limit}
     found = []
     for peer, shared, through in bounded(graph, _similar_query(kind, chosen), params, timeout):

@@ -1,17 +1,23 @@
-"""embed(), nearest(), embed_entries(), nearest_entries(): what is in memory, found by meaning.
+"""embed(), nearest(): the current text of entities found by meaning.
 
 embedder(texts) -> one vector per text is the application's function. A vector is stored at unit length
-(FalkorDB computes cosine in float32, where tiny or huge numbers overflow) with the name of its model.
-The model of a kind's vectors is kept on the Stamp (embed_model_<Label>) rather than found by a query for
-`model <> $model`, which would read the whole kind on every call. After a change of model, the first
-embed() marks every entity with text once, a span of node ids a query, keeping how far it came on the
-Stamp, so a call that stops midway goes on where it stopped.
+(FalkorDB computes cosine in float32, where tiny or huge numbers overflow) under kinds.VECTOR, with the
+name of its model under kinds.VECTOR_MODEL: names no value can take. The model of a kind's vectors is
+kept on the Stamp (embed_model_<Label>) rather than found by a query for a model that differs, which
+would read the whole kind on every call. After a change of model, the first embed() marks every entity
+with text once, a span of node ids a query, keeping how far it came on the Stamp, so a call that stops
+midway goes on where it stopped.
+
+The rule: the arguments are checked before anything is asked or stored. A bad value raises Refused (a
+ValueError), an embedder that is not callable or a question that is not a str raises WrongType (a
+TypeError). What the embedder answers is checked whole before anything is stored: a bad answer raises
+EmbedderError (a Refused, "embedder" in its message) and stores nothing. What the embedder raises
+passes unchanged.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections.abc import Callable
 from functools import lru_cache
@@ -19,78 +25,84 @@ from functools import lru_cache
 from redis.exceptions import ResponseError
 
 from .. import values
+from ..errors import Refused, TooSlow, WrongType
 from ..graphs import read
-from ..kinds import Kind
-from ..values import Refused
+from ..kinds import VECTOR, VECTOR_MODEL, Kind
 from ..write.rows import text_of
 from .text import (
+    HIDDEN,
     STOP_AFTER,
-    TooSlow,
     bounded,
-    checked_limit,
+    checked_kind,
     checked_timeout,
-    current_hidden,
-    shown_current,
+    shown_names,
+    shown_values,
 )
 
 MAX_EMBED = 1_000  # entities or entries one call gives vectors to
 MARK_SPAN = 20_000  # node ids one marking query looks at
 MAX_CARRIED = 1_000_000  # numbers of vectors and characters of text that one write query carries
 MAX_SLICES = 20  # slices of serials one embed_entries() reads
-MAX_K = 10_000  # neighbours asked of the index at most, when other models' vectors crowd the nearest
+MAX_K = 1_000  # neighbours read of the index at most, when other models' vectors crowd the nearest
 
 
-class EmbedderError(ValueError):
-    """An embedder's answer that cannot be stored: nothing of it was."""
+class EmbedderError(Refused):
+    """An embedder's answer that cannot be stored: nothing of it was. A Refused, so a ValueError."""
 
 
 def _checked_kind(kind: object) -> Kind:
-    if not isinstance(kind, Kind):
-        raise Refused(f"kind must be a Kind, not {type(kind).__name__}")
+    kind = checked_kind(kind)
     if not kind.dimensions:
-        raise Refused(f"{kind.label} has no dimensions: its text gets no vectors")
+        raise Refused(f"{kind.label} has no vectors: it declares no dimensions")
     return kind
 
 
 def checked_call(embedder: object, model: object, limit: object, most: int) -> tuple[str, int]:
+    """The model's name and the limit of a call that asks an embedder; WrongType for an embedder that
+    cannot be called, Refused for the rest."""
     if not callable(embedder):
-        raise Refused("embedder must be a function: a list of texts in, one vector for each out")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= most:
-        raise Refused(f"limit is a whole number from 1 to {most:,}, not {str(limit)[:40]!r}")
-    return values.name(model, "a model name"), limit
+        raise WrongType("embedder must be a function: a list of texts in, one vector for each out")
+    model = values.name(model, "model")
+    return model, values.whole(limit, "limit", 1, most)
+
+
+def _vector(vector: object, place: int, dimensions: int) -> list[float]:
+    """One vector of exactly a list or tuple of exactly int or float, at unit length."""
+    if type(vector) not in (list, tuple):
+        raise EmbedderError(f"the embedder answered vector {place} as {type(vector).__name__}, not a list")
+    if len(vector) != dimensions:
+        raise EmbedderError(
+            f"the embedder answered vector {place} of {len(vector)} numbers, not {dimensions}"
+        )
+    if not all(type(x) is float or type(x) is int for x in vector):
+        raise EmbedderError(f"the embedder answered vector {place} holding something that is not a number")
+    try:
+        floats = [float(x) for x in vector]  # whole numbers are taken as floats
+    except OverflowError:
+        raise EmbedderError(f"the embedder answered vector {place} holding a number out of range") from None
+    if not all(math.isfinite(x) for x in floats):
+        raise EmbedderError(f"the embedder answered vector {place} holding NaN or infinity")
+    top = max(abs(x) for x in floats)
+    if top == 0:
+        raise EmbedderError(f"the embedder answered vector {place} of all zeros: it has no direction")
+    scaled = [x / top for x in floats]  # scaled first, so squares of huge numbers cannot overflow
+    length = math.sqrt(math.fsum(x * x for x in scaled))
+    return [float(f"{x / length:.9g}") for x in scaled]  # 9 digits: all that float32 keeps
 
 
 def vectors_of(answer: object, count: int, dimensions: int) -> list[list[float]]:
-    """The embedder's answer checked whole: one vector per text, each of `dimensions` finite numbers,
-    not all zeros. Each comes back at unit length. Anything else raises EmbedderError."""
-    if not isinstance(answer, list | tuple):
+    """The embedder's answer checked whole: exactly a list or tuple of one vector per text, each of
+    `dimensions` finite numbers, not all zeros. Each comes back at unit length. Anything else (a
+    generator, a subclass, an object that fails when read) raises EmbedderError."""
+    if type(answer) not in (list, tuple):
         raise EmbedderError(f"the embedder answered {type(answer).__name__}, not a list of vectors")
     if len(answer) != count:
         raise EmbedderError(f"the embedder answered {len(answer)} vectors for {count} texts")
-    found = []
-    for place, vector in enumerate(answer):
-        if not isinstance(vector, list | tuple):
-            raise EmbedderError(f"vector {place} is {type(vector).__name__}, not a list of numbers")
-        if len(vector) != dimensions:
-            raise EmbedderError(f"vector {place} has {len(vector)} numbers, not {dimensions}")
-        if not all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in vector):
-            raise EmbedderError(f"vector {place} holds something that is not a number")
-        try:
-            floats = [float(x) for x in vector]
-        except (OverflowError, ValueError, TypeError):
-            raise EmbedderError(f"vector {place} holds a number out of range") from None
-        if not all(math.isfinite(x) for x in floats):
-            raise EmbedderError(f"vector {place} holds NaN or infinity")
-        top = max(abs(x) for x in floats)
-        if top == 0:
-            raise EmbedderError(f"vector {place} is all zeros: it has no direction")
-        scaled = [x / top for x in floats]  # scaled first, so squares of huge numbers cannot overflow
-        length = math.sqrt(math.fsum(x * x for x in scaled))
-        found.append([float(f"{x / length:.9g}") for x in scaled])  # 9 digits: all that float32 keeps
-    return found
+    return [_vector(vector, place, dimensions) for place, vector in enumerate(answer)]
 
 
 def asked_model(embedder: Callable, texts: list[str], dimensions: int) -> list[list[float]]:
+    """The embedder's vectors for texts (not asked when there are none); what it raises passes."""
     return vectors_of(embedder(list(texts)), len(texts), dimensions) if texts else []
 
 
@@ -129,7 +141,7 @@ def _mark_query(kind: Kind) -> str:
     return (
         f"OPTIONAL MATCH (e:`{kind.label}`) WHERE id(e) > $after AND id(e) <= $upto "
         f"AND (size([v IN [{listed}] WHERE v IS NOT NULL]) > 1 OR any(v IN [{listed}] WHERE v <> '')) "
-        "AND coalesce(e.model, '') <> $model "
+        f"AND coalesce(e.`{VECTOR_MODEL}`, '') <> $model "
         f"FOREACH (_ IN CASE WHEN e IS NULL THEN [] ELSE [1] END | SET e:`{kind.embed_label}`) "
         "WITH count(e) AS marked "
         f"MATCH (st:Stamp) WHERE st.`{model}` = $model AND st.`{after}` = $after "
@@ -159,7 +171,9 @@ def _follow_model(graph, kind: Kind, model: str) -> None:
 @lru_cache(maxsize=256)
 def _waiting_query(kind: Kind) -> str:
     listed = ", ".join(f"e.`{name}`" for name in kind.text)
-    return f"MATCH (e:`{kind.embed_label}`) RETURN e.key, [{listed}], e.model = $model LIMIT $limit"
+    return (
+        f"MATCH (e:`{kind.embed_label}`) RETURN e.key, [{listed}], e.`{VECTOR_MODEL}` = $model LIMIT $limit"
+    )
 
 
 @lru_cache(maxsize=256)
@@ -173,19 +187,27 @@ def _store_query(kind: Kind) -> str:
         f"MATCH (st:Stamp) WHERE st.`{_stamp_names(kind)[0]}` = $model "
         "UNWIND $rows AS r "
         f"MATCH (e:`{kind.label}` {{key: r.key}}) WHERE e:`{kind.embed_label}` AND {same} "
-        "SET e.embedding = CASE WHEN r.kept THEN e.embedding WHEN r.vector IS NULL THEN null "
+        f"SET e.`{VECTOR}` = CASE WHEN r.kept THEN e.`{VECTOR}` WHEN r.vector IS NULL THEN null "
         "      ELSE vecf32(r.vector) END, "
-        "    e.model = CASE WHEN r.kept THEN e.model WHEN r.vector IS NULL THEN null ELSE $model END "
+        f"    e.`{VECTOR_MODEL}` = CASE WHEN r.kept THEN e.`{VECTOR_MODEL}` WHEN r.vector IS NULL THEN null "
+        "      ELSE $model END "
         f"REMOVE e:`{kind.embed_label}` "
         "RETURN count(r.vector)"
     )
 
 
-def embed(graph, kind: Kind, embedder: Callable, model: str, limit: int = 500) -> dict:
-    """Gives a vector of `model` to up to `limit` entities of a kind labelled <Label>ToEmbed, asking
-    embedder(texts) once. An answer that is not one vector per text of the kind's dimensions, of finite
-    numbers, not all zeros, raises EmbedderError and stores nothing. A vector is stored only if the text is
-    still what the model was asked about. Returns {"embedded", "waiting"}: call again until waiting is 0."""
+def embed(graph, kind: Kind, embedder: Callable, model: str, limit: int = 100) -> dict:
+    """Gives a vector of `model` to up to `limit` entities of a kind whose text has none, asking
+    embedder(texts) once with a fresh list. Returns {"embedded", "waiting"}: call again until waiting is 0.
+
+    Only the entities labelled <Label>ToEmbed are read. A vector is stored only if the text is still
+    what the model was asked about. Arguments are checked before anything is asked or stored: Refused
+    for a kind without dimensions ("no vectors"), a model
+    that is not a name or a limit outside 1 to 1,000; WrongType for an embedder that cannot be called;
+    EmbedderError (a Refused, "embedder") for an answer that is not one vector per text of the kind's
+    dimensions, of finite numbers, not all zeros, and then nothing is stored. What the embedder raises
+    passes unchanged.
+    """
     kind = _checked_kind(kind)
     model, limit = checked_call(embedder, model, limit, MAX_EMBED)
     _follow_model(graph, kind, model)
@@ -206,8 +228,8 @@ def embed(graph, kind: Kind, embedder: Callable, model: str, limit: int = 500) -
 
 
 def _closest(graph, query: str, params: dict, limit: int, timeout: int) -> list:
-    """The items of the model asked about among the index's nearest, asking for more neighbours while
-    other models' vectors crowd them out; all within timeout milliseconds."""
+    """The items of the model asked about among the index's nearest, asking for more neighbours (at
+    most MAX_K) while other models' vectors crowd them out; all within timeout milliseconds."""
     started, k = time.monotonic(), limit
     while True:
         left = timeout - int((time.monotonic() - started) * 1000)
@@ -215,6 +237,8 @@ def _closest(graph, query: str, params: dict, limit: int, timeout: int) -> list:
             raise TooSlow(f"the search ran longer than {timeout:,} ms and was stopped")
         try:
             rows = bounded(graph, query, {**params, "k": k}, left)
+        except TooSlow:
+            raise
         except ResponseError as error:
             if "Invalid arguments" in str(error) or "dimension mismatch" in str(error):
                 raise Refused(
@@ -233,26 +257,30 @@ def nearest_rows(graph, query: str, params: dict, dimensions: int | None, asked:
     if dimensions is None or not question.strip():  # no graph yet, or nothing asked
         return []
     params["vector"] = asked_model(embedder, [question], dimensions)[0]
-    found = _closest(graph, query, params, limit, timeout)
+    found = [item for item in _closest(graph, query, params, limit, timeout) if item is not None]
     return sorted(found, key=lambda item: (-item[1], type(item[2]).__name__, item[2]))[:limit]
 
 
 def question_vector(
     question: object, embedder: object, model: object, limit: object, timeout: object, vectors: object
 ):
-    model, limit = checked_call(embedder, model, checked_limit(limit), 1_000)
-    if not isinstance(vectors, bool):
-        raise Refused("vectors is True or False")
+    """The checked arguments of a search by meaning: the model, and (question, embedder, limit, timeout)."""
+    model, limit = checked_call(embedder, model, limit, 1_000)
+    if type(question) is not str:
+        raise WrongType(f"a question must be text, not {type(question).__name__}")
+    if type(vectors) is not bool:
+        raise WrongType("vectors must be True or False")
     return model, (values.text(question, "a question"), embedder, limit, checked_timeout(timeout))
 
 
 @lru_cache(maxsize=256)
 def _nearest_query(kind: Kind) -> str:
     return (
-        f"CALL db.idx.vector.queryNodes('{kind.label}', 'embedding', $k, vecf32($vector)) YIELD node, score "
-        "WITH collect(CASE WHEN node.model = $model THEN [node.key, 1.0 - score, node.key, "
-        "  [name IN keys(node) WHERE NOT name IN $hidden | [name, node[name]]], "
-        "  CASE WHEN $vectors THEN node.embedding ELSE null END] ELSE null END) AS found, count(node) AS seen "
+        f"CALL db.idx.vector.queryNodes('{kind.label}', '{VECTOR}', $k, vecf32($vector)) YIELD node, score "
+        f"WITH collect(CASE WHEN node.`{VECTOR_MODEL}` = $model THEN [node.key, 1.0 - score, node.key, "
+        f"  {shown_names('node')}, "
+        f"  CASE WHEN $vectors THEN node.`{VECTOR}` ELSE null END] ELSE null END) AS found, "
+        "  count(node) AS seen "
         "RETURN found, seen"
     )
 
@@ -260,7 +288,7 @@ def _nearest_query(kind: Kind) -> str:
 def nearest(
     graph,
     kind: Kind,
-    question: object,
+    question: str,
     embedder: Callable,
     model: str,
     limit: int = 10,
@@ -270,18 +298,21 @@ def nearest(
 ) -> list[dict]:
     """The entities of a kind whose current text is nearest in meaning to the question, best first.
 
-    Compares only vectors of `model`; an entity whose text changed is found again after the next embed().
-    Each result: key, score (cosine similarity, 1 is the same direction; ties in key order), the current
-    values, valid_from, seen_last, by, recorded_at, and with vectors=True the stored unit vector.
-    timeout: milliseconds, at most 5,000; past it, TooSlow.
+    Returns [{"key", "score", "values"}] as search() gives them; score is the cosine similarity (1 is
+    the same direction; ties in key order). Compares only vectors of `model`, reading at most 1,000; an
+    entity whose text changed is found again after the next embed(). A blank question gives [] without
+    asking the embedder. Arguments are checked first, nothing is written: what embed() raises, and WrongType
+    for a question that is not a str.
+    Keyword only: vectors=True adds each result's stored unit "vector"; timeout in milliseconds, at
+    most 5,000 (past it, TooSlow).
     """
     kind = _checked_kind(kind)
     model, asked = question_vector(question, embedder, model, limit, timeout, vectors)
-    params = {"model": model, "hidden": current_hidden(kind), "vectors": vectors}
+    params = {"model": model, "hidden": list(HIDDEN), "vectors": vectors}
     results = []
     for key, score, _key, listed, stored in nearest_rows(
         graph, _nearest_query(kind), params, kind.dimensions, asked
     ):
-        item = shown_current(kind, key, score, listed)
+        item = {"key": key, "score": score, "values": shown_values(kind, listed)}
         results.append({**item, "vector": list(stored)} if vectors else item)
     return results

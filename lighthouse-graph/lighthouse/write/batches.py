@@ -1,4 +1,4 @@
-"""remember(): rows in waves and queries of 500, each decided against the current State and written."""
+"""remember(): rows in waves and bounded queries, each decided against the current State and written."""
 
 from __future__ import annotations
 
@@ -8,53 +8,85 @@ from functools import lru_cache
 from redis.exceptions import ResponseError
 
 from .. import clock, values
+from ..errors import ReceiptMismatch
 from ..graphs import read
-from ..kinds import Kind
-from ..values import Refused
+from ..kinds import REVISION, Kind
+from ..values import Refused, WrongType
 from .failures import REFUSALS, Failure, record_failures
 from .late import edges_from, holding, read_around, relation_types, stored_values
 from .plans import Around, StateView, apply_plans, decide, relations_from
-from .rows import Row, prepare, typed
+from .rows import Row, key_of, prepare, send, typed
 
-QUERY_ROWS = 500  # rows in one query: a batch is atomic per query, not across queries
+# One query carries at most this much: a batch is atomic per query, not across queries. Rows bound the
+# work of a query, characters the parameters the server parses and holds at once, targets the nodes
+# one query may create (500 rows x 2 relations x 200 new targets were 200,000 nodes in one query).
+QUERY_ROWS = 500
+QUERY_CHARS = 1_000_000
+QUERY_TARGETS = 2_000
 ATTEMPTS = 5  # reads of a row that each found another writer, before it is busy
 
 
 @lru_cache(maxsize=256)
 def _current_query(kind: Kind) -> str:
+    # Each row brings its fingerprint and time. A row that repeats the current State, or that is late
+    # (before the current State), gets back only times and fingerprints: of the current State, and of the
+    # past State its time falls in. Values and edges come back only for the rows that may change them.
     return (
-        "UNWIND $keys AS k "
-        f"OPTIONAL MATCH (e:`{kind.label}` {{key: k}}) "
+        "UNWIND $rows AS row "
+        f"OPTIONAL MATCH (e:`{kind.label}` {{key: row[0]}}) "
         # No label on s, and the relation types in the pattern: each halved what its step cost FalkorDB.
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_to IS NULL "
-        "WITH k, e, s "
-        f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE r.valid_to IS NULL "
-        f"RETURN k, e.rev, properties(e), id(s), s.valid_from, s.seen_last, "
+        "WITH row, e, s, localdatetime(row[2]) AS t "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(h) WHERE s.valid_from > t AND h.valid_from <= t AND h.valid_to > t "
+        "WITH row, e, s, h, coalesce(e.fp = row[1], false) OR coalesce(s.valid_from > t, false) AS light "
+        f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE NOT light AND r.valid_to IS NULL "
+        f"RETURN row[0], e.`{REVISION}`, e.fp, light, CASE WHEN light THEN null ELSE properties(e) END, "
+        "id(s), s.valid_from, s.seen_last, [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], "
         "collect([type(r), x.key, id(r), r.valid_from, r.valid_to])"
     )
 
 
-def read_current(graph, kind: Kind, keys: list) -> dict:
-    """For each key: the entity's revision, its current values, its current State and open edges."""
-    result = read(graph, _current_query(kind), {"keys": keys})
-    found = {typed(key): Around() for key in keys}  # a graph that does not exist yet answers nothing
-    for key, rev, props, sid, start, seen_last, listed in result:
-        edges = edges_from(listed)
-        around = Around(rev=rev or 0, props=stored_values(kind, props or {}))
+def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict:
+    """For each key: the entity's revision and current State; its values and open edges unless the row
+    repeats that State or comes before it; for a late row, the times and fingerprint of the State its
+    time falls in. full: always the values and edges (what update() completes a row from)."""
+    asked = [[row.key, None, None] if full else [row.key, row.fp, clock.stamp_of(row.t)] for row in rows]
+    try:
+        result = send(graph, _current_query(kind), {"rows": asked}, read_only=True).result_set
+    except ResponseError as error:
+        if "empty key" not in str(error):
+            raise
+        result = []  # a graph that does not exist yet
+    found = {typed(row.key): Around() for row in rows}  # a graph that does not exist yet answers nothing
+    for key, rev, fp, light, props, sid, start, seen_last, past, listed in result:
+        around = Around(rev=rev or 0, props=None if light else stored_values(kind, props or {}))
         if sid is not None:
-            held = holding(edges, clock.from_store(start))
+            held = {} if light else holding(edges_from(listed), clock.from_store(start))
             around.current = StateView(
                 sid,
                 clock.from_store(start),
                 None,
                 clock.from_store(seen_last),
                 around.props,
-                relations_from(held, kind),
+                None if light else relations_from(held, kind),
+                fp,
             )
             around.prev = around.current
-            around.edges_prev = {pair: edge for pair, edge in held.items()}
+            around.edges_prev = held
+        if past[0] is not None:
+            moments = [clock.from_store(one) for one in past[1:4]]
+            around.past = StateView(past[0], *moments, None, None, past[4])
         found[typed(key)] = around
     return found
+
+
+def _repeats_the_past(row: Row, around: Around) -> Around | None:
+    """For a late row that says what the State its time falls in says: what decide() needs, from the
+    light read alone (no read around it, and no write unless its seen_last moves)."""
+    past = around.past
+    if past is None or past.fp is None or past.fp != row.fp:
+        return None
+    return Around(rev=around.rev, current=around.current, prev=past)
 
 
 def check_entries(graph, rows: list[Row]) -> set[str]:
@@ -66,30 +98,38 @@ def check_entries(graph, rows: list[Row]) -> set[str]:
     return {row[0] for row in result}
 
 
+def _refuse(refusals: list, statuses: dict, kind: Kind, by: str, row: Row, status: str, message: str) -> None:
+    statuses[row.index] = status
+    refusals.append(Failure(status, kind.label, row.key, row.raw, message, by, index=row.index))
+
+
 def write_rows(
     graph, kind: Kind, by: str, rows: list[Row], statuses: dict, refusals: list, partial=None
 ) -> None:
     """Decides and writes rows of distinct keys; retried against a new read while another writer won.
 
-    partial: for update(), a function that completes a row from what the current State holds.
+    The plans of the current rows and of the late ones go in one query: what a call writes of these rows
+    is written whole or not at all. partial: for update(), a function that completes a row from what the
+    current State holds.
     """
     pending = {row.index: row for row in rows}
     for _attempt in range(ATTEMPTS):
-        current = read_current(graph, kind, [row.key for row in pending.values()])
+        current = read_current(graph, kind, list(pending.values()), full=partial is not None)
         if partial is not None:
             for index, row in list(pending.items()):
                 try:
                     pending[index] = partial(row, current[typed(row.key)])
                 except Refused as error:
-                    statuses[index] = error.reason
-                    refusals.append(
-                        Failure(error.reason, kind.label, row.key, row.raw, str(error), by, index=index)
-                    )
+                    _refuse(refusals, statuses, kind, by, row, error.reason, str(error))
                     del pending[index]
         late = [row for row in pending.values() if partial is None and _is_late(row, current)]
+        repeated = {row.index: _repeats_the_past(row, current[typed(row.key)]) for row in late}
+        repeated = {index: around for index, around in repeated.items() if around is not None}
+        late = [row for row in late if row.index not in repeated]
         arounds = read_around(graph, kind, late, current)
+        arounds.update(repeated)
         late_indexes = {row.index for row in late}
-        plans = {"now": [], "late": []}
+        plans = []
         decided = {}
         for index, row in pending.items():
             if index in late_indexes and index not in arounds:
@@ -98,23 +138,22 @@ def write_rows(
             status, plan = decide(kind, row, around, partial=partial is not None)
             decided[index] = status
             if plan is not None:
-                plans["late" if index in arounds else "now"].append(plan)
+                plans.append(plan)
+            elif status in REFUSALS:
+                _refuse(refusals, statuses, kind, by, row, status, why(status, around))
             else:
                 statuses[index] = status
-                if status in REFUSALS:
-                    refusals.append(
-                        Failure(status, kind.label, row.key, row.raw, _why(status), by, index=index)
-                    )
-        for group in ("now", "late"):  # a receipt is given as soon as its query is written
-            for index in apply_plans(graph, kind, by, plans[group]):
-                statuses[index] = decided[index]
+        written = apply_plans(graph, kind, by, plans)
+        if not written <= {plan["i"] for plan in plans}:
+            raise ReceiptMismatch(f"the database answered for rows it was not given: {sorted(written)[:10]}")
+        for index in written:
+            statuses[index] = decided[index]
         for index in [index for index in pending if index in statuses]:
             del pending[index]
         if not pending:
             return
-    for index, row in pending.items():
-        statuses[index] = "busy"
-        refusals.append(Failure("busy", kind.label, row.key, row.raw, _why("busy"), by, index=index))
+    for row in pending.values():
+        _refuse(refusals, statuses, kind, by, row, "busy", why("busy"))
 
 
 def _is_late(row: Row, current: dict) -> bool:
@@ -122,7 +161,13 @@ def _is_late(row: Row, current: dict) -> bool:
     return held is not None and row.t < held.valid_from
 
 
-def _why(status: str) -> str:
+def why(status: str, around: Around | None = None) -> str:
+    """The reason a refusal receipt gives for a status the write rule decided."""
+    if status == "stale" and around is not None and around.current is not None:
+        start = clock.stamp_of(around.current.valid_from)
+        return (
+            f"the time is before the start of the current State ({start}) or a later row repeated its State"
+        )
     return {
         "stale": "a later row repeated the State this time falls in: its place in history is unknown",
         "conflict": "another row of the same time says something else",
@@ -131,78 +176,113 @@ def _why(status: str) -> str:
     }.get(status, status)
 
 
-def check_call(graph, kind: object, by: object, rows: object, what: str = "rows") -> str:
-    """The arguments of a call, or Refused (kept as one WriteFailure) when they cannot be used at all."""
+def check_call(graph, kind: object, by: object, rows: object = None, what: str = "rows") -> str:
+    """The identity arguments of a write: by (Refused, a ValueError) and kind (WrongType, a TypeError).
+
+    Raised before anything is written, and no WriteFailure is stored for them.
+    """
+    checked_by = values.name(by, "by")
+    if type(kind) is not Kind:
+        raise WrongType(f"kind must be a Kind, not {values.sort_of(kind)}")
+    return checked_by
+
+
+def _listed(graph, kind: Kind, by: str, rows: object) -> list:
+    """The rows of a call as a list; an iterable that fails while it is read is refused as a whole."""
+    if type(rows) is list:
+        return list.copy(rows)
     try:
-        if not isinstance(kind, Kind):
-            raise Refused(f"kind must be a Kind, not {type(kind).__name__}")
-        checked_by = values.name(by, "by")
-        if not isinstance(rows, list | tuple):
-            raise Refused(f"{what} must be a list, not {type(rows).__name__}")
-        return checked_by
-    except Refused as error:
-        label = kind.label if isinstance(kind, Kind) else "?"
-        record_failures(graph, [Failure(error.reason, label, None, {"by": by, what: rows}, str(error))])
-        raise
+        return list(rows)
+    except Exception as error:
+        message = f"rows must be an iterable of rows that can be read: {values.sort_of(error)}"
+        record_failures(
+            graph,
+            [Failure("invalid", kind.label, None, {"by": by, "rows": values.sort_of(rows)}, message, by)],
+        )
+        raise Refused(message) from None
 
 
-def remember(graph, kind: Kind, by: str, rows: list[dict]) -> list[dict]:
-    """Writes rows by the write rule; one receipt per row, in order: {"key", "status"} (and "reason")."""
-    by = check_call(graph, kind, by, rows)
+def remember(graph, kind, rows, by) -> list[dict]:
+    """Writes rows by the write rule; one receipt per row, in order: {"key", "status"} (and "reason").
+
+    rows: any iterable of rows {"key", "t", "values", "relations", "entry"}. by must be a name (else
+    Refused, a ValueError, and nothing is written); kind must be a Kind (else WrongType). What a row holds
+    never raises: a row that cannot be stored gets a refusal receipt and a stored WriteFailure.
+    """
+    by = check_call(graph, kind, by)
+    listed = _listed(graph, kind, by, rows)
     present = clock.present()
     statuses: dict[int, str] = {}
     refusals: list[Failure] = []
-    messages: dict[int, str] = {}
+    keys: dict[int, object] = {}
     prepared: list[Row] = []
-    for index, raw in enumerate(rows):
+    for index, raw in enumerate(listed):
         try:
-            prepared.append(prepare(kind, index, raw, present))
+            row = prepare(kind, index, raw, present)
         except Refused as error:
-            statuses[index], messages[index] = error.reason, str(error)
-            key = raw.get("key") if isinstance(raw, dict) else None
-            refusals.append(Failure(error.reason, kind.label, key, raw, str(error), by, index=index))
+            keys[index] = key_of(raw)
+            statuses[index] = error.reason
+            refusals.append(Failure(error.reason, kind.label, keys[index], raw, str(error), by, index=index))
+            continue
+        keys[index] = row.key
+        prepared.append(row)
     existing = check_entries(graph, prepared)
     ready = []
     for row in prepared:
         if row.entry is not None and row.entry not in existing:
-            statuses[row.index], messages[row.index] = "missing", f"the entry {row.entry!r} does not exist"
-            refusals.append(
-                Failure("missing", kind.label, row.key, row.raw, messages[row.index], by, index=row.index)
-            )
+            _refuse(refusals, statuses, kind, by, row, "missing", f"the entry {row.entry!r} does not exist")
         else:
             ready.append(row)
     write_ready(graph, kind, by, ready, statuses, refusals)
     record_failures(graph, refusals)
-    messages.update({failure.index: failure.message for failure in refusals if failure.index is not None})
-    return [_receipt(raw, index, statuses, messages) for index, raw in enumerate(rows)]
+    messages = {failure.index: failure.message for failure in refusals if failure.index is not None}
+    if len(statuses) != len(listed):
+        raise ReceiptMismatch(f"{len(statuses)} receipts for {len(listed)} rows")
+    return [receipt(keys[index], statuses[index], messages.get(index)) for index in range(len(listed))]
+
+
+def receipt(key: object, status: str, message: str | None) -> dict:
+    """A row's receipt: {"key", "status"}, and "reason" only for invalid, missing and failed."""
+    found = {"key": key, "status": status}
+    if status in ("invalid", "missing", "failed"):
+        found["reason"] = message or why(status)
+    return found
+
+
+def chunks(rows: list[Row]) -> list[list[Row]]:
+    """Rows cut into queries of at most QUERY_ROWS rows, QUERY_CHARS characters and QUERY_TARGETS targets."""
+    found: list[list[Row]] = []
+    chunk: list[Row] = []
+    chars = targets = 0
+    for row in rows:
+        size = 2 * row.size  # a text value travels twice: as itself, and as the words the index reads
+        if chunk and (
+            len(chunk) >= QUERY_ROWS or chars + size > QUERY_CHARS or targets + row.targets > QUERY_TARGETS
+        ):
+            found.append(chunk)
+            chunk, chars, targets = [], 0, 0
+        chunk.append(row)
+        chars += size
+        targets += row.targets
+    if chunk:
+        found.append(chunk)
+    return found
 
 
 def write_ready(
     graph, kind: Kind, by: str, ready: list[Row], statuses: dict, refusals: list, partial=None
 ) -> None:
-    """Rows in waves (the n-th row of each key in wave n), each wave in queries of 500 rows."""
+    """Rows in waves (the n-th row of each key in wave n), each wave in bounded queries (chunks())."""
     waves: dict[object, list[Row]] = defaultdict(list)
     for row in ready:
         waves[typed(row.key)].append(row)
     depth = max((len(listed) for listed in waves.values()), default=0)
     for level in range(depth):
         wave = [listed[level] for listed in waves.values() if len(listed) > level]
-        for start in range(0, len(wave), QUERY_ROWS):
-            chunk = wave[start : start + QUERY_ROWS]
+        for chunk in chunks(wave):
             try:
                 write_rows(graph, kind, by, chunk, statuses, refusals, partial)
             except ResponseError as error:
                 for row in chunk:
                     if row.index not in statuses:
-                        statuses[row.index] = "failed"
-                        refusals.append(
-                            Failure("failed", kind.label, row.key, row.raw, str(error), by, index=row.index)
-                        )
-
-
-def _receipt(raw: object, index: int, statuses: dict, messages: dict) -> dict:
-    key = raw.get("key") if isinstance(raw, dict) else None
-    receipt = {"key": key, "status": statuses[index]}
-    if statuses[index] in REFUSALS:
-        receipt["reason"] = messages.get(index) or _why(statuses[index])
-    return receipt
+                        _refuse(refusals, statuses, kind, by, row, "failed", str(error))

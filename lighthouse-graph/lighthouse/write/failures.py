@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 
-from .. import clock
+from .. import clock, values
 from ..graphs import read
 from ..kinds import Kind
-from ..values import Refused, kept, whole
+from ..values import Refused, sort_of, whole
 
 MAX_LISTED = 10_000  # refusals one call of failures() gives
 
@@ -28,6 +29,7 @@ class Failure:
     by: object = None
     owner: object = None  # the user of a conversation, so forgetting the user reaches it
     index: int | None = None  # the row of the call it refused; not stored
+    as_text: bool = False  # content is text to keep as it is, not a value to show as JSON
 
 
 def stored_text(text: str, limit: int = 1_000) -> str:
@@ -41,28 +43,43 @@ def stored_text(text: str, limit: int = 1_000) -> str:
     return text.encode("ascii", "backslashreplace").decode("ascii").replace("\x00", "\\x00")[:limit]
 
 
+def whole_text(content: object) -> str:
+    """All of what a refused write held, as ASCII JSON, whatever the objects do when they are read."""
+    try:
+        return json.dumps(content, ensure_ascii=True, default=repr)
+    except Exception:  # a part that fails when printed: the refusal is still kept
+        try:
+            return ascii(content)
+        except Exception:
+            return f"<{sort_of(content)} that cannot be shown>"
+
+
 def _row(failure: Failure) -> dict:
-    content = kept(failure.content)
-    key = (
-        failure.key
-        if isinstance(failure.key, str | int) and not isinstance(failure.key, bool)
-        else kept(failure.key)
-    )
-    if isinstance(key, str):
+    content = failure.content
+    if content is not None and not failure.as_text:
+        content = whole_text(content)
+    key = failure.key if type(failure.key) in (str, int) or failure.key is None else whole_text(failure.key)
+    if type(key) is str:
         key = stored_text(key, 400)
-    owner = None if failure.owner is None else stored_text(str(failure.owner), 400)
-    kind = stored_text(str(failure.kind), 200)
-    print_key = repr(key)
+    owner = (
+        failure.owner if failure.owner is None or type(failure.owner) is str else whole_text(failure.owner)
+    )
+    owner = None if owner is None else stored_text(owner, 400)
+    kind = None if failure.kind is None else stored_text(str(failure.kind), 200)
+    # The identity of a refusal is all it held, not the 2,000 characters kept of it: two rows that
+    # differ only past those are two refusals.
     fingerprint = hashlib.sha256(
-        "\x1f".join([failure.reason, kind, print_key, content, owner or ""]).encode()
+        "\x1f".join([failure.reason, kind or "", repr(key), content or "", owner or ""]).encode(
+            "utf-8", "backslashreplace"
+        )
     ).hexdigest()
     return {
         "fingerprint": fingerprint,
         "reason": failure.reason,
-        "message": stored_text(failure.message),
+        "message": stored_text(str(failure.message)),
         "kind": kind,
         "key": key,
-        "content": content,
+        "content": None if content is None else content[: values.MAX_KEPT],
         "by": None if failure.by is None else stored_text(str(failure.by), 400),
         "owner": owner,
     }
@@ -89,8 +106,34 @@ def refuse(graph, kind: str, key: object, content: object, status: str, reason: 
     return {"id": key, "status": status, "reason": reason}
 
 
-def record_failure(graph, failure: Failure) -> None:
-    record_failures(graph, [failure])
+def _name_or_none(given: object) -> str | None:
+    try:
+        return values.name(given)
+    except Refused:
+        return None
+
+
+def record_failure(graph, reason, kind=None, key=None, detail=None, owner=None) -> None:
+    """Keeps one refusal of the application's own as a WriteFailure; the same one again is counted.
+
+    reason must be a name (else Refused, a ValueError, and nothing is stored). A kind (a Kind or a
+    label), key or owner that is not valid is stored as null; detail is kept to 2,000 characters, with
+    NUL escaped. Returns None.
+    """
+    reason = values.name(reason, "reason")
+    label = kind.label if type(kind) is Kind else _name_or_none(kind)
+    try:
+        checked_key = None if key is None else values.key(key)
+    except Refused:
+        checked_key = None
+    if detail is None:
+        content = None
+    elif type(detail) is str:  # kept as given (NUL escaped), not as JSON
+        content = stored_text(detail, 10 * len(detail) + 10)
+    else:
+        content = whole_text(detail)
+    owner = _name_or_none(owner)
+    record_failures(graph, [Failure(reason, label, checked_key, content, "", None, owner, as_text=True)])
 
 
 def failures(graph, kind: object = None, reason: str | None = None, limit: int = 100) -> list[dict]:
@@ -100,10 +143,10 @@ def failures(graph, kind: object = None, reason: str | None = None, limit: int =
     """
     if isinstance(kind, Kind):
         kind = kind.label
-    if kind is not None and not isinstance(kind, str):
-        raise Refused(f"kind must be a Kind or a label, not {type(kind).__name__}")
-    if reason is not None and not isinstance(reason, str):
-        raise Refused(f"reason must be text, not {type(reason).__name__}")
+    if kind is not None and type(kind) is not str:
+        raise Refused(f"kind must be a Kind or a label, not {sort_of(kind)}")
+    if reason is not None and type(reason) is not str:
+        raise Refused(f"reason must be text, not {sort_of(reason)}")
     limit = whole(limit, "limit", 1, MAX_LISTED)
     result = read(
         graph,

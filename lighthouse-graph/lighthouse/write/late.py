@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from .. import clock
 from ..graphs import read
-from ..kinds import OWNED_NAMES, Kind
+from ..kinds import Kind, is_owned
 from .plans import Around, Edge, StateView, relations_from
 from .rows import Row, typed
 
@@ -15,7 +15,7 @@ def stored_values(kind: Kind, props: dict) -> dict:
     """The values of a node's properties: without the library's own names, times in the one format."""
     found = {}
     for name, item in props.items():
-        if name in OWNED_NAMES or name == kind.key:
+        if is_owned(name) or name == kind.key:
             continue
         found[name] = clock.stamp_of(clock.from_store(item)) if name in kind.times else item
     return found
@@ -48,6 +48,7 @@ def state_view(kind: Kind, sid, props: dict | None, edges: list[Edge]) -> StateV
         clock.from_store(props.get("seen_last")),
         stored_values(kind, props),
         {},
+        props.get("fp"),
     )
     view.relations = relations_from(holding(edges, start), kind)
     return view

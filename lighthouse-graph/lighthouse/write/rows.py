@@ -1,13 +1,16 @@
-"""A row checked and made ready for a query, and the comparable form of what a State holds."""
+"""A row checked and made ready for a query, and the comparable form (and fingerprint) of a State."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from .. import clock, values
 from ..kinds import Kind
-from ..values import Refused
+from ..values import Refused, WrongType
 
 ROW_FIELDS = frozenset({"key", "t", "values", "relations", "entry"})
 
@@ -22,11 +25,24 @@ class Row:
     values: dict[str, object]  # plain values; times as stamp text
     relations: dict[str, frozenset]  # every declared relation: its targets (empty when closed)
     entry: str | None
-    raw: object = field(repr=False, default=None)
+    raw: object = field(repr=False, default=None)  # the plain copy of what the caller sent
+    size: int = 0  # characters of the row's JSON: what bounds the size of one query
+    _fp: str | None = field(repr=False, default=None)
 
     @property
     def content(self) -> tuple:
         return content_of(self.values, self.relations)
+
+    @property
+    def fp(self) -> str:
+        """The fingerprint of what the row says: equal fingerprints, equal content."""
+        if self._fp is None:
+            self._fp = fingerprint(self.content)
+        return self._fp
+
+    @property
+    def targets(self) -> int:
+        return sum(len(listed) for listed in self.relations.values())
 
 
 def typed(item: object) -> object:
@@ -46,17 +62,20 @@ def content_of(given_values: dict, relations: dict) -> tuple:
     )
 
 
+def fingerprint(content: tuple) -> str:
+    """A short hex digest of a State's content (content_of): what a State and its entity keep as fp."""
+    return hashlib.blake2b(repr(content).encode("utf-8", "backslashreplace"), digest_size=16).hexdigest()
+
+
 def text_of(kind: Kind, given_values: dict) -> str:
     """The text values of a kind, in the order the kind names them, one per line."""
     return "\n".join(str(given_values[name]) for name in kind.text if name in given_values)
 
 
 def targets(kind: Kind, relation: object, given: object) -> frozenset:
-    if not isinstance(relation, str) or relation not in kind.relations:
+    if type(relation) is not str or relation not in kind.relations:
         raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
-    listed = (
-        [] if given is None else given if isinstance(given, list | tuple) else [given]
-    )  # None: no targets
+    listed = [] if given is None else given if type(given) in (list, tuple) else [given]  # None: no targets
     if len(listed) > values.MAX_TARGETS:
         raise Refused(f"{relation} has more than {values.MAX_TARGETS} targets")
     return frozenset(values.key(one, f"a target of {relation}") for one in listed)
@@ -71,10 +90,10 @@ def checked_values(kind: Kind, given: object) -> dict[str, object]:
         if name in plain:
             try:
                 plain[name] = clock.stamp_of(clock.parse(plain[name]))
-            except clock.TimeError as error:
+            except (Refused, WrongType) as error:
                 raise Refused(f"the time {name!r}: {error}") from None
     for name in kind.text:
-        if name in plain and not isinstance(plain[name], str):
+        if name in plain and type(plain[name]) is not str:
             raise Refused(f"the text {name!r} must be text")
     return plain
 
@@ -82,7 +101,7 @@ def checked_values(kind: Kind, given: object) -> dict[str, object]:
 def checked_relations(kind: Kind, given: object) -> dict[str, frozenset]:
     if given is None:
         given = {}
-    if not isinstance(given, dict):
+    if type(given) is not dict:
         raise Refused("relations must be a dict of relation type -> target or list of targets")
     found = {relation: frozenset() for relation in kind.relations}
     for relation, listed in given.items():
@@ -90,29 +109,81 @@ def checked_relations(kind: Kind, given: object) -> dict[str, frozenset]:
     return found
 
 
+def key_of(raw: object) -> str | int | None:
+    """The key of what a caller sent as a row when it is a valid key, else None; never raises."""
+    try:
+        if type(raw) is not dict:
+            return None
+        return values.key(dict.get(raw, "key"))
+    except Exception:  # a key that is not one, or an object that fails when read: no key
+        return None
+
+
 def prepare(kind: Kind, index: int, raw: object, present: datetime, default_t: object = None) -> Row:
-    """A Row from what the caller sent, or Refused saying what is wrong with it."""
-    if not isinstance(raw, dict):
-        raise Refused(f"a row is a dict, not {type(raw).__name__}")
+    """A Row from what the caller sent, or Refused saying what is wrong with it.
+
+    What was sent is first copied as plain values (values.plain), so an object that lies about its type or
+    fails when read is refused here, and every later step reads only the copy.
+    """
+    raw = values.plain(raw, "a row")
+    if type(raw) is not dict:
+        raise Refused(f"a row is a dict, not {values.sort_of(raw)}")
     unknown = set(raw) - ROW_FIELDS
     if unknown:
         raise Refused(
-            f"a row has no field {sorted(map(str, unknown))[0][:80]!r}; it has key, t, values, relations, entry"
+            f"a row has no field {sorted(unknown)[0][:80]!r}; it has key, t, values, relations, entry"
         )
     if "key" not in raw:
         raise Refused("a row needs its key")
     key = values.key(raw["key"])
     moment = raw.get("t", default_t)
-    if moment is None:
+    if not clock.given(moment):
         raise Refused("a row needs its time t")
     try:
         t = clock.checked(moment, present_time=present)
-    except clock.TimeError as error:
+    except (Refused, WrongType) as error:
         raise Refused(str(error)) from None
     plain = checked_values(kind, raw.get("values"))
     relations = checked_relations(kind, raw.get("relations"))
     entry = raw.get("entry")
     if entry is not None:
         entry = values.name(entry, "an entry id")
-    values.measured(raw)
-    return Row(index, key, t, plain, relations, entry, raw)
+    size = values.measured(raw)
+    return Row(index, key, t, plain, relations, entry, raw, size)
+
+
+# A JSON string token: the name of a map entry when a plain identifier and a ":" follow (group 1 the
+# name), else a string left as JSON wrote it (group 3). One C pass, no Python call per token.
+_JSON_STRING = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"(:)|("[^"\\]*(?:\\.[^"\\]*)*")')
+
+
+def parameters_header(params: dict) -> str | None:
+    """The "CYPHER name=value ..." header of a query's parameters, written by the json module (C) rather
+    than the client's Python, or None when this form cannot carry them exactly (the client's form then).
+
+    FalkorDB reads a JSON string as the client's quoting does: the escapes \\" \\\\ \\n \\r \\t \\b \\f
+    decode; \\u does not, so a text that JSON would write with \\u (a control character) goes the client's
+    way. Map names are written bare, and only plain identifiers are; any other name goes the client's way.
+    """
+    parts = []
+    try:
+        for name, value in params.items():
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            if "\\u" in text:
+                return None
+            text = _JSON_STRING.sub(r"\1\2\3", text)
+            if '":' in text:  # a map name that is not a plain identifier stayed quoted: the client's way
+                return None
+            parts.append(f"{name}={text}")
+    except (TypeError, ValueError):  # a datetime, a NaN: the client's way
+        return None
+    return "CYPHER " + " ".join(parts) + " "
+
+
+def send(graph, query: str, params: dict, *, read_only: bool = False):
+    """A query with its parameters in the fast header when it can carry them, else the client's own."""
+    header = parameters_header(params)
+    run = graph.ro_query if read_only else graph.query
+    if header is None:
+        return run(query, params)
+    return run(header + query)

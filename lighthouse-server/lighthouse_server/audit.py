@@ -1,0 +1,59 @@
+"""Audit records of every administrative action: who, when, what, from which key.
+
+Kept in the service's graph (keys.SERVICE_GRAPH), out of every tenant's reach; written here and
+nowhere else, and no operation edits or deletes one.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+from lighthouse import now
+
+from .encoding import jsonable
+from .keys import service_graph
+
+ACTIONS = ("key_created", "key_revoked", "kind_declared", "session_forgotten", "user_forgotten", "restored")
+
+
+def write(db, *, tenant: str, action: str, who: str, key_id: str | None, what: dict) -> dict:
+    """Stores one record and gives it back."""
+    if action not in ACTIONS:
+        raise ValueError(f"no audit action {action!r}")
+    record = {
+        "id": secrets.token_hex(8),
+        "at": now(),
+        "tenant": tenant,
+        "action": action,
+        "who": who,
+        "key_id": key_id,
+        "what": json.dumps(jsonable(what), ensure_ascii=False, sort_keys=True)[:20_000],
+    }
+    service_graph(db).query(
+        "CREATE (:AuditRecord {id: $id, at: $at, tenant: $tenant, action: $action, who: $who, "
+        "key_id: $key_id, what: $what})",
+        record,
+    )
+    return {**record, "what": json.loads(record["what"])} if len(record["what"]) < 20_000 else record
+
+
+def read(db, tenant: str, *, offset: int = 0, limit: int = 100) -> list[dict]:
+    """A tenant's records, oldest first."""
+    rows = (
+        service_graph(db)
+        .ro_query(
+            "MATCH (a:AuditRecord {tenant: $tenant}) RETURN a.id, a.at, a.action, a.who, a.key_id, a.what "
+            "ORDER BY a.at, a.id SKIP $offset LIMIT $limit",
+            {"tenant": tenant, "offset": offset, "limit": limit},
+        )
+        .result_set
+    )
+    found = []
+    for key, at, action, who, key_id, what in rows:
+        try:
+            detail = json.loads(what)
+        except (TypeError, ValueError):
+            detail = what
+        found.append({"id": key, "at": at, "tenant": tenant, "action": action, "who": who, "key_id": key_id, "what": detail})
+    return found

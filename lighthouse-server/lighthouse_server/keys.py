@@ -1,0 +1,153 @@
+"""API keys: random, shown once, kept only as a sha256 hash in the service's own graph.
+
+Each key is bound to one tenant, one agent name and a set of scopes. The key's agent is the `by` of
+every write made with it. The service graph's name is one no tenant() or world() can give.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+
+from lighthouse import now, tenant
+
+SERVICE_GRAPH = "lighthouse:service"  # tenant() names "tenant:<id>", world() "world": never this
+SCOPES = ("read", "write", "review", "admin")
+PREFIX = "lh_"
+REMEMBERED_FOR = 2.0  # seconds a checked key is trusted without asking the database again
+
+
+class KeyRefused(ValueError):
+    """A key request that cannot be done as asked: the message says why."""
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request acts as: the key's id, tenant, agent and scopes."""
+
+    key_id: str
+    tenant: str
+    agent: str
+    scopes: frozenset[str]
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def service_graph(db):
+    return db.select_graph(SERVICE_GRAPH)
+
+
+def _checked(db, tenant_id: object, agent: object, scopes: object) -> list[str]:
+    tenant(db, tenant_id)  # the one check of a tenant id: the library's
+    if type(agent) is not str or not 1 <= len(agent) <= 200 or agent != agent.strip() or not agent.isprintable():
+        raise KeyRefused("the agent must be a name: 1 to 200 printable characters, no space at either end")
+    if not isinstance(scopes, list | tuple) or not scopes:
+        raise KeyRefused(f"scopes must be a non-empty list of {', '.join(SCOPES)}")
+    unknown = [scope for scope in scopes if scope not in SCOPES]
+    if unknown:
+        raise KeyRefused(f"no scope {unknown[0]!r}: the scopes are {', '.join(SCOPES)}")
+    return sorted(set(scopes), key=SCOPES.index)
+
+
+def create(db, tenant_id: str, agent: str, scopes: list[str]) -> dict:
+    """A new key: {"id", "key", "tenant", "agent", "scopes", "created_at"}. The key itself is only here."""
+    chosen = _checked(db, tenant_id, agent, scopes)
+    key_id = secrets.token_hex(6)
+    secret = f"{PREFIX}{key_id}_{secrets.token_urlsafe(24)}"  # 192 random bits
+    created = now()
+    service_graph(db).query(
+        "CREATE (:ApiKey {id: $id, hash: $hash, tenant: $tenant, agent: $agent, scopes: $scopes, "
+        "created_at: $at})",
+        {"id": key_id, "hash": digest(secret), "tenant": tenant_id, "agent": agent, "scopes": chosen, "at": created},
+    )
+    return {"id": key_id, "key": secret, "tenant": tenant_id, "agent": agent, "scopes": chosen, "created_at": created}
+
+
+def listed(db, tenant_id: str | None = None) -> list[dict]:
+    """Every key (never the key itself nor its hash), oldest first; only one tenant's when named."""
+    rows = (
+        service_graph(db)
+        .ro_query(
+            "MATCH (k:ApiKey) WHERE $tenant IS NULL OR k.tenant = $tenant RETURN k.id, k.tenant, k.agent, "
+            "k.scopes, k.created_at, k.revoked_at ORDER BY k.created_at, k.id",
+            {"tenant": tenant_id},
+        )
+        .result_set
+    )
+    names = ("id", "tenant", "agent", "scopes", "created_at", "revoked_at")
+    return [{name: value for name, value in zip(names, row, strict=True) if value is not None} for row in rows]
+
+
+def revoke(db, key_id: str) -> dict | None:
+    """Revokes a key; its details, or None for an unknown id. Revoking twice keeps the first time."""
+    if type(key_id) is not str or not key_id:
+        raise KeyRefused("a key id is text")
+    rows = (
+        service_graph(db)
+        .query(
+            "MATCH (k:ApiKey {id: $id}) SET k.revoked_at = coalesce(k.revoked_at, $at) "
+            "RETURN k.id, k.tenant, k.agent, k.revoked_at",
+            {"id": key_id, "at": now()},
+        )
+        .result_set
+    )
+    forget_checked()
+    if not rows:
+        return None
+    return dict(zip(("id", "tenant", "agent", "revoked_at"), rows[0], strict=True))
+
+
+_checked_keys: dict[str, tuple[float, Principal | None]] = {}
+_checked_lock = threading.Lock()
+
+
+def forget_checked() -> None:
+    with _checked_lock:
+        _checked_keys.clear()
+
+
+def principal(db, secret: object) -> Principal | None:
+    """The principal of a key, or None for no key, an unknown one or a revoked one."""
+    if type(secret) is not str or not secret.startswith(PREFIX) or len(secret) > 200:
+        return None
+    hashed = digest(secret)
+    with _checked_lock:
+        known = _checked_keys.get(hashed)
+    if known is not None and time.monotonic() - known[0] < REMEMBERED_FOR:
+        return known[1]
+    rows = (
+        service_graph(db)
+        .ro_query(
+            "MATCH (k:ApiKey {hash: $hash}) WHERE k.revoked_at IS NULL RETURN k.id, k.tenant, k.agent, k.scopes",
+            {"hash": hashed},
+        )
+        .result_set
+    )
+    found = Principal(rows[0][0], rows[0][1], rows[0][2], frozenset(rows[0][3])) if rows else None
+    with _checked_lock:
+        if len(_checked_keys) > 10_000:
+            _checked_keys.clear()
+        _checked_keys[hashed] = (time.monotonic(), found)
+    return found
+
+
+_schema_done = threading.Event()
+
+
+def ensure_service_schema(db) -> None:
+    """The index the lookup by hash uses; once per process."""
+    if _schema_done.is_set():
+        return
+    graph = service_graph(db)
+    for label, prop in (("ApiKey", "hash"), ("ApiKey", "id"), ("AuditRecord", "tenant")):
+        try:
+            graph.query(f"CREATE INDEX FOR (n:{label}) ON (n.{prop})")
+        except Exception as error:  # noqa: BLE001 - an index that exists already is what we want
+            if "already indexed" not in str(error).lower() and "exists" not in str(error).lower():
+                raise
+    _schema_done.set()

@@ -1,0 +1,205 @@
+"""The kinds each tenant declares: stored in the tenant's own graph, read by every process.
+
+A declaration is JSON: {"label", "key", "times", "text", "relations": {TYPE: target label or "self"},
+"dimensions"}. It lives on a node labelled `lh.KindDeclaration` (no Kind label can hold a dot) in
+the graph tenant() gives, so a restart or another process sees it. ensure_schema() runs once per
+change, while that tenant's writers wait; ensure_schema calls of one process never overlap (the
+test FalkorDB crashed on two concurrent GRAPH.CONSTRAINT CREATE).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import contextmanager
+
+from lighthouse import SELF, Kind, ensure_schema, now, tenant
+
+from .problems import Problem
+
+DECLARATION = "`lh.KindDeclaration`"
+FIELDS = ("label", "key", "times", "text", "relations", "dimensions")
+REREAD_AFTER = 2.0  # seconds: how stale another process's declaration may be seen here
+_SCHEMA_LOCK = threading.Lock()  # one ensure_schema at a time in this process
+
+
+class _WritersGate:
+    """Many writers at once, or one schema change alone."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._writers = 0
+        self._changing = False
+
+    @contextmanager
+    def writing(self):
+        with self._condition:
+            while self._changing:
+                self._condition.wait()
+            self._writers += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._writers -= 1
+                self._condition.notify_all()
+
+    @contextmanager
+    def changing(self):
+        with self._condition:
+            while self._changing:
+                self._condition.wait()
+            self._changing = True
+            while self._writers:
+                self._condition.wait()
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._changing = False
+                self._condition.notify_all()
+
+
+def _text_list(declaration: dict, name: str) -> list[str]:
+    value = declaration.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise Problem("invalid_argument", f"{name} of a kind must be a list of property names")
+    return value
+
+
+def checked(declaration: object) -> dict:
+    """A declaration with only its known fields, in JSON form; Problem invalid_argument otherwise."""
+    if not isinstance(declaration, dict):
+        raise Problem("invalid_argument", "a kind declaration must be a JSON object")
+    unknown = sorted(set(declaration) - set(FIELDS))
+    if unknown:
+        raise Problem("invalid_argument", f"a kind declaration has no field {unknown[0]!r}; it has {', '.join(FIELDS)}")
+    label, key = declaration.get("label"), declaration.get("key", "key")
+    relations = declaration.get("relations", {})
+    dimensions = declaration.get("dimensions", 0)
+    if not isinstance(label, str) or not isinstance(key, str):
+        raise Problem("invalid_argument", "label and key of a kind must be text")
+    if not isinstance(relations, dict) or not all(isinstance(target, str) for target in relations.values()):
+        raise Problem("invalid_argument", "relations of a kind map a relation type to a target label or \"self\"")
+    if type(dimensions) is not int:
+        raise Problem("invalid_argument", "dimensions of a kind must be a whole number from 0 to 4096")
+    return {
+        "label": label,
+        "key": key,
+        "times": _text_list(declaration, "times"),
+        "text": _text_list(declaration, "text"),
+        "relations": dict(relations),
+        "dimensions": dimensions,
+    }
+
+
+def built(declarations: dict[str, dict]) -> dict[str, Kind]:
+    """Kind objects for declarations by label; each relation target must be declared among them."""
+    made: dict[str, Kind] = {}
+    waiting = dict(declarations)
+    while waiting:
+        progressed = False
+        for label, declaration in list(waiting.items()):
+            targets = [target for target in declaration["relations"].values() if target not in (SELF, label)]
+            missing = [target for target in targets if target not in declarations]
+            if missing:
+                raise Problem("not_found", f"kind {label!r} points at {missing[0]!r}, which is not declared")
+            if any(target not in made for target in targets):
+                continue
+            relations = {
+                relation: SELF if target in (SELF, label) else made[target]
+                for relation, target in declaration["relations"].items()
+            }
+            try:
+                made[label] = Kind(
+                    label,
+                    key=declaration["key"],
+                    times=tuple(declaration["times"]),
+                    relations=relations,
+                    text=tuple(declaration["text"]),
+                    dimensions=declaration["dimensions"],
+                )
+            except (ValueError, TypeError) as error:
+                raise Problem("invalid_argument", f"kind {label!r}: {error}") from None
+            del waiting[label]
+            progressed = True
+        if not progressed:
+            raise Problem("invalid_argument", f"kinds {sorted(waiting)} point at each other in a circle")
+    return made
+
+
+class Kinds:
+    """The declared kinds of every tenant, as this process last read them."""
+
+    def __init__(self, db) -> None:
+        self.db = db
+        self._known: dict[str, tuple[float, dict[str, dict], dict[str, Kind]]] = {}
+        self._gates: dict[str, _WritersGate] = {}
+        self._lock = threading.Lock()
+
+    def gate(self, tenant_id: str) -> _WritersGate:
+        with self._lock:
+            return self._gates.setdefault(tenant_id, _WritersGate())
+
+    def _read(self, tenant_id: str) -> dict[str, dict]:
+        rows = tenant(self.db, tenant_id).ro_query(
+            f"MATCH (d:{DECLARATION}) RETURN d.label, d.declaration ORDER BY d.label"
+        ).result_set
+        return {label: json.loads(text) for label, text in rows}
+
+    def declared(self, tenant_id: str, *, fresh: bool = False) -> tuple[dict[str, dict], dict[str, Kind]]:
+        with self._lock:
+            known = self._known.get(tenant_id)
+        if known is None or fresh or time.monotonic() - known[0] > REREAD_AFTER:
+            declarations = self._read(tenant_id)
+            if known is None or declarations != known[1]:
+                known = (time.monotonic(), declarations, built(declarations))
+            else:
+                known = (time.monotonic(), known[1], known[2])
+            with self._lock:
+                self._known[tenant_id] = known
+        return known[1], known[2]
+
+    def kind(self, tenant_id: str, label: object) -> Kind:
+        """The Kind a label names in this tenant; Problem not_found for one not declared."""
+        if not isinstance(label, str):
+            raise Problem("invalid_argument", "a kind is named by its label, as text")
+        kinds = self.declared(tenant_id)[1]
+        if label not in kinds:
+            kinds = self.declared(tenant_id, fresh=True)[1]
+        if label not in kinds:
+            raise Problem("not_found", f"no kind {label[:200]!r} is declared in this tenant")
+        return kinds[label]
+
+    def declare(self, tenant_id: str, declarations: list, by: str) -> list[dict]:
+        """Stores the declarations (a new one, or a changed one with the same key) and runs
+        ensure_schema() once for the tenant's kinds, its writers held back meanwhile."""
+        if not isinstance(declarations, list) or not 1 <= len(declarations) <= 100:
+            raise Problem("invalid_argument", "kinds must be a list of 1 to 100 kind declarations")
+        given = [checked(declaration) for declaration in declarations]
+        graph = tenant(self.db, tenant_id)
+        with self.gate(tenant_id).changing():
+            before = self._read(tenant_id)
+            for declaration in given:
+                earlier = before.get(declaration["label"])
+                if earlier is not None and earlier["key"] != declaration["key"]:
+                    raise Problem(
+                        "invalid_argument",
+                        f"kind {declaration['label']!r} is declared with key {earlier['key']!r}: its key cannot change",
+                    )
+            after = {**before, **{declaration["label"]: declaration for declaration in given}}
+            kinds = built(after)
+            changed = [declaration for declaration in given if before.get(declaration["label"]) != declaration]
+            if changed:
+                with _SCHEMA_LOCK:
+                    ensure_schema(graph, kinds=list(kinds.values()))
+                for declaration in changed:
+                    graph.query(
+                        f"MERGE (d:{DECLARATION} {{label: $label}}) SET d.declaration = $declaration, "
+                        "d.declared_at = $at, d.declared_by = $by",
+                        {"label": declaration["label"], "declaration": json.dumps(declaration), "at": now(), "by": by},
+                    )
+            with self._lock:
+                self._known[tenant_id] = (time.monotonic(), after, kinds)
+        return [{"label": d["label"], "status": "declared" if d in changed else "unchanged"} for d in given]

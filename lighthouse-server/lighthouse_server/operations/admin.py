@@ -1,0 +1,62 @@
+"""Operations of a tenant's administrator: its kinds and its audit records."""
+
+from __future__ import annotations
+
+from .. import audit
+from .table import Operation, Param
+
+
+def _declare(call, arguments: dict) -> list:
+    return call.service.kinds.declare(call.principal.tenant, arguments["kinds"], call.principal.agent)
+
+
+def _kinds(call, arguments: dict) -> list:
+    return list(call.service.kinds.declared(call.principal.tenant, fresh=True)[0].values())
+
+
+def _audit(call, arguments: dict) -> list:
+    return audit.read(call.service.db, call.principal.tenant, limit=10_000)
+
+
+OPERATIONS = [
+    Operation(
+        "declare_kinds",
+        None,
+        "admin",
+        (
+            Param(
+                "kinds",
+                "objects",
+                'the kinds: each {"label", "key", "times": [...], "text": [...], "relations": {TYPE: label or "self"}, '
+                '"dimensions"}; a relation target must be declared too',
+                required=True,
+            ),
+        ),
+        '[{"label", "status": "declared" or "unchanged"}]',
+        "Declare (or change) the kinds of entities this tenant keeps. Every call that names a kind needs it "
+        "declared first. A kind's key cannot change.",
+        example={"kinds": [{"label": "Room", "key": "code"}, {"label": "Device", "key": "serial", "times": ["last_seen"], "text": ["note"], "relations": {"LOCATED_IN": "Room"}}]},
+        writes=True,
+        audited="kind_declared",
+        answer=_declare,
+    ),
+    Operation(
+        "kinds",
+        None,
+        "read",
+        (),
+        "the declarations of the tenant's kinds, by label",
+        "The kinds this tenant declared, with their keys, times, text and relations.",
+        answer=_kinds,
+    ),
+    Operation(
+        "audit",
+        None,
+        "admin",
+        (),
+        '[{"id", "at", "action", "who", "key_id", "what"}] oldest first',
+        "The tenant's audit records: keys created and revoked, kinds declared, forgetting. Nothing edits them.",
+        paged=True,
+        answer=_audit,
+    ),
+]

@@ -1,0 +1,117 @@
+"""Operations over the whole graph: algorithms (heavy), trust, failures, a read-only query, health."""
+
+from __future__ import annotations
+
+from lighthouse import agent_trust, between, connection, failures, groups, important
+
+from ..problems import Problem
+from .table import Operation, Param
+
+KINDS = Param("kinds", "kinds", "the kinds to take part", required=True)
+RELATIONS = Param("relations", "texts", "the relation types to follow; all of the kinds' if not given")
+AT = Param("at", "time", "a time in the past to look at; now if not given")
+LIMIT = Param("limit", "int", "how many, 1 to 1000 (default 10)")
+QUERY_ROWS_MOST = 10_000
+
+
+def _cypher(call, arguments: dict) -> dict:
+    query, parameters = arguments["query"], arguments.get("parameters", {})
+    if len(query) > 20_000:
+        raise Problem("invalid_argument", "query must be at most 20000 characters")
+    # GRAPH.RO_QUERY: the server itself refuses any write; the tenant's graph is the only one it reaches.
+    result = call.graph.ro_query(query, parameters, timeout=call.service.settings.query_timeout_ms)
+    header = [column[1] if isinstance(column, list | tuple) else column for column in (result.header or [])]
+    return {"columns": header, "rows": result.result_set[:QUERY_ROWS_MOST]}
+
+
+def _health(call, arguments: dict) -> dict:
+    return call.service.health()
+
+
+OPERATIONS = [
+    Operation(
+        "groups",
+        groups,
+        "read",
+        (KINDS, RELATIONS, Param("records", "texts", "record labels to take part: Episode, Entry, Lesson, Playbook"), Param("at_least", "int", "the smallest group (default 2)"), Param("limit", "int", "how many groups, 1 to 1000"), Param("show", "int", "members shown per group"), AT),
+        '[{"size", "members": [[label, key], ...]}] largest first',
+        "Groups of entities connected to each other. Heavy: limited per key and minute.",
+        example={"kinds": ["Device"]},
+        heavy=True,
+    ),
+    Operation(
+        "important",
+        important,
+        "read",
+        (KINDS, Param("relation", "text", "one relation type; all if not given"), LIMIT, AT),
+        '[{"entity": [label, key], "score"}] highest first',
+        "The most central entities (PageRank). Heavy: limited per key and minute.",
+        example={"kinds": ["Device"]},
+        heavy=True,
+    ),
+    Operation(
+        "between",
+        between,
+        "read",
+        (KINDS, RELATIONS, LIMIT, Param("sample", "int", "sample this many starts (faster, rougher)"), Param("seed", "int", "the sample's seed"), AT),
+        '[{"entity": [label, key], "score"}] highest first',
+        "The entities most often on the way between others (betweenness). Heavy: limited per key and minute.",
+        example={"kinds": ["Device"]},
+        heavy=True,
+    ),
+    Operation(
+        "connection",
+        connection,
+        "read",
+        (
+            Param("start", "ref", "[kind, key] of one end", required=True),
+            Param("end", "ref", "[kind, key] of the other end", required=True),
+            Param("kinds", "kinds", "the kinds the way may pass through"),
+            RELATIONS,
+            Param("max_hops", "int", "the longest way, 1 to 10 (default 6)"),
+            AT,
+        ),
+        '[{"from", "relation", "to", "forward", "current", "since", "until"}], [] for the same end, null for none',
+        "The shortest way between two entities. Heavy: limited per key and minute.",
+        example={"start": ["Device", "d1"], "end": ["Room", "r1"]},
+        heavy=True,
+    ),
+    Operation(
+        "failures",
+        failures,
+        "read",
+        (Param("kind", "text", "only those of this kind label"), Param("reason", "text", "only those with this status"), Param("limit", "int", "how many, 1 to 10000 (default 100)")),
+        "the stored refusals (WriteFailures), newest first: reason, message, kind, key, content, times",
+        "What was refused and why: every write that could not be stored is kept here.",
+        example={},
+    ),
+    Operation(
+        "agent_trust",
+        agent_trust,
+        "read",
+        (Param("agent", "text", "the agent's name", required=True),),
+        '{"agent", "score" (0 to 1, or null), counts of its record}',
+        "How far an agent's work has held up: a score and the counts behind it.",
+        example={"agent": "night-shift"},
+    ),
+    Operation(
+        "cypher",
+        None,
+        "read",
+        (Param("query", "text", "an openCypher query that reads (MATCH ... RETURN ...)", required=True), Param("parameters", "object", "the query's $parameters")),
+        '{"columns", "rows"} (at most 10000 rows; nodes as {"labels", "properties"})',
+        "Run a read-only openCypher query on your tenant's graph, with a time limit. Writes are refused by "
+        "the database. Entities are nodes labelled Entity and their kind; their versions are State nodes.",
+        example={"query": "MATCH (e:Entity) RETURN e.key ORDER BY e.key LIMIT 5"},
+        answer=_cypher,
+    ),
+    Operation(
+        "health",
+        None,
+        "read",
+        (),
+        '{"status": "ok" or "degraded", "database": "ok" or "unreachable"}',
+        "Whether the service and its database answer.",
+        answer=_health,
+    ),
+]

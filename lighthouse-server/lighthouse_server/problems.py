@@ -1,0 +1,64 @@
+"""Every error the service answers with, in one shape: {"error": {"code", "status", "message"}}.
+
+HTTP answers with the status and this body; MCP tools answer with this body as an error result; the
+command line prints the message. The codes are stable: clients may branch on them.
+"""
+
+from __future__ import annotations
+
+from lighthouse import Refused, TooSlow, WrongType
+from redis.exceptions import ConnectionError as DatabaseDown
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as DatabaseTimeout
+
+# code -> HTTP status. The one table of them: tests pin it.
+CODES = {
+    "invalid_argument": 400,
+    "invalid_body": 422,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "not_found": 404,
+    "body_too_large": 413,
+    "rate_limited": 429,
+    "database_error": 500,
+    "internal": 500,
+    "database_unavailable": 503,
+    "too_slow": 504,
+}
+
+
+class Problem(Exception):
+    """An answer of the service that is not a result: a code of CODES and a message for a person."""
+
+    def __init__(self, code: str, message: str, *, retry_after: int | None = None) -> None:
+        if code not in CODES:
+            raise ValueError(f"no problem code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after  # seconds, for rate_limited
+
+    @property
+    def status(self) -> int:
+        return CODES[self.code]
+
+    def body(self) -> dict:
+        return {"error": {"code": self.code, "status": self.status, "message": self.message}}
+
+
+def problem_of(error: BaseException) -> Problem:
+    """The Problem an exception stands for. The library's refusals of arguments are the caller's fault
+    (400); a read the server stopped is 504; a database that cannot be reached is 503."""
+    if isinstance(error, Problem):
+        return error
+    if isinstance(error, TooSlow):
+        return Problem("too_slow", str(error) or "the question ran out of time and was stopped")
+    if isinstance(error, Refused | WrongType):
+        return Problem("invalid_argument", str(error))
+    if isinstance(error, DatabaseDown | DatabaseTimeout | ConnectionRefusedError):
+        return Problem("database_unavailable", "the database cannot be reached")
+    if isinstance(error, ResponseError):
+        if "timed out" in str(error).lower() or "timeout" in str(error).lower():
+            return Problem("too_slow", "the question ran out of time and was stopped")
+        return Problem("database_error", str(error)[:500])
+    return Problem("internal", f"an internal error: {type(error).__name__}")

@@ -1,0 +1,101 @@
+"""The service's settings, read once: the command line over the environment over a TOML file over defaults.
+
+Every part of the service takes its settings from the one Settings this module gives; nothing else reads
+the environment or a config file. Each setting is documented in the README's table of settings.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used as given: the message names it and where it came from."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the service runs with. Field names are the keys of the TOML file."""
+
+    data: str = "data"  # the embedded FalkorDB's data directory
+    host: str = "127.0.0.1"  # where HTTP and MCP listen
+    port: int = 8765
+    falkordb_url: str = ""  # redis://host:port of a FalkorDB already running; empty: start the embedded one
+    fsync: str = "everysec"  # the append-only file's policy: everysec or always
+    body_limit: int = 8 * 1024 * 1024  # bytes of one HTTP request body
+    heavy_per_minute: int = 10  # calls of groups/important/between/connection per key and minute
+    query_timeout_ms: int = 5_000  # time limit of the read-only Cypher tool
+    key: str = ""  # the API key `lighthouse mcp` (stdio) acts with
+
+
+# Setting -> environment variable. FALKORDB_URL is the name the field already uses elsewhere.
+ENVIRONMENT = {
+    "data": "LIGHTHOUSE_DATA",
+    "host": "LIGHTHOUSE_HOST",
+    "port": "LIGHTHOUSE_PORT",
+    "falkordb_url": "FALKORDB_URL",
+    "fsync": "LIGHTHOUSE_FSYNC",
+    "body_limit": "LIGHTHOUSE_BODY_LIMIT",
+    "heavy_per_minute": "LIGHTHOUSE_HEAVY_PER_MINUTE",
+    "query_timeout_ms": "LIGHTHOUSE_QUERY_TIMEOUT_MS",
+    "key": "LIGHTHOUSE_KEY",
+}
+CONFIG_VARIABLE = "LIGHTHOUSE_CONFIG"  # the TOML file, when --config does not name one
+_RANGES = {
+    "port": (1, 65_535),
+    "body_limit": (1_024, 256 * 1024 * 1024),
+    "heavy_per_minute": (1, 100_000),
+    "query_timeout_ms": (1, 60_000),
+}
+
+
+def _typed(name: str, raw: object, source: str) -> object:
+    wanted = {field.name: field.type for field in fields(Settings)}[name]
+    if wanted == "int":
+        if isinstance(raw, bool) or not isinstance(raw, int | str):
+            raise SettingsError(f"{name} ({source}) must be a whole number, not {raw!r}")
+        try:
+            number = int(raw)
+        except ValueError:
+            raise SettingsError(f"{name} ({source}) must be a whole number, not {raw!r}") from None
+        low, high = _RANGES[name]
+        if not low <= number <= high:
+            raise SettingsError(f"{name} ({source}) must be from {low} to {high}, not {number}")
+        return number
+    if not isinstance(raw, str):
+        raise SettingsError(f"{name} ({source}) must be text, not {raw!r}")
+    if name == "fsync" and raw not in ("everysec", "always"):
+        raise SettingsError(f"fsync ({source}) is everysec or always, not {raw!r}")
+    if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):
+        raise SettingsError(f"falkordb_url ({source}) must be redis://host:port, not {raw!r}")
+    return raw
+
+
+def load(config: str | None = None, overrides: dict | None = None, environ: dict | None = None) -> Settings:
+    """The settings: overrides (the command line's, None meaning not given) over the environment over
+    the TOML file (config, else LIGHTHOUSE_CONFIG) over the defaults. Raises SettingsError."""
+    environ = os.environ if environ is None else environ
+    chosen: dict[str, object] = {}
+    path = config or environ.get(CONFIG_VARIABLE)
+    if path:
+        try:
+            with Path(path).open("rb") as handle:
+                table = tomllib.load(handle)
+        except OSError as error:
+            raise SettingsError(f"the config file {path} cannot be read: {error.strerror}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise SettingsError(f"the config file {path} is not TOML: {error}") from None
+        unknown = sorted(set(table) - set(ENVIRONMENT))
+        if unknown:
+            raise SettingsError(f"the config file {path} has no setting {unknown[0]!r}")
+        chosen.update({name: _typed(name, raw, path) for name, raw in table.items()})
+    for name, variable in ENVIRONMENT.items():
+        if environ.get(variable):
+            chosen[name] = _typed(name, environ[variable], variable)
+    for name, raw in (overrides or {}).items():
+        if raw is not None:
+            chosen[name] = _typed(name, raw, f"--{name.replace('_', '-')}")
+    return Settings(**chosen)

@@ -1,0 +1,66 @@
+"""settings.load(): the command line over the environment over the TOML file over the defaults."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from lighthouse_server.settings import ENVIRONMENT, Settings, SettingsError, load
+
+
+def test_the_defaults_without_anything_given() -> None:
+    assert load(environ={}) == Settings()
+    assert Settings().port == 8765 and Settings().host == "127.0.0.1" and Settings().fsync == "everysec"
+
+
+def test_each_source_over_the_one_below(tmp_path) -> None:
+    config = tmp_path / "lighthouse.toml"
+    config.write_text('port = 9001\nhost = "127.0.0.2"\nfsync = "always"\n')
+    from_file = load(str(config), environ={})
+    assert (from_file.port, from_file.host, from_file.fsync) == (9001, "127.0.0.2", "always")
+    from_environment = load(str(config), environ={"LIGHTHOUSE_PORT": "9002"})
+    assert from_environment.port == 9002 and from_environment.host == "127.0.0.2"
+    from_command = load(str(config), {"port": 9003, "host": None}, environ={"LIGHTHOUSE_PORT": "9002"})
+    assert from_command.port == 9003 and from_command.host == "127.0.0.2"
+
+
+def test_the_config_file_may_come_from_the_environment(tmp_path) -> None:
+    config = tmp_path / "other.toml"
+    config.write_text('data = "elsewhere"\n')
+    assert load(environ={"LIGHTHOUSE_CONFIG": str(config)}).data == "elsewhere"
+
+
+def test_every_setting_has_its_variable() -> None:
+    assert set(ENVIRONMENT) == {field for field in Settings.__dataclass_fields__}
+
+
+@pytest.mark.parametrize(
+    ("environ", "says"),
+    [
+        ({"LIGHTHOUSE_PORT": "eighty"}, "port (LIGHTHOUSE_PORT) must be a whole number"),
+        ({"LIGHTHOUSE_PORT": "0"}, "must be from 1 to 65535"),
+        ({"LIGHTHOUSE_FSYNC": "never"}, "fsync (LIGHTHOUSE_FSYNC) is everysec or always"),
+        ({"FALKORDB_URL": "http://x"}, "must be redis://host:port"),
+        ({"LIGHTHOUSE_BODY_LIMIT": "10"}, "body_limit"),
+    ],
+)
+def test_a_setting_that_cannot_be_used_is_refused_by_name(environ: dict, says: str) -> None:
+    with pytest.raises(SettingsError, match=re.escape(says)):
+        load(environ=environ)
+
+
+def test_a_config_file_that_is_missing_wrong_or_unknown_is_refused(tmp_path) -> None:
+    with pytest.raises(SettingsError, match="cannot be read"):
+        load(str(tmp_path / "absent.toml"), environ={})
+    broken = tmp_path / "broken.toml"
+    broken.write_text("port = = 1")
+    with pytest.raises(SettingsError, match="is not TOML"):
+        load(str(broken), environ={})
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("colour = 1")
+    with pytest.raises(SettingsError, match="no setting 'colour'"):
+        load(str(unknown), environ={})
+    typed = tmp_path / "typed.toml"
+    typed.write_text("port = true")
+    with pytest.raises(SettingsError, match="whole number"):
+        load(str(typed), environ={})
