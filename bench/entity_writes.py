@@ -69,7 +69,7 @@ def create(ctx: Context) -> Measured:
     "rows",
     needs=("create",),
     floor="unwind_create",
-    target=0.10,
+    target=0.08,
     about="a later row for every entity with one value changed",
 )
 def change(ctx: Context) -> Measured:
@@ -88,7 +88,7 @@ def change(ctx: Context) -> Measured:
     "rows",
     needs=("create", "change"),
     floor="unwind_create",
-    target=0.10,
+    target=0.15,
     about="the create rows sent again: already recorded, so nothing is written",
 )
 def replay(ctx: Context) -> Measured:

@@ -269,7 +269,9 @@ def _connections(ctx: Context, name: str) -> Measured:
     for (one, other), chain in zip(pairs, answers, strict=True):
         start, end = (DEVICE.label, one), (DEVICE.label, other)
         length = _distance(around, start, end)
-        why = _chain_differs(chain, start, end, edges, None if length is None or length > MAX_HOPS else length)
+        why = _chain_differs(
+            chain, start, end, edges, None if length is None or length > MAX_HOPS else length
+        )
         expect(why is None, f"{name}({one}, {other}): {why}")
     first = ctx.shared.setdefault("connections", answers)
     expect(answers == first, f"{name}: the answers differ from the first calls'")

@@ -5,15 +5,14 @@ and playbook names its episodes. So what rests on an entry is found by following
 entries that cite it, directly or through other entries; the States drawn from any of them; and the
 lessons and playbooks whose episodes hold any of them. A lesson is at risk when the episodes left for
 it would no longer carry it: its support without the affected episodes is below 1 or no longer above
-what is against it. A playbook is at risk when fewer unaffected episodes than it needs (3 by default)
-are left.
+what is against it. A playbook is at risk when fewer than three unaffected episodes are left.
 
 Entries cite only entries that exist, so citations form no cycle, but they can form a lattice in which
 the paths from one entry outnumber the entries by far: FalkorDB's variable-length match follows every
 path, so the citers are read a level at a time instead, LEVELS levels per query, each level made
 distinct before the next. At most MAX_REACH entries are followed: past it, the nearest.
 
-invalidate_entry() marks an entry (invalidated_at, invalidated_by, invalidated_reason) and changes
+invalidate_entry() marks an entry (invalidated_at, invalidated_by, invalidated_why) and changes
 nothing else. Only these functions and agent_trust() read the mark.
 """
 
@@ -33,7 +32,7 @@ from .write.failures import refuse
 MAX_REACH = 10_000  # entries followed from what is asked about; past it the answer is cut
 MAX_DERIVED = 10_000  # States drawn from those entries that an answer lists
 LEVELS = 8  # levels of citation that one query follows
-DEFAULT_NEEDS = 3  # the episodes a playbook needs when it names no number
+PLAYBOOK_NEEDS = 3  # a playbook is at risk when fewer episodes than this would be left (the design's rule)
 
 _ENTRY_FIELDS = "[{0}.id, {0}.serial, {0}.episode, {0}.type, {0}.by, {0}.at, {0}.invalidated_at]"
 
@@ -142,7 +141,7 @@ _RESTS = (
     "  WITH book, count(DISTINCT source_id) AS book_hit "
     "  MATCH (book)-[:DRAWN_FROM]->(book_source:Episode) "
     "  WITH book, book_hit, count(DISTINCT book_source) AS book_drawn "
-    "  RETURN collect([book.id, book.name, book.version, book.needs, book_drawn, book_hit]) AS playbooks } "
+    "  RETURN collect([book.id, book.name, book.version, book_drawn, book_hit]) AS playbooks } "
     "RETURN states, entry_handoffs + episode_handoffs, lessons, playbooks"
 )
 
@@ -160,15 +159,14 @@ def _lesson(row: list) -> dict:
 
 
 def _playbook(row: list) -> dict:
-    book_id, name, version, needs, drawn, hit = row
-    needs = DEFAULT_NEEDS if needs is None else needs
+    book_id, name, version, drawn, hit = row
     return {
         "id": book_id,
         "name": name,
         "version": version,
         "support": drawn,
         "tainted_support": hit,
-        "at_risk": drawn - hit < needs,
+        "at_risk": drawn - hit < PLAYBOOK_NEEDS,
     }
 
 

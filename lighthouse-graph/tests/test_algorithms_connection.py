@@ -48,11 +48,12 @@ def test_a_chain_goes_against_the_direction_of_relations_and_through_added_kinds
     assert len(connection(world, (DEVICE, "d1"), (DEVICE, "d2"))) == 2
 
 
-@pytest.mark.parametrize("whole_after", [64, 0])
+@pytest.mark.parametrize("whole_after", [5_000, 0])
 @pytest.mark.parametrize("seed", range(3))
 def test_connection_is_a_shortest_chain_of_real_relations(world, seed, whole_after, monkeypatch):
     """Step by step, and (whole_after 0) with every relation read in one query from the first step."""
     monkeypatch.setattr(connection_module, "WHOLE_AFTER", whole_after)
+    monkeypatch.setattr(connection_module, "WHOLE_AFTER_IN_SMALL", whole_after)
     history = plain.random_history(seed)
     history.send(world, remember)
     ever = history.edges(relations={"KNOWS"})
@@ -97,6 +98,7 @@ def test_connection_searches_a_step_a_query_from_the_smaller_end(world):
 
 def test_read_whole_at_a_time_only_what_held_then_is_followed(world, monkeypatch):
     monkeypatch.setattr(connection_module, "WHOLE_AFTER", 0)
+    monkeypatch.setattr(connection_module, "WHOLE_AFTER_IN_SMALL", 0)
     the_seed(world)
     noon = "2026-01-01T12:00:00Z"
     assert connection(world, (DEVICE, "d1"), (ROOM, "r1"), at=noon) == [D1_WAS_IN_R1]
@@ -106,6 +108,7 @@ def test_read_whole_at_a_time_only_what_held_then_is_followed(world, monkeypatch
 
 def test_a_search_that_read_every_relation_keeps_them_until_the_graph_grows(world, monkeypatch):
     monkeypatch.setattr(connection_module, "WHOLE_AFTER", 0)
+    monkeypatch.setattr(connection_module, "WHOLE_AFTER_IN_SMALL", 0)
     the_seed(world)
     counting = Counting(world)
     first = connection(counting, (DEVICE, "d1"), (ROOM, "r1"))
@@ -124,3 +127,12 @@ def test_a_search_that_read_every_relation_keeps_them_until_the_graph_grows(worl
     connection(counting, (DEVICE, "d2"), (DEVICE, "d1"), at=T3)
     connection(counting, (DEVICE, "d2"), (DEVICE, "d1"), at=T3)
     assert sum("collect(id(x))" in text for text in counting.computed()) == 2
+
+
+def test_a_graph_of_many_relations_is_read_whole_only_past_a_wide_frontier(world, monkeypatch):
+    monkeypatch.setattr(connection_module, "WHOLE_AFTER_IN_SMALL", 0)
+    monkeypatch.setattr(connection_module, "SMALL_GRAPH", 2)  # the seed's four relations are many here
+    the_seed(world)
+    counting = Counting(world)
+    assert connection(counting, (DEVICE, "d1"), (ROOM, "r1")) == [D1_WAS_IN_R1]
+    assert not any("collect(id(x))" in text for text in counting.computed())  # step by step

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 from devices import DEVICE, KINDS, ROOM
-from lighthouse import Refused, WrongType, ensure_schema
+from lighthouse import Refused, TooSlow, WrongType, ensure_schema
 from lighthouse.algorithms.connection import connection
 from lighthouse.algorithms.groups import groups
 from lighthouse.algorithms.ranking import between, important
-from lighthouse.algorithms.scope import RECORD_EDGES, checked_kinds, scope
+from lighthouse.algorithms.scope import RECORD_EDGES, checked_kinds, in_time, scope
+from redis.exceptions import ResponseError
 from test_algorithms import T1, Counting, the_seed
 
 
@@ -131,3 +132,12 @@ def test_at_a_time_each_answers_from_what_held_then(world):
         {"size": 2, "members": [("Device", "d1"), ("Room", "r1")]}
     ]
     assert connection(world, (DEVICE, "d1"), (ROOM, "r2"), at=T1) is None
+
+
+def test_a_read_that_the_server_stopped_is_too_slow_and_other_errors_pass():
+    with pytest.raises(TooSlow) as raised, in_time():
+        raise ResponseError("Query timed out")
+    assert isinstance(raised.value, ResponseError)
+    with pytest.raises(ResponseError, match="unknown function") as raised, in_time():
+        raise ResponseError("unknown function 'x'")
+    assert not isinstance(raised.value, TooSlow)

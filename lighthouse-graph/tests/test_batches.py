@@ -162,8 +162,12 @@ def test_a_batch_without_entries_reads_no_entries_and_costs_the_same_queries_for
     assert few == many == 2  # one read of the current States, one write
     late = count([row(-1, "hot", key=f"b{i}") for i in range(300)])
     assert late == 3  # late rows only: the read of the current States, one read around them, their write
-    both = count([row(-2, "cold", key=f"b{i}") for i in range(300)] + [row(9, key=f"c{i}") for i in range(9)])
-    assert both == 3  # late and current rows of one wave are written in one query: whole or not at all
+    mixed = [row(-2, "cold", key=f"b{i}") for i in range(300)] + [row(9, key=f"c{i}") for i in range(9)]
+    with sent(db, graph.name) as commands:
+        receipts = remember(graph, DEVICE, mixed, "feed")
+    assert {r["status"] for r in receipts} == {"inserted", "created"}
+    # late and current rows of one wave are written in one query: whole or not at all
+    assert [command for command, _ in commands].count("GRAPH.QUERY") == 1 and len(commands) == 3
     replay = count([row(9, key=f"c{i}") for i in range(9)])
     assert replay == 1  # a replay is one light read and no write
 

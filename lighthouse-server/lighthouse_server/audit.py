@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 
 from lighthouse import now
 
 from .encoding import jsonable
 from .keys import service_graph
+from .reading import rows
 
 ACTIONS = ("key_created", "key_revoked", "kind_declared", "session_forgotten", "user_forgotten", "restored")
 
@@ -29,31 +31,40 @@ def write(db, *, tenant: str, action: str, who: str, key_id: str | None, what: d
         "who": who,
         "key_id": key_id,
         "what": json.dumps(jsonable(what), ensure_ascii=False, sort_keys=True)[:20_000],
+        "serial": time.time_ns(),  # the order of writing: `at` is in whole seconds
     }
     service_graph(db).query(
         "CREATE (:AuditRecord {id: $id, at: $at, tenant: $tenant, action: $action, who: $who, "
-        "key_id: $key_id, what: $what})",
+        "key_id: $key_id, what: $what, serial: $serial})",
         record,
     )
-    return {**record, "what": json.loads(record["what"])} if len(record["what"]) < 20_000 else record
+    del record["serial"]
+    return record
 
 
 def read(db, tenant: str, *, offset: int = 0, limit: int = 100) -> list[dict]:
     """A tenant's records, oldest first."""
-    rows = (
-        service_graph(db)
-        .ro_query(
-            "MATCH (a:AuditRecord {tenant: $tenant}) RETURN a.id, a.at, a.action, a.who, a.key_id, a.what "
-            "ORDER BY a.at, a.id SKIP $offset LIMIT $limit",
-            {"tenant": tenant, "offset": offset, "limit": limit},
-        )
-        .result_set
+    found = rows(
+        service_graph(db),
+        "MATCH (a:AuditRecord {tenant: $tenant}) RETURN a.id, a.at, a.action, a.who, a.key_id, a.what "
+        "ORDER BY a.serial SKIP $offset LIMIT $limit",
+        {"tenant": tenant, "offset": offset, "limit": limit},
     )
-    found = []
-    for key, at, action, who, key_id, what in rows:
+    records = []
+    for key, at, action, who, key_id, what in found:
         try:
             detail = json.loads(what)
         except (TypeError, ValueError):
             detail = what
-        found.append({"id": key, "at": at, "tenant": tenant, "action": action, "who": who, "key_id": key_id, "what": detail})
-    return found
+        records.append(
+            {
+                "id": key,
+                "at": at,
+                "tenant": tenant,
+                "action": action,
+                "who": who,
+                "key_id": key_id,
+                "what": detail,
+            }
+        )
+    return records

@@ -43,14 +43,15 @@ def run(graph, out: TextIO = sys.stdout) -> dict:
         seen[name] = value
         print(f"{name}: {value!r}", file=out, flush=True)
 
-    show("stamp", ensure_schema(graph, [DEVICE]))
+    ensure_schema(graph, [DEVICE])
     first = {
         "key": "d1",
         "t": "2026-01-01T00:00:00Z",
         "values": {"status": "ok", "note": "pump room sensor", "last_seen": "2026-01-01T00:00:00Z"},
         "relations": {"LOCATED_IN": "r1", "USED_BY": ["red", "blue"]},
     }
-    show("remember first", remember(graph, DEVICE, by="inventory", rows=[first]))
+    # The published API's order: graph, kind, rows, by.
+    show("remember first", remember(graph, DEVICE, [first], "inventory"))
     second = {
         "key": "d1",
         "t": "2026-01-02T00:00:00Z",
@@ -93,7 +94,7 @@ def run(graph, out: TextIO = sys.stdout) -> dict:
     )
     show(
         "episodes about d1",
-        [(found["id"], found["outcome"]) for found in episodes_about(graph, DEVICE, "d1")],
+        [(found["id"], found["outcome"]["failed"]) for found in episodes_about(graph, DEVICE, "d1")],
     )
     show("say", say(graph, "ann", "demo", "user", "why is d1 hot?", by="ann", mentions=[(DEVICE, "d1")]))
     show("messages", [message["text"] for message in messages(graph, "ann", "demo")])

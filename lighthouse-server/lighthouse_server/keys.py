@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from lighthouse import now, tenant
 
+from .reading import rows
+
 SERVICE_GRAPH = "lighthouse:service"  # tenant() names "tenant:<id>", world() "world": never this
 SCOPES = ("read", "write", "review", "admin")
 PREFIX = "lh_"
@@ -44,7 +46,12 @@ def service_graph(db):
 
 def _checked(db, tenant_id: object, agent: object, scopes: object) -> list[str]:
     tenant(db, tenant_id)  # the one check of a tenant id: the library's
-    if type(agent) is not str or not 1 <= len(agent) <= 200 or agent != agent.strip() or not agent.isprintable():
+    if (
+        type(agent) is not str
+        or not 1 <= len(agent) <= 200
+        or agent != agent.strip()
+        or not agent.isprintable()
+    ):
         raise KeyRefused("the agent must be a name: 1 to 200 printable characters, no space at either end")
     if not isinstance(scopes, list | tuple) or not scopes:
         raise KeyRefused(f"scopes must be a non-empty list of {', '.join(SCOPES)}")
@@ -63,31 +70,44 @@ def create(db, tenant_id: str, agent: str, scopes: list[str]) -> dict:
     service_graph(db).query(
         "CREATE (:ApiKey {id: $id, hash: $hash, tenant: $tenant, agent: $agent, scopes: $scopes, "
         "created_at: $at})",
-        {"id": key_id, "hash": digest(secret), "tenant": tenant_id, "agent": agent, "scopes": chosen, "at": created},
+        {
+            "id": key_id,
+            "hash": digest(secret),
+            "tenant": tenant_id,
+            "agent": agent,
+            "scopes": chosen,
+            "at": created,
+        },
     )
-    return {"id": key_id, "key": secret, "tenant": tenant_id, "agent": agent, "scopes": chosen, "created_at": created}
+    return {
+        "id": key_id,
+        "key": secret,
+        "tenant": tenant_id,
+        "agent": agent,
+        "scopes": chosen,
+        "created_at": created,
+    }
 
 
 def listed(db, tenant_id: str | None = None) -> list[dict]:
     """Every key (never the key itself nor its hash), oldest first; only one tenant's when named."""
-    rows = (
-        service_graph(db)
-        .ro_query(
-            "MATCH (k:ApiKey) WHERE $tenant IS NULL OR k.tenant = $tenant RETURN k.id, k.tenant, k.agent, "
-            "k.scopes, k.created_at, k.revoked_at ORDER BY k.created_at, k.id",
-            {"tenant": tenant_id},
-        )
-        .result_set
+    found = rows(
+        service_graph(db),
+        "MATCH (k:ApiKey) WHERE $tenant IS NULL OR k.tenant = $tenant RETURN k.id, k.tenant, k.agent, "
+        "k.scopes, k.created_at, k.revoked_at ORDER BY k.created_at, k.id",
+        {"tenant": tenant_id},
     )
     names = ("id", "tenant", "agent", "scopes", "created_at", "revoked_at")
-    return [{name: value for name, value in zip(names, row, strict=True) if value is not None} for row in rows]
+    return [
+        {name: value for name, value in zip(names, row, strict=True) if value is not None} for row in found
+    ]
 
 
 def revoke(db, key_id: str) -> dict | None:
     """Revokes a key; its details, or None for an unknown id. Revoking twice keeps the first time."""
     if type(key_id) is not str or not key_id:
         raise KeyRefused("a key id is text")
-    rows = (
+    revoked = (
         service_graph(db)
         .query(
             "MATCH (k:ApiKey {id: $id}) SET k.revoked_at = coalesce(k.revoked_at, $at) "
@@ -97,9 +117,9 @@ def revoke(db, key_id: str) -> dict | None:
         .result_set
     )
     forget_checked()
-    if not rows:
+    if not revoked:
         return None
-    return dict(zip(("id", "tenant", "agent", "revoked_at"), rows[0], strict=True))
+    return dict(zip(("id", "tenant", "agent", "revoked_at"), revoked[0], strict=True))
 
 
 _checked_keys: dict[str, tuple[float, Principal | None]] = {}
@@ -120,15 +140,12 @@ def principal(db, secret: object) -> Principal | None:
         known = _checked_keys.get(hashed)
     if known is not None and time.monotonic() - known[0] < REMEMBERED_FOR:
         return known[1]
-    rows = (
-        service_graph(db)
-        .ro_query(
-            "MATCH (k:ApiKey {hash: $hash}) WHERE k.revoked_at IS NULL RETURN k.id, k.tenant, k.agent, k.scopes",
-            {"hash": hashed},
-        )
-        .result_set
+    hits = rows(
+        service_graph(db),
+        "MATCH (k:ApiKey {hash: $hash}) WHERE k.revoked_at IS NULL RETURN k.id, k.tenant, k.agent, k.scopes",
+        {"hash": hashed},
     )
-    found = Principal(rows[0][0], rows[0][1], rows[0][2], frozenset(rows[0][3])) if rows else None
+    found = Principal(hits[0][0], hits[0][1], hits[0][2], frozenset(hits[0][3])) if hits else None
     with _checked_lock:
         if len(_checked_keys) > 10_000:
             _checked_keys.clear()

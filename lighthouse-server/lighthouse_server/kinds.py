@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from lighthouse import SELF, Kind, ensure_schema, now, tenant
 
 from .problems import Problem
+from .reading import rows
 
 DECLARATION = "`lh.KindDeclaration`"
 FIELDS = ("label", "key", "times", "text", "relations", "dimensions")
@@ -74,14 +75,18 @@ def checked(declaration: object) -> dict:
         raise Problem("invalid_argument", "a kind declaration must be a JSON object")
     unknown = sorted(set(declaration) - set(FIELDS))
     if unknown:
-        raise Problem("invalid_argument", f"a kind declaration has no field {unknown[0]!r}; it has {', '.join(FIELDS)}")
+        raise Problem(
+            "invalid_argument", f"a kind declaration has no field {unknown[0]!r}; it has {', '.join(FIELDS)}"
+        )
     label, key = declaration.get("label"), declaration.get("key", "key")
     relations = declaration.get("relations", {})
     dimensions = declaration.get("dimensions", 0)
     if not isinstance(label, str) or not isinstance(key, str):
         raise Problem("invalid_argument", "label and key of a kind must be text")
     if not isinstance(relations, dict) or not all(isinstance(target, str) for target in relations.values()):
-        raise Problem("invalid_argument", "relations of a kind map a relation type to a target label or \"self\"")
+        raise Problem(
+            "invalid_argument", 'relations of a kind map a relation type to a target label or "self"'
+        )
     if type(dimensions) is not int:
         raise Problem("invalid_argument", "dimensions of a kind must be a whole number from 0 to 4096")
     return {
@@ -143,10 +148,11 @@ class Kinds:
             return self._gates.setdefault(tenant_id, _WritersGate())
 
     def _read(self, tenant_id: str) -> dict[str, dict]:
-        rows = tenant(self.db, tenant_id).ro_query(
-            f"MATCH (d:{DECLARATION}) RETURN d.label, d.declaration ORDER BY d.label"
-        ).result_set
-        return {label: json.loads(text) for label, text in rows}
+        found = rows(
+            tenant(self.db, tenant_id),
+            f"MATCH (d:{DECLARATION}) RETURN d.label, d.declaration ORDER BY d.label",
+        )
+        return {label: json.loads(text) for label, text in found}
 
     def declared(self, tenant_id: str, *, fresh: bool = False) -> tuple[dict[str, dict], dict[str, Kind]]:
         with self._lock:
@@ -190,7 +196,9 @@ class Kinds:
                     )
             after = {**before, **{declaration["label"]: declaration for declaration in given}}
             kinds = built(after)
-            changed = [declaration for declaration in given if before.get(declaration["label"]) != declaration]
+            changed = [
+                declaration for declaration in given if before.get(declaration["label"]) != declaration
+            ]
             if changed:
                 with _SCHEMA_LOCK:
                     ensure_schema(graph, kinds=list(kinds.values()))
@@ -198,7 +206,12 @@ class Kinds:
                     graph.query(
                         f"MERGE (d:{DECLARATION} {{label: $label}}) SET d.declaration = $declaration, "
                         "d.declared_at = $at, d.declared_by = $by",
-                        {"label": declaration["label"], "declaration": json.dumps(declaration), "at": now(), "by": by},
+                        {
+                            "label": declaration["label"],
+                            "declaration": json.dumps(declaration),
+                            "at": now(),
+                            "by": by,
+                        },
                     )
             with self._lock:
                 self._known[tenant_id] = (time.monotonic(), after, kinds)

@@ -18,6 +18,7 @@ CODES = {
     "unauthorized": 401,
     "forbidden": 403,
     "not_found": 404,
+    "method_not_allowed": 405,
     "body_too_large": 413,
     "rate_limited": 429,
     "database_error": 500,
@@ -60,5 +61,7 @@ def problem_of(error: BaseException) -> Problem:
     if isinstance(error, ResponseError):
         if "timed out" in str(error).lower() or "timeout" in str(error).lower():
             return Problem("too_slow", "the question ran out of time and was stopped")
+        if "read-only" in str(error).lower() or "read only" in str(error).lower():
+            return Problem("invalid_argument", f"only reading queries are allowed: {str(error)[:300]}")
         return Problem("database_error", str(error)[:500])
     return Problem("internal", f"an internal error: {type(error).__name__}")

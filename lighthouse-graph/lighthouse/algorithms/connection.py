@@ -21,11 +21,13 @@ from .scope import (
     MAX_READ,
     RECORD_EDGES,
     RECORD_LABELS,
+    STOP_AFTER,
     Scope,
     asked_at,
     checked_kinds,
     checked_most,
     held_at,
+    in_time,
     scope,
     timed,
 )
@@ -33,6 +35,10 @@ from .snapshot import joined_ids, numbers
 
 MAX_HOPS = 10
 WHOLE_AFTER = 5_000  # frontier nodes past which every relation of the question is read at once
+# ... and past which it is read, then kept until the graph grows, where the graph holds at most
+# SMALL_GRAPH relations of the types (db.meta.stats() counts them): one read of 40,000 is about 40 ms.
+WHOLE_AFTER_IN_SMALL = 64
+SMALL_GRAPH = 200_000
 
 
 @dataclass
@@ -124,7 +130,9 @@ def _whole(graph, chosen: Scope, params: dict, most: int) -> dict[int, list[int]
     """Every node's neighbours, either way, from one read of every relation the question follows."""
     around: dict[int, list[int]] = {}
     spent = 0
-    for starts, ends in read(graph, _whole_query(chosen, "at" in params), {**params, "cap": most + 1}):
+    for starts, ends in read(
+        graph, _whole_query(chosen, "at" in params), {**params, "cap": most + 1}, timeout=STOP_AFTER
+    ):
         ones, others = numbers(starts), numbers(ends)
         spent += len(ones)
         if spent > most:
@@ -188,7 +196,12 @@ def _path(sides: tuple[_Side, _Side], meeting: int) -> list[int]:
 
 def _named_chain(graph, chosen: Scope, params: dict, nodes: list[int]) -> list[dict]:
     pairs = [[one, other] for one, other in zip(nodes, nodes[1:], strict=False)]
-    rows = read(graph, _chain_query(chosen, "at" in params), {**params, "pairs": pairs, "ids": nodes})
+    rows = read(
+        graph,
+        _chain_query(chosen, "at" in params),
+        {**params, "pairs": pairs, "ids": nodes},
+        timeout=STOP_AFTER,
+    )
     present = clock.present()
     names, best = {}, {}
     for part, one, other, relation, forward, since, until in rows:
@@ -244,8 +257,12 @@ def connection(
     relations keeps to those named, and an edge of records among them ("ABOUT", say) lets it go through
     records. Without at: every relation ever true. With at: the relations that held then (no records).
     Of chains of one length, the one through the oldest nodes (by node id). Reads at most `most`
-    relations in all, one query a step. A bad end raises Refused ("start: not a reference"), kinds not
-    a list of Kind WrongType; database errors propagate.
+    relations in all, one query a step, each stopped after 5 seconds (TooSlow, a ResponseError). A
+    frontier past WHOLE_AFTER nodes (64 in a graph of at most 200,000 such relations) reads every
+    relation at once instead; without at, what it read is kept until the graph grows.
+
+    Arguments are checked before anything is read: a bad end raises Refused ("start: not a
+    reference"), kinds not a list or tuple of Kind WrongType. Database errors propagate.
     """
     first, first_key = _end(start, "start")
     last, last_key = _end(end, "end")
@@ -257,11 +274,22 @@ def connection(
     if at is not None:
         params["at"] = asked_at(at)
         chosen = timed(chosen)
-    at_a_time = at is not None
+    with in_time():
+        return _search(
+            graph, chosen, params, (first.label, first_key), (last.label, last_key), max_hops, most
+        )
+
+
+def _search(
+    graph, chosen: Scope, params: dict, start: tuple, end: tuple, max_hops: int, most: int
+) -> list | None:
+    """The search from both ends (start and end as (label, key)), once the arguments are checked."""
+    at_a_time = "at" in params
     found = read(
         graph,
-        _ends_query(first.label, last.label, chosen, at_a_time),
-        {**params, "a": first_key, "b": last_key},
+        _ends_query(start[0], end[0], chosen, at_a_time),
+        {**params, "a": start[1], "b": end[1]},
+        timeout=STOP_AFTER,
     )
     if not found or found[0][0] is None or found[0][1] is None:
         return None
@@ -274,12 +302,14 @@ def connection(
     )
     # Without a time, the picture of every relation is kept until the graph grows (kept.py): a search
     # that reached most of the graph once reads no relation the next time.
-    found_measure = measure(graph, chosen) if at is None else None
+    found_measure = None if at_a_time else measure(graph, chosen)
     around = kept_picture(graph, ("connection", chosen), found_measure) if found_measure else None
+    small = found_measure is not None and sum(count for _, count in found_measure.types) <= SMALL_GRAPH
+    wide = WHOLE_AFTER_IN_SMALL if small else WHOLE_AFTER
     spent = 0
     while sides[0].frontier and sides[1].frontier and sides[0].level + sides[1].level < max_hops:
         side, facing = sides if sides[0].load <= sides[1].load else sides[::-1]
-        if around is None and len(side.frontier) > WHOLE_AFTER:
+        if around is None and len(side.frontier) > wide:
             # A frontier this wide reads most of the graph a step at a time: one read of it all is less.
             around = _whole(graph, chosen, params, most)
             if found_measure is not None:
@@ -289,6 +319,7 @@ def connection(
                 graph,
                 _step_query(chosen, at_a_time),
                 {**params, "ids": side.frontier, "cap": most - spent + 1},
+                timeout=STOP_AFTER,
             )
             reached: dict[int, list[int]] = {}
             for heres, theres in result:

@@ -15,8 +15,10 @@ MAX_SHOWN = 1_000  # groups one answer gives, and members one group lists
 def grouped(snapshot: Snapshot, at_least: int, limit: int, show: int) -> list[dict]:
     """The weakly connected groups of a snapshot, as groups() gives them: union-find over node numbers."""
     found = components(len(snapshot.names), snapshot.links())
+    # The nodes of a snapshot are numbered in name order, and each group lists them in that order.
+    names = snapshot.names
     return shaped(
-        ((len(group), [snapshot.names[node] for node in group]) for group in found), at_least, limit, show
+        ((len(group), [names[node] for node in group[:show]]) for group in found), at_least, limit, show, True
     )
 
 

@@ -9,10 +9,14 @@ object given does when it is read.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+from redis.exceptions import ResponseError
+
 from .. import clock
-from ..errors import Refused, WrongType
+from ..errors import Refused, TooSlow, WrongType
 from ..kinds import Kind
 
 ABOUT = "ABOUT"
@@ -33,6 +37,7 @@ _RECORD_ENDS = {
 MAX_KINDS = 200
 MAX_RELATIONS = 200
 MAX_READ = 1_000_000  # relations and entities one answer may read
+STOP_AFTER = 5_000  # milliseconds FalkorDB lets one read of a question run (API 1.4)
 
 
 @dataclass(frozen=True)
@@ -161,3 +166,17 @@ def checked_most(most: object) -> int:
 def asked_at(at: object) -> str:
     """The text of a time to ask at: Refused (a ValueError) or WrongType (a TypeError) when it is not one."""
     return clock.stamp_of(clock.parse(at))
+
+
+@contextmanager
+def in_time() -> Iterator[None]:
+    """Around the reads of a question, each sent with timeout=STOP_AFTER: one that FalkorDB stopped
+    raises TooSlow (a ResponseError); any other error of the database passes as it is."""
+    try:
+        yield
+    except TooSlow:
+        raise
+    except ResponseError as error:
+        if "timed out" in str(error).lower():
+            raise TooSlow(f"the question ran longer than {STOP_AFTER:,} ms and was stopped") from None
+        raise

@@ -17,7 +17,7 @@ from itertools import repeat
 from ..graphs import read
 from ..values import Refused
 from .components import Name, name_key
-from .scope import MAX_READ, Scope, held_at
+from .scope import MAX_READ, STOP_AFTER, Scope, held_at, in_time
 
 
 @dataclass
@@ -31,9 +31,12 @@ class Snapshot:
     names: list[Name]
     edges: list[tuple[int, int, str]]
     standing: set[int] = field(default_factory=set)
+    pairs: list[tuple[int, int]] | None = None  # the edges without their types, when made with them
 
     def links(self) -> list[tuple[int, int]]:
-        return [(start, end) for start, end, _ in self.edges]
+        if self.pairs is None:
+            self.pairs = [(start, end) for start, end, _ in self.edges]
+        return self.pairs
 
 
 # An entity existed at a time when its first State had begun: the current State's start answers for
@@ -77,6 +80,10 @@ def _snapshot_query(chosen: Scope, at_a_time: bool) -> str:
     return " UNION ALL ".join(parts)
 
 
+def _texts(joined: str) -> list[str]:
+    return joined.split(",") if joined else []
+
+
 def numbers(joined: str) -> list[int]:
     """The node ids of a text that joined_ids() made."""
     return list(map(int, joined.split(","))) if joined else []
@@ -90,18 +97,21 @@ def snapshot_of(graph, chosen: Scope, at: str | None, most: int = MAX_READ) -> S
     params: dict = {"cap": most + 1}
     if at is not None:
         params["at"] = at
+    # Node ids stay the text the query sent: they are only looked up here, never computed with.
     names: list[Name] = []
-    ids: list[int] = []
-    existing: set[int] = set()
-    stored: list[tuple[list[int], list[int], str]] = []
+    ids: list[str] = []
+    existing: set[str] = set()
+    stored: list[tuple[list[str], list[str], str]] = []
     blocks = []
-    for part, name, ones, others, existed in read(graph, _snapshot_query(chosen, at is not None), params):
+    with in_time():
+        rows = read(graph, _snapshot_query(chosen, at is not None), params, timeout=STOP_AFTER)
+    for part, name, ones, others, existed in rows:
         if part == 1:
-            stored.append((numbers(ones), numbers(others), name))
+            stored.append((_texts(ones), _texts(others), name))
             continue
-        nodes = numbers(ones)
+        nodes = _texts(ones)
         blocks.append((name, nodes, others))
-        existing.update(numbers(existed) if at is not None else nodes)
+        existing.update(_texts(existed) if at is not None else nodes)
     if len(existing) + sum(len(starts) for starts, _, _ in stored) > most:
         raise Refused(
             f"the question reads more than {most:,} entities and relations: ask about fewer kinds or relations"
@@ -115,14 +125,15 @@ def snapshot_of(graph, chosen: Scope, at: str | None, most: int = MAX_READ) -> S
         names.extend((name, key) for key, _ in pairs)
         ids.extend(node for _, node in pairs)
     place = {node: number for number, node in enumerate(ids)}
-    edges = [
-        edge
-        for ones, others, kind in stored
-        for edge in zip(map(place.__getitem__, ones), map(place.__getitem__, others), repeat(kind))
-    ]
+    starts, ends, kinds = [], [], []
+    for ones, others, kind in stored:
+        starts.extend(map(place.__getitem__, ones))
+        ends.extend(map(place.__getitem__, others))
+        kinds.extend(repeat(kind, len(ones)))
+    edges = list(zip(starts, ends, kinds, strict=True))
     standing = {place[node] for node in existing}
     if at is None or len(standing) == len(ids):
-        return Snapshot(names, edges, standing)
+        return Snapshot(names, edges, standing, list(zip(starts, ends, strict=True)))
     # At a time, a node that neither existed by itself nor is an end of a relation that held is left out.
     kept = set(standing)
     for start, end, _ in edges:

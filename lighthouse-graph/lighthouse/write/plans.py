@@ -19,7 +19,7 @@ from functools import lru_cache
 from .. import clock
 from ..kinds import REVISION, STATE_KIND, VECTOR, VECTOR_MODEL, Kind
 from ..values import words
-from .rows import Row, content_of, fingerprint, send, text_of, typed
+from .rows import Row, content_of, fingerprint, parameters_header, text_of, typed
 
 Pair = tuple[str, object]  # (relation type, typed target)
 
@@ -388,9 +388,8 @@ def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
     """Writes the plans in one query; returns the indexes of the rows whose plan was written."""
     if not plans:
         return set()
-    result = send(
-        graph,
-        _apply_query(kind, _needs(kind, plans)),
-        {"rows": plans, "by": by, "now": clock.now(), "stamp": uuid.uuid4().hex},
-    )
+    query = _apply_query(kind, _needs(kind, plans))
+    params = {"rows": plans, "by": by, "now": clock.now(), "stamp": uuid.uuid4().hex}
+    header = parameters_header(params)  # the fast form when it carries them exactly, else the client's
+    result = graph.query(header + query) if header else graph.query(query, params)
     return {row[0] for row in result.result_set}

@@ -11,7 +11,8 @@ def _declare(call, arguments: dict) -> list:
 
 
 def _kinds(call, arguments: dict) -> list:
-    return list(call.service.kinds.declared(call.principal.tenant, fresh=True)[0].values())
+    declared = call.service.kinds.declared(call.principal.tenant, fresh=True)[0]
+    return [declared[label] for label in sorted(declared)]
 
 
 def _audit(call, arguments: dict) -> list:
@@ -35,7 +36,18 @@ OPERATIONS = [
         '[{"label", "status": "declared" or "unchanged"}]',
         "Declare (or change) the kinds of entities this tenant keeps. Every call that names a kind needs it "
         "declared first. A kind's key cannot change.",
-        example={"kinds": [{"label": "Room", "key": "code"}, {"label": "Device", "key": "serial", "times": ["last_seen"], "text": ["note"], "relations": {"LOCATED_IN": "Room"}}]},
+        example={
+            "kinds": [
+                {"label": "Room", "key": "code"},
+                {
+                    "label": "Device",
+                    "key": "serial",
+                    "times": ["last_seen"],
+                    "text": ["note"],
+                    "relations": {"LOCATED_IN": "Room"},
+                },
+            ]
+        },
         writes=True,
         audited="kind_declared",
         answer=_declare,
@@ -45,7 +57,7 @@ OPERATIONS = [
         None,
         "read",
         (),
-        "the declarations of the tenant's kinds, by label",
+        "the declarations of the tenant's kinds, sorted by label",
         "The kinds this tenant declared, with their keys, times, text and relations.",
         answer=_kinds,
     ),

@@ -53,7 +53,12 @@ OPERATIONS = [
         "summarize",
         summarize,
         "write",
-        (USER, SESSION, Param("text", "text", "the summary", required=True), Param("upto", "int", "the seq of the last message it covers", required=True)),
+        (
+            USER,
+            SESSION,
+            Param("text", "text", "the summary", required=True),
+            Param("upto", "int", "the seq of the last message it covers", required=True),
+        ),
         '{"id", "upto", "status": "summed"}, or a refusal',
         "Keep a summary of a session up to a message.",
         example={"user": "u1", "session_id": "s1", "text": "user reported a leak", "upto": 1},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lighthouse import agent_trust, between, connection, failures, groups, important
+from redis.exceptions import ResponseError
 
 from ..problems import Problem
 from .table import Operation, Param
@@ -19,7 +20,12 @@ def _cypher(call, arguments: dict) -> dict:
     if len(query) > 20_000:
         raise Problem("invalid_argument", "query must be at most 20000 characters")
     # GRAPH.RO_QUERY: the server itself refuses any write; the tenant's graph is the only one it reaches.
-    result = call.graph.ro_query(query, parameters, timeout=call.service.settings.query_timeout_ms)
+    try:
+        result = call.graph.ro_query(query, parameters, timeout=call.service.settings.query_timeout_ms)
+    except ResponseError as error:
+        if "empty key" in str(error):  # nothing was written to the tenant yet
+            return {"columns": [], "rows": []}
+        raise
     header = [column[1] if isinstance(column, list | tuple) else column for column in (result.header or [])]
     return {"columns": header, "rows": result.result_set[:QUERY_ROWS_MOST]}
 
@@ -33,7 +39,15 @@ OPERATIONS = [
         "groups",
         groups,
         "read",
-        (KINDS, RELATIONS, Param("records", "texts", "record labels to take part: Episode, Entry, Lesson, Playbook"), Param("at_least", "int", "the smallest group (default 2)"), Param("limit", "int", "how many groups, 1 to 1000"), Param("show", "int", "members shown per group"), AT),
+        (
+            KINDS,
+            RELATIONS,
+            Param("records", "texts", "record labels to take part: Episode, Entry, Lesson, Playbook"),
+            Param("at_least", "int", "the smallest group (default 2)"),
+            Param("limit", "int", "how many groups, 1 to 1000"),
+            Param("show", "int", "members shown per group"),
+            AT,
+        ),
         '[{"size", "members": [[label, key], ...]}] largest first',
         "Groups of entities connected to each other. Heavy: limited per key and minute.",
         example={"kinds": ["Device"]},
@@ -53,7 +67,14 @@ OPERATIONS = [
         "between",
         between,
         "read",
-        (KINDS, RELATIONS, LIMIT, Param("sample", "int", "sample this many starts (faster, rougher)"), Param("seed", "int", "the sample's seed"), AT),
+        (
+            KINDS,
+            RELATIONS,
+            LIMIT,
+            Param("sample", "int", "sample this many starts (faster, rougher)"),
+            Param("seed", "int", "the sample's seed"),
+            AT,
+        ),
         '[{"entity": [label, key], "score"}] highest first',
         "The entities most often on the way between others (betweenness). Heavy: limited per key and minute.",
         example={"kinds": ["Device"]},
@@ -80,7 +101,11 @@ OPERATIONS = [
         "failures",
         failures,
         "read",
-        (Param("kind", "text", "only those of this kind label"), Param("reason", "text", "only those with this status"), Param("limit", "int", "how many, 1 to 10000 (default 100)")),
+        (
+            Param("kind", "text", "only those of this kind label"),
+            Param("reason", "text", "only those with this status"),
+            Param("limit", "int", "how many, 1 to 10000 (default 100)"),
+        ),
         "the stored refusals (WriteFailures), newest first: reason, message, kind, key, content, times",
         "What was refused and why: every write that could not be stored is kept here.",
         example={},
@@ -98,7 +123,10 @@ OPERATIONS = [
         "cypher",
         None,
         "read",
-        (Param("query", "text", "an openCypher query that reads (MATCH ... RETURN ...)", required=True), Param("parameters", "object", "the query's $parameters")),
+        (
+            Param("query", "text", "an openCypher query that reads (MATCH ... RETURN ...)", required=True),
+            Param("parameters", "object", "the query's $parameters"),
+        ),
         '{"columns", "rows"} (at most 10000 rows; nodes as {"labels", "properties"})',
         "Run a read-only openCypher query on your tenant's graph, with a time limit. Writes are refused by "
         "the database. Entities are nodes labelled Entity and their kind; their versions are State nodes.",

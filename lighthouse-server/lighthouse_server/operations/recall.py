@@ -56,7 +56,12 @@ OPERATIONS = [
         "pointing_at",
         pointing_at,
         "read",
-        (KIND, Param("relation", "text", "a relation type of the kind", required=True), KEY, Param("when", "time", "a time; now if not given")),
+        (
+            KIND,
+            Param("relation", "text", "a relation type of the kind", required=True),
+            KEY,
+            Param("when", "time", "a time; now if not given"),
+        ),
         "the sorted keys of the entities of the kind whose relation points at the key",
         "Which entities of a kind point at a given entity through a relation (for example every device "
         "LOCATED_IN a room).",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lighthouse import as_of, diff_between, history, now, related, remember, update
 
+from ..reading import rows
 from .table import Operation, Param
 
 KIND = Param("kind", "kind", "the label of the kind (declared with declare_kinds)", required=True)
@@ -17,10 +18,12 @@ def _entity(call, arguments: dict) -> dict:
 
 def _entities(call, arguments: dict) -> list:
     kind = arguments["kind"]
-    rows = call.graph.ro_query(
-        f"MATCH (e:Entity:`{kind.label}`) RETURN e.key ORDER BY e.key", timeout=call.service.settings.query_timeout_ms
-    ).result_set
-    return [row[0] for row in rows]
+    found = rows(
+        call.graph,
+        f"MATCH (e:Entity:`{kind.label}`) RETURN e.key ORDER BY e.key",
+        timeout=call.service.settings.query_timeout_ms,
+    )
+    return [row[0] for row in found]
 
 
 OPERATIONS = [
@@ -43,7 +46,17 @@ OPERATIONS = [
         "Store facts about entities of a kind as rows. A row says what the entity's values and relations are "
         "from time t on; an unchanged row changes nothing, a later one opens a new version and keeps the old one "
         "in its history. Bad rows are refused one by one with a reason; the others are still stored.",
-        example={"kind": "Device", "rows": [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok", "note": "pump room sensor"}, "relations": {"LOCATED_IN": "r1"}}]},
+        example={
+            "kind": "Device",
+            "rows": [
+                {
+                    "key": "d1",
+                    "t": "2026-01-01T00:00:00Z",
+                    "values": {"status": "ok", "note": "pump room sensor"},
+                    "relations": {"LOCATED_IN": "r1"},
+                }
+            ],
+        },
         agent_as="by",
         writes=True,
     ),
@@ -56,7 +69,9 @@ OPERATIONS = [
             KEY,
             Param("t", "time", "when the change became true", required=True),
             Param("values", "object", "the values that change; the others are kept"),
-            Param("relations", "object", "relation type -> key or list of keys, for the relations that change"),
+            Param(
+                "relations", "object", "relation type -> key or list of keys, for the relations that change"
+            ),
             Param("entry", "text", "the id of the entry this change rests on"),
         ),
         'one receipt {"key", "status"}, status as remember gives, or busy',
@@ -90,7 +105,12 @@ OPERATIONS = [
         "related",
         related,
         "read",
-        (KIND, KEY, Param("relation", "text", "a relation type of the kind", required=True), Param("when", "time", "a time; now if not given")),
+        (
+            KIND,
+            KEY,
+            Param("relation", "text", "a relation type of the kind", required=True),
+            Param("when", "time", "a time; now if not given"),
+        ),
         "the keys the relation points at, sorted",
         "The entities one entity points at through a relation, now or at a given time.",
         example={"kind": "Device", "key": "d1", "relation": "LOCATED_IN"},

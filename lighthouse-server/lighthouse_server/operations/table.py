@@ -31,7 +31,10 @@ SCHEMAS: dict[str, dict] = {
     "key": _KEY,
     "ref": _REFERENCE,
     "refs": {"type": "array", "items": _REFERENCE, "maxItems": 200},
-    "time": {"type": "string", "description": "an ISO 8601 time, e.g. 2026-01-31T12:00:00Z (UTC if no offset)"},
+    "time": {
+        "type": "string",
+        "description": "an ISO 8601 time, e.g. 2026-01-31T12:00:00Z (UTC if no offset)",
+    },
     "text": {"type": "string"},
     "texts": {"type": "array", "items": {"type": "string"}},
     "int": {"type": "integer"},
@@ -164,7 +167,9 @@ def converted(operation: Operation, call: Call, arguments: object) -> tuple[dict
     unknown = sorted(set(arguments) - set(params))
     if unknown:
         if operation.agent_as is not None and operation.agent_as in unknown:
-            raise Problem("invalid_argument", f"{operation.agent_as} is the agent of the key and cannot be given")
+            raise Problem(
+                "invalid_argument", f"{operation.agent_as} is the agent of the key and cannot be given"
+            )
         raise Problem("invalid_argument", f"{operation.name} has no argument {unknown[0][:100]!r}")
     for param in params.values():
         if param.required and arguments.get(param.name) is None:

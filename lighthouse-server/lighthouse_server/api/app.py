@@ -1,0 +1,141 @@
+"""The HTTP API: each operation of the table as POST /v1/<name>, JSON in and out; OpenAPI and /docs.
+
+The key comes as `Authorization: Bearer <key>`; a request may name its tenant in `Lighthouse-Tenant`
+(another tenant than the key's is 403). Writes take an `Idempotency-Key` header.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+
+import anyio.to_thread
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from ..operations import TABLE, Operation
+from ..problems import Problem
+
+VERSION = "0.1.0"
+
+
+def _problem_response(problem: Problem) -> JSONResponse:
+    headers = {"Retry-After": str(problem.retry_after)} if problem.retry_after is not None else None
+    return JSONResponse(problem.body(), status_code=problem.status, headers=headers)
+
+
+def _secret(request: Request) -> str | None:
+    given = request.headers.get("authorization", "")
+    scheme, _, secret = given.partition(" ")
+    return secret.strip() if scheme.lower() == "bearer" and secret.strip() else None
+
+
+def _arguments(body: bytes) -> object:
+    if not body.strip():
+        return {}
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise Problem("invalid_body", f"the body is not JSON: {str(error)[:200]}") from None
+
+
+async def _call(service, request: Request, name: str, arguments: object) -> JSONResponse:
+    principal = await anyio.to_thread.run_sync(
+        lambda: service.principal(_secret(request), tenant_named=request.headers.get("lighthouse-tenant"))
+    )
+    idempotency_key = request.headers.get("idempotency-key")
+    result = await anyio.to_thread.run_sync(service.run, principal, name, arguments, idempotency_key)
+    return JSONResponse({"result": result})
+
+
+def _route(app: FastAPI, service, operation: Operation) -> None:
+    async def endpoint(request: Request) -> JSONResponse:
+        return await _call(service, request, operation.name, _arguments(await request.body()))
+
+    schema = operation.input_schema()
+    if operation.example:
+        schema = {**schema, "example": operation.example}
+    app.add_api_route(
+        f"/v1/{operation.name}",
+        endpoint,
+        methods=["POST"],
+        name=operation.name,
+        summary=f"{operation.name} ({operation.scope})",
+        description=f"{operation.description}\n\nCalls `lighthouse.{operation.library_name}`. Result: {operation.result}."
+        + ("\n\nHeavy: limited per key and minute." if operation.heavy else "")
+        + ("\n\nA write: send an `Idempotency-Key` header to make a retry safe." if operation.writes else ""),
+        tags=[operation.scope],
+        openapi_extra={
+            "requestBody": {"required": False, "content": {"application/json": {"schema": schema}}},
+            "security": [{"bearer": []}],
+        },
+    )
+
+
+def build(service, *, lifespan=None) -> FastAPI:
+    @asynccontextmanager
+    async def nothing(_app):
+        yield
+
+    app = FastAPI(
+        title="Lighthouse",
+        version=VERSION,
+        description="Temporal graph memory for agents. Every call needs an API key as a bearer token.",
+        openapi_url="/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+        lifespan=lifespan or nothing,
+    )
+
+    @app.exception_handler(Problem)
+    async def on_problem(_request, problem: Problem):
+        return _problem_response(problem)
+
+    @app.exception_handler(HTTPException)
+    async def on_http(_request, error: HTTPException):
+        code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "invalid_argument")
+        return _problem_response(Problem(code, str(error.detail)))
+
+    @app.exception_handler(RequestValidationError)
+    async def on_invalid(_request, error: RequestValidationError):
+        return _problem_response(Problem("invalid_body", str(error.errors())[:500]))
+
+    @app.exception_handler(Exception)
+    async def on_anything(_request, error: Exception):
+        return _problem_response(Problem("internal", f"an internal error: {type(error).__name__}"))
+
+    @app.get(
+        "/health", tags=["health"], summary="whether the service and its database answer (no key needed)"
+    )
+    async def health():
+        answer = await anyio.to_thread.run_sync(service.health)
+        return JSONResponse(answer, status_code=200 if answer["status"] == "ok" else 503)
+
+    @app.get("/v1/audit", tags=["admin"], summary="the tenant's audit records (admin scope)")
+    async def audit(request: Request):
+        query = dict(request.query_params)
+        if query.get("page_size", "").isdecimal():
+            query["page_size"] = int(query["page_size"])
+        return await _call(service, request, "audit", query)
+
+    @app.get("/v1/kinds", tags=["read"], summary="the tenant's declared kinds")
+    async def kinds(request: Request):
+        return await _call(service, request, "kinds", {})
+
+    for operation in TABLE.values():
+        _route(app, service, operation)
+
+    original = app.openapi
+
+    def openapi():
+        if app.openapi_schema is None:
+            document = original()
+            document.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer"}
+            }
+        return app.openapi_schema
+
+    app.openapi = openapi
+    return app

@@ -1,0 +1,54 @@
+"""The `lighthouse` command: one function per subcommand, each in the module of its area.
+
+`lighthouse demo` runs the README's example; `serve` runs the service; `mcp` serves the tools on
+stdio; `keys` and `kinds` manage a tenant; `history`, `as-of`, `search`, `failures` and `call` are
+quick looks through the operations table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..embedded import ServerError
+from ..problems import Problem
+from ..settings import SettingsError
+from . import demo, keys, kinds, looks, serve
+from .demo import DEFAULT_DATA, DEFAULT_GRAPH, graph_name
+
+__all__ = ["DEFAULT_DATA", "DEFAULT_GRAPH", "graph_name", "main", "parser"]
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="lighthouse", description="Lighthouse: temporal graph memory on FalkorDB."
+    )
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for area in (demo, serve, keys, kinds, looks):
+        area.add(commands)
+    _described(top)
+    return top
+
+
+def _described(parser: argparse.ArgumentParser) -> None:
+    """Each subcommand's --help opens with the line the list of commands shows for it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for listed in action._choices_actions:
+                sub = action.choices[listed.dest]
+                sub.description = sub.description or listed.help
+                _described(sub)
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parser().parse_args(argv)
+    try:
+        return arguments.run(arguments)
+    except (ServerError, SettingsError) as error:
+        print(f"lighthouse: {error}", file=sys.stderr)
+        return 2
+    except Problem as problem:
+        print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

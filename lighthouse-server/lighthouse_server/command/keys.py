@@ -1,0 +1,74 @@
+"""`lighthouse keys create|list|revoke`: on the running server's database, or one started briefly."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .. import audit
+from .. import keys as api_keys
+from ..database import opened
+from .options import add_common, person, settings_of
+
+
+def add(commands) -> None:
+    keys = commands.add_parser("keys", help="create, list and revoke API keys")
+    actions = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = actions.add_parser(
+        "create", help="create a key (shown once) for one tenant, one agent and scopes"
+    )
+    create.add_argument("--tenant", required=True, help="the tenant id: [a-z0-9][a-z0-9_-]{0,62}")
+    create.add_argument(
+        "--agent", required=True, help="the agent name: the `by` of every write made with the key"
+    )
+    create.add_argument(
+        "--scope",
+        action="append",
+        required=True,
+        choices=api_keys.SCOPES,
+        help="a scope; give it once per scope",
+    )
+    listing = actions.add_parser("list", help="list keys (never the keys themselves)")
+    listing.add_argument("--tenant", default=None, help="only this tenant's keys")
+    revoke = actions.add_parser("revoke", help="revoke a key by its id")
+    revoke.add_argument("id", help="the key's id, as create and list show it")
+    for sub in (create, listing, revoke):
+        add_common(sub)
+    create.set_defaults(run=run_create)
+    listing.set_defaults(run=run_list)
+    revoke.set_defaults(run=run_revoke)
+
+
+def run_create(arguments) -> int:
+    with opened(settings_of(arguments)) as db:
+        api_keys.ensure_service_schema(db)
+        try:
+            made = api_keys.create(db, arguments.tenant, arguments.agent, arguments.scope)
+        except ValueError as error:
+            print(f"lighthouse keys create: {error}", file=sys.stderr)
+            return 2
+        shown = {name: value for name, value in made.items() if name != "key"}
+        audit.write(db, tenant=made["tenant"], action="key_created", who=person(), key_id=None, what=shown)
+    print(json.dumps(made, indent=2))
+    print("Keep the key now: it is not shown again and only its hash is stored.", file=sys.stderr)
+    return 0
+
+
+def run_list(arguments) -> int:
+    with opened(settings_of(arguments)) as db:
+        for key in api_keys.listed(db, arguments.tenant):
+            print(json.dumps(key))
+    return 0
+
+
+def run_revoke(arguments) -> int:
+    with opened(settings_of(arguments)) as db:
+        revoked = api_keys.revoke(db, arguments.id)
+        if revoked is None:
+            print(f"lighthouse keys revoke: no key {arguments.id!r}", file=sys.stderr)
+            return 1
+        audit.write(
+            db, tenant=revoked["tenant"], action="key_revoked", who=person(), key_id=None, what=revoked
+        )
+    print(json.dumps(revoked))
+    return 0

@@ -1,0 +1,65 @@
+"""Quick looks for a person, through the operations table: history, as-of, search, failures, and
+`call` for any operation with JSON arguments. They act as the person running them, with every scope."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .. import keys
+from ..database import opened
+from ..operations import TABLE
+from ..service import Service
+from .options import add_common, person, settings_of
+
+
+def add(commands) -> None:
+    looks = {
+        "history": (("kind", "key"), "every version of an entity, oldest first"),
+        "as-of": (("kind", "key", "when"), "what was true about an entity at a time"),
+        "search": (("kind", "question"), "entities of a kind whose text holds the words"),
+        "failures": ((), "the refused writes and why"),
+    }
+    for name, (positionals, said) in looks.items():
+        sub = commands.add_parser(name, help=said)
+        for positional in positionals:
+            sub.add_argument(positional, help=f"the {positional}")
+        sub.add_argument("--tenant", required=True, help="the tenant id")
+        add_common(sub)
+        sub.set_defaults(run=run_look, operation=name.replace("-", "_"), positionals=positionals)
+    call = commands.add_parser("call", help="run any operation of the table with JSON arguments")
+    call.add_argument("operation", choices=sorted(TABLE), metavar="OPERATION", help="the operation's name")
+    call.add_argument("arguments", nargs="?", default="{}", help="its arguments as a JSON object")
+    call.add_argument("--tenant", required=True, help="the tenant id")
+    add_common(call)
+    call.set_defaults(run=run_call)
+
+
+def _run(arguments, operation: str, given: dict) -> int:
+    with opened(settings_of(arguments)) as db:
+        keys.ensure_service_schema(db)
+        service = Service(db, settings_of(arguments))
+        principal = keys.Principal("cli", arguments.tenant, person(), frozenset(keys.SCOPES))
+        result = service.run(principal, operation, given)
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _key(text: str) -> object:
+    return int(text) if text.lstrip("-").isdecimal() else text
+
+
+def run_look(arguments) -> int:
+    given = {name: getattr(arguments, name) for name in arguments.positionals}
+    if "key" in given:
+        given["key"] = _key(given["key"])
+    return _run(arguments, arguments.operation, given)
+
+
+def run_call(arguments) -> int:
+    try:
+        given = json.loads(arguments.arguments)
+    except ValueError as error:
+        print(f"lighthouse call: the arguments are not JSON: {error}", file=sys.stderr)
+        return 2
+    return _run(arguments, arguments.operation, given)

@@ -1,0 +1,95 @@
+"""The operations of the table as MCP tools, through the official SDK's low-level server.
+
+The caller's principal comes from the transport: the bearer token checked by the SDK's token
+verifier over streamable HTTP, the key of LIGHTHOUSE_KEY over stdio. No tool argument names a
+tenant or an agent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from ..encoding import dumps
+from ..operations import TABLE, Operation
+from ..problems import Problem, problem_of
+
+IDEMPOTENCY = {
+    "type": "string",
+    "description": "optional: a key of your choosing; the same write sent again with the same key returns "
+    "the first answer and stores nothing twice (use it when you retry after a timeout)",
+}
+INSTRUCTIONS = (
+    "Lighthouse is a temporal graph memory. Entities belong to kinds (see the kinds tool); each fact is kept "
+    "with the time it became true, and older versions stay readable (history, as_of). Write facts with "
+    "remember, find them with recall or search, keep your work in episodes (open_episode, record, "
+    "close_episode), hand work over with hand_off. Writes answer with receipts: a refused item says why and "
+    "is kept in failures."
+)
+
+
+def tool(operation: Operation) -> types.Tool:
+    schema = operation.input_schema()
+    if operation.writes:
+        schema = {**schema, "properties": {**schema["properties"], "idempotency_key": IDEMPOTENCY}}
+    description = f"{operation.description} Returns {operation.result}."
+    if operation.paged:
+        description += " Paged: the result is {items, next_cursor}; pass next_cursor as cursor for more."
+    return types.Tool(
+        name=operation.name,
+        description=description,
+        input_schema=schema,
+        annotations=types.ToolAnnotations(
+            title=operation.name.replace("_", " "),
+            read_only_hint=operation.read_only,
+            destructive_hint=operation.destructive,
+            idempotent_hint=operation.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def _error(problem: Problem) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(problem.body()))],
+        structured_content=problem.body(),
+        is_error=True,
+    )
+
+
+def server(service, principal_of: Callable[[object], object]) -> Server:
+    """An MCP server for the service; principal_of(ctx) gives the caller's principal or raises Problem."""
+    tools = [tool(operation) for operation in TABLE.values()]
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        try:
+            principal = principal_of(ctx)
+            operation = TABLE.get(params.name)
+            idempotency_key = (
+                arguments.pop("idempotency_key", None) if operation and operation.writes else None
+            )
+            result = await anyio.to_thread.run_sync(
+                service.run, principal, params.name, arguments, idempotency_key
+            )
+        except Exception as error:  # noqa: BLE001 - every refusal as the one shape
+            return _error(problem_of(error))
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=dumps(result))],
+            structured_content={"result": result},
+        )
+
+    return Server(
+        "lighthouse",
+        version="0.1.0",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )

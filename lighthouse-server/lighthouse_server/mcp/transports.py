@@ -1,0 +1,77 @@
+"""The MCP server over streamable HTTP (the key as bearer token, checked by the SDK's token verifier)
+and over stdio (the key from LIGHTHOUSE_KEY)."""
+
+from __future__ import annotations
+
+import anyio
+import anyio.to_thread
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+
+from ..keys import Principal
+from ..problems import Problem
+from .tools import server
+
+
+class KeyVerifier:
+    """The SDK's TokenVerifier: a bearer token is one of our API keys, not revoked."""
+
+    def __init__(self, service) -> None:
+        self.service = service
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            found = await anyio.to_thread.run_sync(self.service.principal, token)
+        except Problem:
+            return None
+        return AccessToken(
+            token=token,
+            client_id=found.key_id,
+            scopes=sorted(found.scopes),
+            claims={"tenant": found.tenant, "agent": found.agent},
+        )
+
+
+def _from_token(ctx) -> Principal:
+    token = get_access_token()
+    if token is None:
+        user = getattr(getattr(ctx, "request", None), "user", None)
+        token = getattr(user, "access_token", None)
+    if token is None or not token.claims:
+        raise Problem("unauthorized", "an API key is needed as the bearer token")
+    return Principal(token.client_id, token.claims["tenant"], token.claims["agent"], frozenset(token.scopes))
+
+
+def http_app(service, *, host: str, port: int):
+    """The Starlette app serving /mcp; its lifespan runs the SDK's session manager."""
+    allowed = [f"{host}:*", "127.0.0.1:*", "localhost:*", "[::1]:*"]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=host in ("127.0.0.1", "localhost", "::1"),
+        allowed_hosts=allowed,
+        allowed_origins=[f"http://{name}" for name in allowed],
+    )
+    auth = AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None, required_scopes=[])
+    return server(service, _from_token).streamable_http_app(
+        streamable_http_path="/mcp",
+        json_response=True,
+        stateless_http=True,
+        transport_security=security,
+        host=host,
+        auth=auth,
+        token_verifier=KeyVerifier(service),
+        max_request_body_size=service.settings.body_limit,
+    )
+
+
+def run_stdio(service, principal: Principal) -> None:
+    """Serves the tools on stdin/stdout until the client closes them."""
+    mcp_server = server(service, lambda _ctx: principal)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await mcp_server.run(read_stream, write_stream, mcp_server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,0 +1,118 @@
+"""The service: who a key is, and one operation of the table run for it.
+
+HTTP and MCP both come here, so a scope, a rate limit, an idempotency key or an audit record is
+checked and kept the same way whichever way the call came in. The tenant's graph comes only from
+lighthouse.tenant() with the key's tenant; no argument can name another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+from lighthouse import tenant
+
+from . import audit, keys
+from .answers import Answers, checked, fingerprint
+from .encoding import jsonable
+from .kinds import Kinds
+from .limits import PerMinute
+from .operations import TABLE, Call, converted, paged
+from .problems import Problem, problem_of
+from .settings import Settings
+
+_log = logging.getLogger(__name__)
+
+
+class Service:
+    def __init__(self, db, settings: Settings) -> None:
+        self.db = db
+        self.settings = settings
+        self.kinds = Kinds(db)
+        self.heavy = PerMinute(settings.heavy_per_minute)
+        self.answers = Answers()
+
+    def principal(self, secret: object, *, tenant_named: str | None = None) -> keys.Principal:
+        """The key's principal; Problem unauthorized for no key or a revoked or unknown one, forbidden
+        when the request names a tenant that is not the key's."""
+        if not secret:
+            raise Problem("unauthorized", "an API key is needed: send it as Authorization: Bearer <key>")
+        try:
+            found = keys.principal(self.db, secret)
+        except Exception as error:  # noqa: BLE001 - the database's state, said in the one shape
+            raise problem_of(error) from None
+        if found is None:
+            raise Problem("unauthorized", "this API key is not known or was revoked")
+        if tenant_named is not None and tenant_named != found.tenant:
+            raise Problem("forbidden", "this API key belongs to another tenant")
+        return found
+
+    def health(self) -> dict:
+        try:
+            self.db.connection.ping()
+        except Exception:  # noqa: BLE001 - any failure to answer is "unreachable"
+            return {"status": "degraded", "database": "unreachable"}
+        return {"status": "ok", "database": "ok"}
+
+    def run(
+        self, principal: keys.Principal, name: str, arguments: object, idempotency_key: object = None
+    ) -> object:
+        """The operation's result as JSON values; Problem for every refusal of the service's own."""
+        operation = TABLE.get(name)
+        if operation is None:
+            raise Problem("not_found", f"no operation {str(name)[:100]!r}")
+        if operation.scope not in principal.scopes:
+            raise Problem(
+                "forbidden", f"{name} needs the {operation.scope!r} scope, which this key does not have"
+            )
+        if idempotency_key is not None and not operation.writes:
+            raise Problem("invalid_argument", f"{name} only reads: an idempotency key is for writes")
+        if operation.heavy:
+            self.heavy.take(principal.key_id, name)
+        graph = tenant(self.db, principal.tenant)
+        call = Call(self, principal, graph)
+        try:
+            library, page = converted(operation, call, arguments if arguments is not None else {})
+            if idempotency_key is None:
+                return self._run(operation, call, library, page, arguments)
+            ident = self.answers.ident(principal.key_id, checked(idempotency_key))
+            print_ = fingerprint(name, arguments or {})
+            with self.answers.held(graph.name, ident):
+                seen, answer = self.answers.found(graph, ident, name, print_)
+                if seen:
+                    return answer
+                answer = self._run(operation, call, library, page, arguments)
+                self.answers.keep(graph, ident, name, print_, answer)
+                return answer
+        except Problem:
+            raise
+        except Exception as error:  # noqa: BLE001 - every other error is said in the one shape
+            problem = problem_of(error)
+            if problem.code in ("internal", "database_error"):
+                _log.exception("%s failed", name)
+            raise problem from None
+
+    def _run(self, operation, call: Call, library: dict, page, arguments) -> object:
+        gate = (
+            self.kinds.gate(call.principal.tenant).writing()
+            if operation.writes and operation.scope != "admin"
+            else contextlib.nullcontext()
+        )
+        with gate:
+            if operation.answer is not None:
+                result = operation.answer(call, library)
+            else:
+                result = operation.function(graph=call.graph, **library)
+        if page is not None:
+            result = paged(result, page)
+        result = jsonable(result)
+        if operation.audited is not None:
+            audit.write(
+                self.db,
+                tenant=call.principal.tenant,
+                action=operation.audited,
+                who=call.principal.agent,
+                key_id=call.principal.key_id,
+                what={"operation": operation.name, "arguments": arguments, "answer": result},
+            )
+        return result

@@ -1,0 +1,94 @@
+"""`lighthouse serve`: the HTTP API, MCP over streamable HTTP and /health on one port (uvicorn).
+
+On SIGINT or SIGTERM uvicorn stops taking connections and lets the requests in flight finish; then
+the embedded FalkorDB is shut down with a save. The FalkorDB child dies with this process even on a
+kill -9 (embedded.start()), so the next start on the same data directory works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+from contextlib import asynccontextmanager
+
+import uvicorn
+
+from . import keys
+from .api import BodyLimit, build
+from .database import announce, started
+from .mcp import http_app
+from .service import Service
+from .settings import Settings
+
+GRACE_SECONDS = 30  # how long a stop waits for the requests in flight
+_log = logging.getLogger(__name__)
+
+
+def application(service: Service):
+    """One ASGI app: /mcp to the MCP server, everything else to the HTTP API; one body limit for both."""
+    settings = service.settings
+    mcp_app = http_app(service, host=settings.host, port=settings.port)
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        async with mcp_app.router.lifespan_context(mcp_app):
+            yield
+
+    api = build(service, lifespan=lifespan)
+
+    async def dispatch(scope, receive, send):
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == "/mcp" or path.startswith("/mcp/")):
+            return await mcp_app(scope, receive, send)
+        return await api(scope, receive, send)
+
+    return BodyLimit(dispatch, settings.body_limit)
+
+
+def _stop_now(_signal, _frame) -> None:
+    raise KeyboardInterrupt
+
+
+def serve(settings: Settings, *, say=print) -> int:
+    # Until uvicorn takes the signals, and once it has given them back (it raises the one it caught
+    # again), a signal ends the start or the run here, so the finally below always stops FalkorDB.
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _stop_now)
+    server = started(settings)
+    announced = None
+    try:
+        db = server.client()
+        keys.ensure_service_schema(db)
+        service = Service(db, settings)
+        config = uvicorn.Config(
+            application(service),
+            host=settings.host,
+            port=settings.port,
+            lifespan="on",
+            timeout_graceful_shutdown=GRACE_SECONDS,
+            log_level="warning",
+            access_log=False,
+        )
+        web = uvicorn.Server(config)
+        announced = announce(server, settings.port)
+        where = (
+            f"data in {server.data_dir}" if server.data_dir else f"FalkorDB at {server.host}:{server.port}"
+        )
+        say(
+            f"Lighthouse on http://{settings.host}:{settings.port} (API /v1, MCP /mcp, docs /docs); {where}",
+            flush=True,
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            web.run()
+        return 0 if web.started else 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_IGN)
+        if announced is not None:
+            with contextlib.suppress(OSError):
+                announced.unlink()
+        server.stop()
+        say("stopped; the database was saved", flush=True)

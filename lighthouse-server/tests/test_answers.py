@@ -1,0 +1,27 @@
+"""Idempotency keys: the first answer kept in the tenant's graph, given again for the same call."""
+
+from __future__ import annotations
+
+import pytest
+from lighthouse_server.answers import Answers, checked, fingerprint
+from lighthouse_server.problems import Problem
+
+
+def test_an_answer_is_kept_and_found_for_the_same_call_only(graph):
+    answers = Answers()
+    ident = answers.ident("key1", "retry-7")
+    print_ = fingerprint("say", {"text": "hi"})
+    assert answers.found(graph, ident, "say", print_) == (False, None)  # a graph nothing was written to
+    answers.keep(graph, ident, "say", print_, {"id": "s", "seq": 1})
+    assert answers.found(graph, ident, "say", print_) == (True, {"id": "s", "seq": 1})
+    answers.keep(graph, ident, "say", print_, {"id": "s", "seq": 2})  # the first answer stays
+    assert answers.found(graph, ident, "say", print_) == (True, {"id": "s", "seq": 1})
+    with pytest.raises(Problem, match="another call"):
+        answers.found(graph, ident, "say", fingerprint("say", {"text": "bye"}))
+    assert answers.found(graph, answers.ident("key2", "retry-7"), "say", print_) == (False, None)
+
+
+@pytest.mark.parametrize("given", ["", "x" * 201, "line\nbreak", 7, None])
+def test_a_bad_idempotency_key_is_refused(given):
+    with pytest.raises(Problem):
+        checked(given)

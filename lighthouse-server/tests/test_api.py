@@ -1,0 +1,149 @@
+"""The HTTP API of the real `lighthouse serve`: errors in one shape, auth, hostile input, idempotency."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from lighthouse_server.operations import TABLE
+from lighthouse_server.problems import CODES
+
+
+def _problem(answer: httpx.Response, code: str) -> dict:
+    body = answer.json()
+    assert answer.status_code == CODES[code], answer.text
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "status", "message"}
+    assert body["error"]["code"] == code and body["error"]["status"] == answer.status_code
+    assert body["error"]["message"]
+    return body["error"]
+
+
+def test_openapi_lists_every_operation_and_docs_are_served(lighthouse):
+    document = httpx.get(f"{lighthouse.url}/openapi.json").json()
+    assert {f"/v1/{name}" for name in TABLE} <= set(document["paths"])
+    remember = document["paths"]["/v1/remember"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ]
+    assert remember["required"] == ["kind", "rows"] and "by" not in remember["properties"]
+    assert httpx.get(f"{lighthouse.url}/docs").status_code == 200
+
+
+def test_health_needs_no_key(lighthouse):
+    assert httpx.get(f"{lighthouse.url}/health").json() == {"status": "ok", "database": "ok"}
+
+
+def test_every_auth_refusal_reads_and_writes_nothing(lighthouse):
+    tenant, admin = lighthouse.tenant()
+    row = {"kind": "Device", "rows": [{"key": "auth1", "t": "2026-01-01T00:00:00Z", "values": {"note": "x"}}]}
+    _problem(lighthouse.post("remember", row), "unauthorized")
+    _problem(lighthouse.post("remember", row, headers={"Authorization": "Basic abc"}), "unauthorized")
+    _problem(lighthouse.post("remember", row, "lh_000000000000_not-a-key"), "unauthorized")
+    reader = lighthouse.key(tenant, scopes=["read"])
+    _problem(lighthouse.post("remember", row, reader), "forbidden")
+    _problem(lighthouse.post("audit", {}, reader), "forbidden")
+    _problem(
+        lighthouse.post("remember", row, admin, headers={"Lighthouse-Tenant": "someone-else"}), "forbidden"
+    )
+    revoked = lighthouse.key(tenant)
+    assert lighthouse.command("keys", "revoke", revoked.split("_")[1]).returncode == 0
+    _problem(lighthouse.post("remember", row, revoked), "unauthorized")
+    assert lighthouse.result("history", {"kind": "Device", "key": "auth1"}, admin)["items"] == []
+    assert (
+        lighthouse.result("remember", row, admin, headers={"Lighthouse-Tenant": tenant})[0]["status"]
+        == "created"
+    )
+
+
+def test_the_error_shape_of_each_code(lighthouse):
+    tenant, key = lighthouse.tenant()
+    _problem(lighthouse.post("history", {"kind": "Device", "key": 1.5}, key), "invalid_argument")
+    _problem(lighthouse.post("history", {"kind": "Device"}, key), "invalid_argument")
+    _problem(lighthouse.post("history", {"kind": "Device", "key": "d", "extra": 1}, key), "invalid_argument")
+    _problem(
+        lighthouse.post("as_of", {"kind": "Device", "key": "d", "when": "not a time"}, key),
+        "invalid_argument",
+    )
+    _problem(lighthouse.post("history", b"{not json", key), "invalid_body")
+    _problem(lighthouse.post("history", b"[1, 2]", key), "invalid_body")
+    assert (
+        "Boat"
+        in _problem(lighthouse.post("history", {"kind": "Boat", "key": "d"}, key), "not_found")["message"]
+    )
+    _problem(lighthouse.post("no_such_operation", {}, key), "not_found")
+    _problem(httpx.get(f"{lighthouse.url}/v1/remember"), "method_not_allowed")
+    _problem(lighthouse.post("history", b"x" * (9 * 1024 * 1024), key), "body_too_large")
+    rows = [
+        {"key": f"n{number}", "t": "2026-01-01T00:00:00Z", "values": {"note": "x"}} for number in range(30)
+    ]
+    lighthouse.result("remember", {"kind": "Device", "rows": rows}, key)
+    everything = ",".join(f"({name}:Entity)" for name in "abcdef")  # 30**6 rows: stopped at the time limit
+    slow = {"query": f"MATCH {everything} WHERE a.key + b.key + c.key + d.key + e.key + f.key = '' RETURN a"}
+    _problem(lighthouse.post("cypher", slow, key), "too_slow")
+
+
+def test_heavy_calls_are_limited_per_key(lighthouse):
+    tenant, key = lighthouse.tenant()
+    for _ in range(5):
+        lighthouse.result("groups", {"kinds": ["Device"]}, key)
+    refused = lighthouse.post("groups", {"kinds": ["Device"]}, key)
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    _problem(refused, "rate_limited")
+    assert lighthouse.result("groups", {"kinds": ["Device"]}, lighthouse.key(tenant)) == []  # another key
+
+
+def test_a_write_is_by_the_key_agent_whatever_the_request_says(lighthouse):
+    tenant, _ = lighthouse.tenant()
+    key = lighthouse.key(tenant, agent="night-shift")
+    row = {"key": "by1", "t": "2026-01-01T00:00:00Z", "values": {"note": "x"}}
+    _problem(
+        lighthouse.post("remember", {"kind": "Device", "rows": [row], "by": "mallory"}, key),
+        "invalid_argument",
+    )
+    _problem(lighthouse.post("claim", {"kind": "inspection", "agent": "mallory"}, key), "invalid_argument")
+    assert lighthouse.result("history", {"kind": "Device", "key": "by1"}, key)["items"] == []
+    lighthouse.result("remember", {"kind": "Device", "rows": [row]}, key)
+    assert [
+        state["by"] for state in lighthouse.result("history", {"kind": "Device", "key": "by1"}, key)["items"]
+    ] == ["night-shift"]
+    lighthouse.result("open_episode", {"episode_id": "e-by"}, key)
+    assert lighthouse.result("episode", {"episode_id": "e-by"}, key)["by"] == "night-shift"
+
+
+def test_library_limits_at_and_past_their_edge(lighthouse):
+    tenant, key = lighthouse.tenant()
+    edge = {"key": "big", "t": "2026-01-01T00:00:00Z", "values": {"status": "s" * 100_000}}
+    past = {"key": "bigger", "t": "2026-01-01T00:00:00Z", "values": {"status": "s" * 100_001}}
+    receipts = lighthouse.result("remember", {"kind": "Device", "rows": [edge, past]}, key)
+    assert [receipt["status"] for receipt in receipts] == ["created", "invalid"]
+    assert receipts[1]["reason"]
+    assert lighthouse.result("entities", {"kind": "Device"}, key)["items"] == ["big"]
+    assert [failure["key"] for failure in lighthouse.result("failures", {"kind": "Device"}, key)] == [
+        "bigger"
+    ]
+    wrong = lighthouse.post("remember", {"kind": "Device", "rows": "not rows"}, key)
+    _problem(wrong, "invalid_argument")
+    hostile = lighthouse.post(
+        "say", {"user": "u", "session_id": "s", "role": "user", "text": "x", "at": "2999-01-01"}, key
+    )
+    assert hostile.json()["result"]["status"] == "invalid"
+    assert lighthouse.result("messages", {"user": "u", "session_id": "s"}, key) == []
+
+
+def test_the_same_idempotency_key_gives_the_first_answer_and_writes_once(lighthouse):
+    tenant, key = lighthouse.tenant()
+    say = {"user": "u", "session_id": "s", "role": "user", "text": "hello"}
+    first = lighthouse.result("say", say, key, headers={"Idempotency-Key": "retry-1"})
+    again = lighthouse.result("say", say, key, headers={"Idempotency-Key": "retry-1"})
+    assert first == again == {"id": "s", "seq": 1, "status": "said"}
+    assert len(lighthouse.result("messages", {"user": "u", "session_id": "s"}, key)) == 1
+    other = lighthouse.post("say", {**say, "text": "bye"}, key, headers={"Idempotency-Key": "retry-1"})
+    _problem(other, "invalid_argument")
+    _problem(
+        lighthouse.post("history", {"kind": "Device", "key": "x"}, key, headers={"Idempotency-Key": "r"}),
+        "invalid_argument",
+    )
+    assert lighthouse.result("say", say, key)["seq"] == 2  # without the key, a second message
+
+
+@pytest.mark.parametrize("name", sorted(TABLE))
+def test_every_operation_refuses_a_call_without_a_key(lighthouse, name):
+    _problem(lighthouse.post(name, TABLE[name].example), "unauthorized")

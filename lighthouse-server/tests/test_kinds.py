@@ -1,0 +1,110 @@
+"""A tenant's kinds: declared as JSON, stored in its own graph, seen by every process, schema made once."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+from lighthouse import Kind, tenant
+from lighthouse_server.kinds import DECLARATION, Kinds, built, checked
+from lighthouse_server.problems import Problem
+
+ROOM = {"label": "Room", "key": "code"}
+DEVICE = {
+    "label": "Device",
+    "key": "serial",
+    "text": ["note"],
+    "relations": {"LOCATED_IN": "Room", "NEAR": "self"},
+}
+
+
+@pytest.fixture
+def tenant_id(db):
+    name = f"k{uuid.uuid4().hex[:10]}"
+    yield name
+    try:
+        tenant(db, name).delete()
+    except Exception:  # noqa: BLE001, S110 - a test that stored nothing leaves no graph
+        pass
+
+
+def test_declared_kinds_are_stored_in_the_tenant_graph_and_seen_by_another_process(db, tenant_id):
+    assert Kinds(db).declare(tenant_id, [ROOM, DEVICE], "admin") == [
+        {"label": "Room", "status": "declared"},
+        {"label": "Device", "status": "declared"},
+    ]
+    stored = (
+        tenant(db, tenant_id).ro_query(f"MATCH (d:{DECLARATION}) RETURN d.label ORDER BY d.label").result_set
+    )
+    assert stored == [["Device"], ["Room"]]
+    elsewhere = Kinds(db)  # another process: nothing cached
+    device = elsewhere.kind(tenant_id, "Device")
+    assert isinstance(device, Kind) and device.key == "serial" and device.text == ("note",)
+    assert device.relations["LOCATED_IN"].label == "Room" and device.relations["NEAR"] is device
+    assert Kinds(db).declare(tenant_id, [ROOM], "admin") == [{"label": "Room", "status": "unchanged"}]
+    indexes = (
+        tenant(db, tenant_id).ro_query("CALL db.indexes() YIELD label RETURN collect(label)").result_set[0][0]
+    )
+    assert "Device" in indexes  # ensure_schema ran
+
+
+def test_an_undeclared_kind_is_not_found(db, tenant_id):
+    with pytest.raises(Problem) as raised:
+        Kinds(db).kind(tenant_id, "Boat")
+    assert raised.value.code == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("declarations", "code", "says"),
+    [
+        ([{"label": "Device", "relations": {"IN": "Room"}}], "not_found", "not declared"),
+        (
+            [{"label": "A", "relations": {"B": "B"}}, {"label": "B", "relations": {"A": "A"}}],
+            "invalid_argument",
+            "circle",
+        ),
+        ([{"label": "State"}], "invalid_argument", "State"),
+        ([{"label": "Room", "colour": "red"}], "invalid_argument", "no field"),
+        ([{"label": "Room", "dimensions": True}], "invalid_argument", "dimensions"),
+        ("Room", "invalid_argument", "list"),
+        ([], "invalid_argument", "list"),
+    ],
+)
+def test_a_bad_declaration_is_refused_and_nothing_is_stored(db, tenant_id, declarations, code, says):
+    with pytest.raises(Problem) as raised:
+        Kinds(db).declare(tenant_id, declarations, "admin")
+    assert raised.value.code == code and says in raised.value.message
+    assert Kinds(db).declared(tenant_id)[0] == {}
+
+
+def test_a_key_cannot_change(db, tenant_id):
+    Kinds(db).declare(tenant_id, [ROOM], "admin")
+    with pytest.raises(Problem, match="cannot change"):
+        Kinds(db).declare(tenant_id, [{"label": "Room", "key": "number"}], "admin")
+
+
+def test_writers_wait_while_the_schema_changes(db, tenant_id):
+    kinds = Kinds(db)
+    gate = kinds.gate(tenant_id)
+    order: list[str] = []
+    with gate.changing():
+        writer = threading.Thread(target=lambda: gate.writing().__enter__() or order.append("wrote"))
+        writer.start()
+        time.sleep(0.3)
+        order.append("changed")
+    writer.join(timeout=5)
+    assert order == ["changed", "wrote"]
+
+
+def test_checked_gives_every_field():
+    assert checked({"label": "Room"}) == {
+        "label": "Room",
+        "key": "key",
+        "times": [],
+        "text": [],
+        "relations": {},
+        "dimensions": 0,
+    }
+    assert set(built({"Room": checked(ROOM)})) == {"Room"}

@@ -1,0 +1,119 @@
+"""`lighthouse serve` as a process: a clean stop on SIGTERM with every acknowledged write kept, no orphan
+FalkorDB after a kill -9, a restart on the same data directory, and a database that stops answering."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import httpx
+from lighthouse_server.database import RUNNING
+from redis import Redis
+
+from conftest import KINDS, Lighthouse
+
+
+def _falkordb_pid(data) -> int:
+    found = json.loads((data / RUNNING).read_text())
+    return Redis(found["host"], found["port"]).info("server")["process_id"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is not alive
+        return "zombie" not in open(f"/proc/{pid}/status").read().lower().split("state:")[1][:20]
+    except OSError:
+        return False
+
+
+def test_sigterm_during_writes_loses_no_acknowledged_write_and_a_restart_keeps_everything(tmp_path):
+    running = Lighthouse(tmp_path / "data", fsync="always").start()
+    key = running.key("durable")
+    running.result("declare_kinds", {"kinds": KINDS}, key)
+    first = running.result(
+        "say",
+        {"user": "u", "session_id": "s", "role": "user", "text": "once"},
+        key,
+        headers={"Idempotency-Key": "k1"},
+    )
+    acknowledged: list[str] = []
+    stop = threading.Event()
+
+    def write() -> None:
+        number = 0
+        with httpx.Client(timeout=30) as client:
+            while not stop.is_set():
+                row = {"key": f"w{number}", "t": "2026-01-01T00:00:00Z", "values": {"note": "x"}}
+                try:
+                    answer = client.post(
+                        f"{running.url}/v1/remember",
+                        json={"kind": "Device", "rows": [row]},
+                        headers={"Authorization": f"Bearer {key}"},
+                    )
+                except httpx.HTTPError:
+                    return
+                if answer.status_code == 200 and answer.json()["result"][0]["status"] == "created":
+                    acknowledged.append(row["key"])
+                number += 1
+
+    writers = [threading.Thread(target=write) for _ in range(3)]
+    for writer in writers:
+        writer.start()
+    time.sleep(1.5)
+    falkordb = _falkordb_pid(running.data)
+    assert running.stop(signal.SIGTERM) == 0
+    stop.set()
+    for writer in writers:
+        writer.join(timeout=30)
+    assert not _alive(falkordb)
+    assert len(acknowledged) > 10
+    again = running.start()
+    kept = again.result("entities", {"kind": "Device", "page_size": 1000}, key)["items"]
+    assert set(acknowledged) <= set(kept)
+    repeat = again.result(
+        "say",
+        {"user": "u", "session_id": "s", "role": "user", "text": "once"},
+        key,
+        headers={"Idempotency-Key": "k1"},
+    )
+    assert repeat == first and len(again.result("messages", {"user": "u", "session_id": "s"}, key)) == 1
+    assert again.stop() == 0
+
+
+def test_kill_9_leaves_no_falkordb_and_the_next_start_works(tmp_path):
+    running = Lighthouse(tmp_path / "data").start()
+    key = running.key("killed")
+    running.result("declare_kinds", {"kinds": KINDS}, key)
+    falkordb = _falkordb_pid(running.data)
+    running.process.kill()
+    running.process.wait(timeout=30)
+    running.log.close()
+    deadline = time.monotonic() + 10
+    while _alive(falkordb) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(falkordb)
+    again = running.start()
+    assert [kind["label"] for kind in again.result("kinds", {}, key)] == ["Device", "Room"]
+    assert again.stop() == 0
+
+
+def test_a_database_that_stops_answering_is_503(tmp_path):
+    running = Lighthouse(tmp_path / "data").start()
+    key = running.key("down")
+    found = json.loads((running.data / RUNNING).read_text())
+    try:
+        Redis(found["host"], found["port"]).shutdown(nosave=True)
+    except Exception:  # noqa: BLE001, S110 - the server closes the connection as it goes
+        pass
+    time.sleep(0.5)
+    assert httpx.get(f"{running.url}/health").status_code == 503
+    time.sleep(2.5)  # the key's check is remembered for 2 s
+    answer = running.post("kinds", {}, key)
+    assert answer.status_code == 503 and answer.json()["error"]["code"] == "database_unavailable"
+    assert running.stop() == 0
