@@ -41,7 +41,7 @@ VOCABULARY = tuple(_WORDS.split())
 NOTE_WORDS = 3
 
 # What the reads give besides the values of a State.
-STATE_FIELDS = frozenset({"valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry"})
+STATE_FIELDS = frozenset({"valid_from", "valid_to", "seen_last", "recorded_at", "by", "entry", "fp"})
 
 
 def iso(moment: datetime) -> str:

@@ -100,8 +100,16 @@ def checked(value: object, *, present_time: datetime | None = None) -> datetime:
 
 
 def written_at(at: object) -> str:
-    """The time of a record write: now when not given (None or blank), else a checked time, as text."""
-    return now() if not given(at) else stamp_of(checked(at))
+    """The time of a record write: now when not given (None or blank), else a checked time, as text.
+
+    A time of a write is content, so anything that is not one, a wrong type included, is a TimeError
+    (a Refused): the write's one try turns it into a refusal receipt."""
+    if not given(at):
+        return now()
+    try:
+        return stamp_of(checked(at))
+    except WrongType as error:
+        raise TimeError(str(error)) from None
 
 
 def stamp_of(moment: datetime) -> str:

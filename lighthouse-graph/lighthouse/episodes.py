@@ -22,10 +22,9 @@ from redis.exceptions import ResponseError
 
 from . import clock, references
 from . import values as limits
-from .errors import Refused, WrongType
+from .errors import Refused
 from .graphs import read
-from .kinds import PLAIN_NAME
-from .write.failures import refuse
+from .write.failures import refused
 
 OUTCOME = "outcome"  # the type of the entry that closes its episode
 VALUE_PREFIX = "v_"
@@ -79,42 +78,9 @@ def not_ended(seen: list) -> tuple[str, str] | None:
     return None
 
 
-def record_values(given: object, reserved: frozenset[str], owner: str) -> dict:
-    """The values of a record, from a plain copy: a dict of property names (none of `reserved`) to
-    storable values, at most 200; a None value is left out. Refused otherwise."""
-    if given is None:
-        return {}
-    if type(given) is not dict:
-        raise Refused(f"values must be a dict, not {type(given).__name__}")
-    if len(given) > limits.MAX_VALUES:
-        raise Refused(f"values holds more than {limits.MAX_VALUES} values")
-    checked = {}
-    for named, item in given.items():
-        if not PLAIN_NAME.match(named):
-            raise Refused(f"the name of a value must be a property name: {limits.shown(named)}")
-        if named in reserved:
-            raise Refused(f"the name {named!r} belongs to the {owner}")
-        if item is not None:
-            checked[named] = limits.value(item, f"the value {named!r}")
-    return checked
-
-
-def moment(at: object) -> str:
-    """The time of a write as text (now when not given); a bad or future time is Refused."""
-    try:
-        return clock.written_at(at)
-    except WrongType as error:
-        raise Refused(str(error)) from None
-
-
 def text_of(checked: dict) -> str:
     """The text values of an entry, in the order of their names, one per line."""
     return "\n".join(item for _name, item in sorted(checked.items()) if isinstance(item, str))
-
-
-def _refused(graph, kind: str, key: str, content: object, status: str, reason: str, by: str) -> dict:
-    refuse(graph, kind, key, content, status, reason, by)
-    return {"id": None, "status": status, "reason": reason}
 
 
 # Creates the episode and its ABOUT edges only when it is new and every entity it is about exists.
@@ -146,9 +112,9 @@ def open_episode(graph, episode_id: object, by: object, about: object = (), at: 
         for label, _key in subjects:
             if references.is_record(label):
                 raise Refused(f"an episode is about entities, not a {label}")
-        started = moment(content["at"])
+        started = clock.written_at(content["at"])
     except Refused as error:
-        return _refused(graph, "Episode", episode_key, content, error.reason, str(error), writer)
+        return refused(graph, "Episode", episode_key, content, error.reason, str(error), writer)
     clause, params = references.finding(subjects)
     params.update(
         {"id": episode_key, "by": writer, "at": started, "now": clock.now(), "expected": len(subjects)}
@@ -156,11 +122,11 @@ def open_episode(graph, episode_id: object, by: object, about: object = (), at: 
     try:
         existed, complete = graph.query(clause + _OPEN, params).result_set[0]
     except ResponseError as error:
-        return _refused(graph, "Episode", episode_key, content, "failed", str(error), writer)
+        return refused(graph, "Episode", episode_key, content, "failed", str(error), writer)
     if existed:
         return {"id": episode_key, "status": "exists"}
     if not complete:
-        return _refused(graph, "Episode", episode_key, content, "missing", MISSING, writer)
+        return refused(graph, "Episode", episode_key, content, "missing", MISSING, writer)
     return {"id": episode_key, "status": "opened"}
 
 
@@ -213,12 +179,12 @@ def _append(graph, episode_id, entry_type, by, values, cites, at) -> dict:
     content: object = {"type": kind, "values": values, "cites": cites, "at": at}
     try:
         content = limits.plain(content, "the entry")
-        checked = record_values(content["values"], ENTRY_FIELDS, "entry")
+        checked = limits.record_values(content["values"], ENTRY_FIELDS, "entry")
         evidence = references.parse_all(content["cites"], "cites")
-        observed = moment(content["at"])
+        observed = clock.written_at(content["at"])
         limits.measured({"type": kind, "values": checked, "cites": evidence}, "an entry")
     except Refused as error:
-        return _refused(graph, "Entry", episode_key, content, error.reason, str(error), writer)
+        return refused(graph, "Entry", episode_key, content, error.reason, str(error), writer)
     names = tuple(checked)
     clause, params = references.finding(evidence)
     params.update({f"value_{number}": checked[name] for number, name in enumerate(names)})
@@ -240,16 +206,16 @@ def _append(graph, episode_id, entry_type, by, values, cites, at) -> dict:
     try:
         known, closed, count, complete = graph.query(clause + _append_query(names), params).result_set[0]
     except ResponseError as error:
-        return _refused(graph, "Entry", episode_key, content, "failed", str(error), writer)
+        return refused(graph, "Entry", episode_key, content, "failed", str(error), writer)
     if not known:
-        return _refused(graph, "Entry", episode_key, content, "unknown", UNKNOWN, writer)
+        return refused(graph, "Entry", episode_key, content, "unknown", UNKNOWN, writer)
     if closed:
-        return _refused(graph, "Entry", episode_key, content, "closed", CLOSED, writer)
+        return refused(graph, "Entry", episode_key, content, "closed", CLOSED, writer)
     if count >= MAX_ENTRIES:
         reason = f"the episode already has {MAX_ENTRIES:,} entries"
-        return _refused(graph, "Entry", episode_key, content, "full", reason, writer)
+        return refused(graph, "Entry", episode_key, content, "full", reason, writer)
     if not complete:
-        return _refused(graph, "Entry", episode_key, content, "missing", MISSING, writer)
+        return refused(graph, "Entry", episode_key, content, "missing", MISSING, writer)
     return {"id": f"{episode_key}/{count + 1}", "seq": count + 1, "status": "recorded"}
 
 
@@ -288,7 +254,7 @@ def close_episode(
 # An entry's fields as the reads below collect them, without serial and words.
 _ENTRY = (
     "[{0}.id, {0}.seq, {0}.type, {0}.by, {0}.at, {0}.recorded_at, {0}.content, {0}.invalidated_at, "
-    "{0}.invalidated_by, coalesce({0}.invalidated_why, {0}.invalidated_reason)]"
+    "{0}.invalidated_by, {0}.invalidated_why]"
 )
 _EPISODE_FIELDS = "ep.id, ep.by, ep.opened_at, ep.recorded_at, coalesce(ep.entry_count, 0), ep.closed_at"
 
@@ -318,14 +284,11 @@ def stored_entry(entry_id, seq, entry_type, by, at, content) -> dict:
     }
 
 
-def _entry(listed: list, with_values: bool = False) -> dict:
-    """An entry as episode() gives it: its values at the top level beside its own fields (and also under
-    "values" with_values)."""
+def _entry(listed: list) -> dict:
+    """An entry as episode() gives it: its values at the top level beside its own fields."""
     entry_id, seq, kind, by, at, recorded_at, content, marked_at, marked_by, marked_why, cites = listed
     given = json.loads(content)
     shown = {**given, "id": entry_id, "seq": seq, "type": kind, "at": clock.from_store(at)}
-    if with_values:
-        shown["values"] = dict(given)
     shown.update({"recorded_at": clock.from_store(recorded_at), "by": by})
     if marked_at is not None:
         marks = {"invalidated_at": clock.from_store(marked_at), "invalidated_by": marked_by}
@@ -342,9 +305,9 @@ def _episode_fields(ep_id, by, opened_at, recorded_at, entry_count, closed_at) -
     return shown
 
 
-def _episode(row: list, with_values: bool = False) -> dict:
+def _episode(row: list) -> dict:
     *fields, about, listed = row
-    entries = [_entry(item, with_values) for item in listed if item is not None]
+    entries = [_entry(item) for item in listed if item is not None]
     entries.sort(key=lambda entry: entry["seq"])
     return {**_episode_fields(*fields), "about": references.shown(about), "entries": entries}
 
@@ -352,19 +315,21 @@ def _episode(row: list, with_values: bool = False) -> dict:
 def episode(graph, episode_id: object) -> dict | None:
     """An episode: id, by, opened_at, recorded_at, entry_count, closed_at once closed, about (reference
     pairs) and its entries in order (id, seq, type, at, recorded_at, by, the values, the invalidation
-    marks if marked, cites). None when there is none. A bad id raises Refused. One query."""
+    marks if marked, cites). None when there is none. A bad id raises Refused. One query. Nothing is
+    written; database errors pass as ResponseError.
+    """
     result = read(graph, "MATCH (ep:Episode {id: $id}) " + _EPISODE, {"id": checked_episode_id(episode_id)})
     return _episode(result[0]) if result else None
 
 
 def episodes_by_id(graph, ids: list) -> dict[str, dict]:
-    """Several episodes in one round trip, as episode() gives each, every entry also holding its values
-    under "values" (what promotion's rule view reads): id -> episode, unknown ids left out."""
+    """Several episodes in one round trip, each exactly as episode() gives it (what promotion's rule
+    gets): id -> episode, unknown ids left out. Refused for ids that are not a list of episode ids."""
     if type(ids) not in (list, tuple) or len(ids) > MAX_LIMIT:
         raise Refused(f"ids is a list of at most {MAX_LIMIT:,} episode ids")
     wanted = sorted({checked_episode_id(one) for one in ids})
     rows = read(graph, "UNWIND $ids AS wanted MATCH (ep:Episode {id: wanted}) " + _EPISODE, {"ids": wanted})
-    return {shown["id"]: shown for shown in (_episode(row, with_values=True) for row in rows)}
+    return {shown["id"]: shown for shown in (_episode(row) for row in rows)}
 
 
 # The outcome is the last entry of a closed episode, found by its id through the index.
@@ -382,7 +347,8 @@ def episodes_about(graph, kind: object, key: object, *, limit: int | None = None
     Episode's fields and "outcome", its outcome entry as episode() gives entries, or None while open.
 
     kind is a Kind or an entity's label; a bad key raises Refused. limit (ours): at most that many, 1 to
-    1,000; all of them without one. One query.
+    1,000; all of them without one. One query. Refused (a ValueError) also for a record's label or a bad
+    limit. Nothing is written; database errors pass as ResponseError.
     """
     label, checked_key = references.parse((kind, key))
     if references.is_record(label):

@@ -9,7 +9,7 @@ import uuid
 from redis.exceptions import ResponseError
 
 from .errors import SchemaNotReady
-from .kinds import OWNED_RELATIONS, VECTOR, Kind
+from .kinds import OWNED_RELATIONS, VECTOR, Kind, is_kind
 from .values import Refused, WrongType, shown, whole
 
 WORLD = "world"
@@ -56,6 +56,7 @@ def world(db, *, name: str = WORLD):
     """The graph that every tenant shares: db.select_graph("world"), or the one name a setting gives.
 
     Raises Refused (a ValueError) for a name that is not 1 to 63 lower-case letters, digits, _ or -.
+    Nothing is read or written.
     """
     if type(name) is not str or not _TENANT.match(name):
         raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {shown(name)}")
@@ -65,7 +66,8 @@ def world(db, *, name: str = WORLD):
 def tenant(db, tenant_id):
     """The graph of one tenant: "tenant:<id>". The one place a tenant's graph is named.
 
-    Raises Refused (a ValueError) for an id that is not [a-z0-9][a-z0-9_-]{0,62}, None included.
+    Raises Refused (a ValueError) for an id that is not [a-z0-9][a-z0-9_-]{0,62}, None included. Nothing
+    is read or written.
     """
     if type(tenant_id) is not str or not _TENANT.match(tenant_id):
         raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {shown(tenant_id)}")
@@ -198,7 +200,7 @@ def _wait_until_built(graph, wait: float, *, constraints: bool = True) -> None:
 
 def _every_kind(kinds: object) -> dict[str, Kind]:
     """Each Kind given and each Kind they point at, by label; Refused for one label with two keys."""
-    if type(kinds) not in (list, tuple) or not all(type(kind) is Kind for kind in kinds):
+    if type(kinds) not in (list, tuple) or not all(is_kind(kind) for kind in kinds):
         raise WrongType("kinds must be a list or tuple of Kind")
     every: dict[str, Kind] = {}
     waiting = list(kinds)

@@ -15,10 +15,10 @@ from redis.exceptions import ResponseError
 
 from . import clock, references
 from . import values as limits
-from .episodes import VALUE_PREFIX, moment, record_values
+from .episodes import VALUE_PREFIX
 from .errors import Refused, WrongType
 from .graphs import read
-from .write.failures import refuse
+from .write.failures import refuse, refused
 
 MAX_LIMIT = 1_000
 
@@ -26,11 +26,6 @@ MAX_LIMIT = 1_000
 HANDOFF_FIELDS = frozenset({"id", "by", "to", "at", "recorded_at", "accepted_at", "points_to"})
 
 MISSING = "something it points at does not exist"
-
-
-def _refused(graph, key: str, content: object, status: str, reason: str, by: str) -> dict:
-    refuse(graph, "Handoff", key, content, status, reason, by)
-    return {"id": None, "status": status, "reason": reason}
 
 
 @lru_cache(maxsize=512)
@@ -82,11 +77,11 @@ def hand_off(
         things = references.parse_all(content["points_to"], "points_to")
         if not things:
             raise Refused("a handoff must point at something: an entry, an episode, an entity, a lesson")
-        checked = record_values(content["values"], HANDOFF_FIELDS, "handoff")
-        given = moment(content["at"])
+        checked = limits.record_values(content["values"], HANDOFF_FIELDS, "handoff")
+        given = clock.written_at(content["at"])
         limits.measured({"points_to": things, "values": checked}, "a handoff")
     except Refused as error:
-        return _refused(graph, handoff, content, error.reason, str(error), giver)
+        return refused(graph, "Handoff", handoff, content, error.reason, str(error), giver)
     names = tuple(checked)
     clause, params = references.finding(things)
     params.update({f"value_{number}": checked[name] for number, name in enumerate(names)})
@@ -104,11 +99,11 @@ def hand_off(
     try:
         existed, complete = graph.query(clause + _give_query(names), params).result_set[0]
     except ResponseError as error:
-        return _refused(graph, handoff, content, "failed", str(error), giver)
+        return refused(graph, "Handoff", handoff, content, "failed", str(error), giver)
     if existed:
         return {"id": handoff, "status": "exists"}
     if not complete:
-        return _refused(graph, handoff, content, "missing", MISSING, giver)
+        return refused(graph, "Handoff", handoff, content, "missing", MISSING, giver)
     return {"id": handoff, "status": "given"}
 
 
@@ -173,6 +168,7 @@ def handoffs_for(graph, agent: object, waiting_only: bool = True, *, limit: int 
 
     waiting_only=True leaves out the accepted ones. A bad agent raises Refused, a waiting_only that is not
     a bool WrongType. limit (ours): at most that many, 1 to 1,000; all of them without one. One query.
+    Nothing is written; database errors pass as ResponseError.
     """
     receiver = limits.name(agent, "the agent")
     if type(waiting_only) is not bool:

@@ -26,8 +26,8 @@ from . import clock, references
 from . import values as limits
 from .errors import Refused, WrongType
 from .graphs import read
-from .kinds import STATE_KIND, Kind
-from .write.failures import refuse
+from .kinds import STATE_KIND, is_kind
+from .write.failures import refused
 
 MAX_REACH = 10_000  # entries followed from what is asked about; past it the answer is cut
 MAX_DERIVED = 10_000  # States drawn from those entries that an answer lists
@@ -237,7 +237,7 @@ def impact_of_state(graph, kind: object, key: object, since: object, until: obje
     WrongType (a TypeError); a bad key, a missing or bad time, or since not earlier than until raise
     Refused (a ValueError). Database errors propagate.
     """
-    if not isinstance(kind, Kind):
+    if not is_kind(kind):
         raise WrongType(f"kind must be a Kind, not {type(kind).__name__}")
     checked_key = limits.key(key, f"the key of a {kind.label}")
     begin, end = clock.parse(since), clock.parse(until)
@@ -291,26 +291,19 @@ def invalidate_entry(graph, entry_id: object, by: object, reason: object, at: ob
         why = _reason(content["reason"])
         when = clock.written_at(content["at"])
     except (Refused, WrongType) as error:
-        return _refused(graph, checked, {"reason": reason, "at": at}, "invalid", str(error), marker)
+        return refused(graph, "Entry", checked, {"reason": reason, "at": at}, "invalid", str(error), marker)
     try:
         marked = read(graph, "MATCH (n:Entry {id: $id}) RETURN n.invalidated_at IS NOT NULL", {"id": checked})
         if not marked:
-            return _refused(graph, checked, content, "unknown", f"there is no entry {checked!r}", marker)
+            return refused(
+                graph, "Entry", checked, content, "unknown", f"there is no entry {checked!r}", marker
+            )
         if marked[0][0]:
             return {"id": checked, "status": "exists"}
         impact = impact_of_entry(graph, checked)
         written = graph.query(_MARK, {"id": checked, "by": marker, "why": why, "at": when}).result_set
     except ResponseError as error:
-        return _refused(graph, checked, content, "failed", str(error), marker)
+        return refused(graph, "Entry", checked, content, "failed", str(error), marker)
     if not written:  # another call marked it between the read and the write
         return {"id": checked, "status": "exists"}
     return {"id": checked, "status": "invalidated", "impact": impact}
-
-
-def _refused(graph, entry_id: str, content: object, status: str, reason: str, by: str) -> dict:
-    try:
-        refuse(graph, "Entry", entry_id, content, status, reason, by)
-    except ResponseError:  # the database that refused the mark may refuse its record too
-        if status != "failed":
-            raise
-    return {"id": None, "status": status, "reason": reason}

@@ -158,10 +158,10 @@ class Kind:
             _plain(relation, "a relation type")
             if relation in OWNED_RELATIONS:
                 raise Refused(f"the relation type {relation!r} belongs to the library")
-            # str.__eq__ and issubclass(type()): a target cannot compare or pass as a Kind by a lie.
-            if isinstance(target, str) and str.__eq__(target, SELF) is True:
+            # type(), str.__eq__ and is_kind(): a target cannot pass as text or a Kind, or compare, by a lie.
+            if issubclass(type(target), str) and str.__eq__(target, SELF) is True:
                 target = self
-            elif not issubclass(type(target), Kind):
+            elif not is_kind(target):
                 raise WrongType(f"the target of {relation} must be a Kind or SELF, not {_sort_of(target)}")
             targets[relation] = target
         if type(self.dimensions) is not int or not 0 <= self.dimensions <= 4096:
@@ -186,3 +186,9 @@ class Kind:
 
     def __repr__(self) -> str:
         return f"Kind({self.label!r}, key={self.key!r})"
+
+
+def is_kind(given: object) -> bool:
+    """True for exactly a Kind. Not isinstance(), which an object's __class__ property fools, and not a
+    subclass, whose fields could read one way when checked and another when a query is built."""
+    return type(given) is Kind

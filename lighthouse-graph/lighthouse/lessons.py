@@ -13,7 +13,6 @@ from its answer. FalkorDB runs one write of a graph at a time, so an episode is 
 
 from __future__ import annotations
 
-import contextlib
 from functools import lru_cache
 
 from redis.exceptions import ResponseError
@@ -22,8 +21,7 @@ from . import clock, references
 from . import values as limits
 from .errors import Refused, WrongType
 from .graphs import read
-from .kinds import PLAIN_NAME
-from .write.failures import refuse
+from .write.failures import refused
 
 KIND = "Lesson"
 # The value names the API reserves for a lesson: what the library stores on it, and its read-back lists.
@@ -35,13 +33,6 @@ EPISODE_MISSING = "an episode it rests on does not exist or has not ended"
 ENTITY_MISSING = "something it refers to does not exist"
 RETIRED = "the lesson is retired"
 WEIGHT_BOUND = 2**62  # beyond any weight a lesson can reach, and inside what a query parameter holds
-
-
-def refused(graph, lesson_id: str, content: object, status: str, reason: str, by: str) -> dict:
-    """The refusal receipt ({"id": None, "status", "reason"}), with its WriteFailure stored."""
-    with contextlib.suppress(ResponseError):  # a database that refused the write may refuse this too
-        refuse(graph, KIND, lesson_id, content, status, reason, by)
-    return {"id": None, "status": status, "reason": reason}
 
 
 def checked_statement(given: object) -> str:
@@ -69,32 +60,6 @@ def checked_episode_ids(given: object, what: str = "supported_by") -> list[str]:
     if len(given) > limits.MAX_REFERENCES:
         raise Refused(f"{what} holds more than {limits.MAX_REFERENCES} episodes")
     return list(dict.fromkeys(limits.name(one, "an episode id") for one in given))
-
-
-def checked_values(given: object) -> dict:
-    """A lesson's own values (a plain copy): property names, none reserved, to storable values; at most
-    200, a None value left out."""
-    if given is None:
-        return {}
-    if type(given) is not dict or len(given) > limits.MAX_VALUES:
-        raise Refused(f"values must be a dict of at most {limits.MAX_VALUES} values")
-    checked = {}
-    for name, item in given.items():
-        if not PLAIN_NAME.match(name):
-            raise Refused(f"the name of a value must be a property name: {limits.shown(name)}")
-        if name in RESERVED:
-            raise Refused(f"values may not use the name {name!r}: the lesson keeps it")
-        if item is not None:
-            checked[name] = limits.value(item, f"the value {name!r}")
-    return checked
-
-
-def _when(at: object) -> str:
-    """The time of a write as text (now when not given); a bad one is Refused, so a receipt."""
-    try:
-        return clock.written_at(at)
-    except WrongType as error:
-        raise Refused(str(error)) from None
 
 
 def _checked_flag(given: object, what: str, optional: bool = False) -> bool | None:
@@ -166,11 +131,11 @@ def learn(
         text = checked_statement(given["statement"])
         episodes = checked_episode_ids(given["supported_by"])
         subjects = checked_about(given["about"])
-        own = checked_values(given["values"])
-        moment = _when(given["at"])
+        own = limits.record_values(given["values"], RESERVED, "lesson")
+        moment = clock.written_at(given["at"])
         limits.measured([text, episodes, subjects, own], "a lesson")
     except Refused as error:
-        return refused(graph, checked_id, content, error.reason, str(error), writer)
+        return refused(graph, KIND, checked_id, content, error.reason, str(error), writer)
     keys: dict[str, list] = {}
     for label, key in subjects:
         keys.setdefault(label, []).append(key)
@@ -182,11 +147,11 @@ def learn(
     try:
         verdict = graph.query(query, params).result_set[0][0]
     except ResponseError as error:
-        return refused(graph, checked_id, content, "failed", str(error), writer)
+        return refused(graph, KIND, checked_id, content, "failed", str(error), writer)
     if verdict in ("learned", "exists"):
         return {"id": checked_id, "status": verdict}
     reason = EPISODE_MISSING if verdict == "missing" else ENTITY_MISSING
-    return refused(graph, checked_id, content, "missing", reason, writer)
+    return refused(graph, KIND, checked_id, content, "missing", reason, writer)
 
 
 _TOUCH = (
@@ -242,16 +207,16 @@ def _write(
     lesson_id, writer = params["id"], params["by"]
     try:
         content = limits.plain(content, "a write of a lesson")
-        params["at"] = _when(content["at"])
+        params["at"] = clock.written_at(content["at"])
         verdict = graph.query(query, params).result_set[0][0]
     except Refused as error:
-        return refused(graph, lesson_id, content, error.reason, str(error), writer)
+        return refused(graph, KIND, lesson_id, content, error.reason, str(error), writer)
     except ResponseError as error:
-        return refused(graph, lesson_id, content, "failed", str(error), writer)
+        return refused(graph, KIND, lesson_id, content, "failed", str(error), writer)
     if verdict in done:
         return {"id": lesson_id, "status": verdict}
     reasons = {"unknown": f"there is no lesson {lesson_id!r}", "retired": RETIRED, "missing": missing}
-    return refused(graph, lesson_id, content, verdict, reasons[verdict], writer)
+    return refused(graph, KIND, lesson_id, content, verdict, reasons[verdict], writer)
 
 
 # A use is counted once per episode, and judged once: a use without a verdict takes one later.
@@ -344,7 +309,8 @@ def lesson(graph, lesson_id: object) -> dict | None:
     """A lesson: its stored properties (id, statement, by, at, touched_at, recorded_at, support, against,
     used, helped, failed, its values, retired_* once retired), "weight", "supported_by" and
     "contradicted_by" (sorted episode ids) and "about" (reference pairs). None when there is none.
-    A lesson_id that is not a name raises Refused.
+    A lesson_id that is not a name raises Refused. Nothing is written; database errors pass as
+    ResponseError.
     """
     result = read(graph, _LESSON, {"id": limits.name(lesson_id, "a lesson id")})
     if not result:
@@ -361,7 +327,8 @@ def lessons_about(graph, kind: object, key: object, at_least: int = 1, since: ob
     at or after since when given: heaviest first, then the one touched last, then by id. Each holds its
     stored properties and "weight". One round trip.
 
-    Raises Refused for a bad key, an at_least that is not an int, or a since that is blank or not a time.
+    Raises Refused for a bad key, an at_least that is not an int, or a since that is blank or not a
+    time. Nothing is written; database errors pass as ResponseError.
     """
     label, checked_key = references.parse((kind, key))
     if references.is_record(label):

@@ -18,7 +18,6 @@ changed, the next one replaces it; a run is judged once; stop_after failures in 
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 from redis.exceptions import ResponseError
@@ -28,7 +27,7 @@ from . import values as limits
 from .errors import Refused, WrongType
 from .graphs import read
 from .kinds import PLAIN_NAME
-from .write.failures import refuse
+from .write.failures import refused
 
 KIND = "Playbook"
 NEEDS = 3  # episodes a version rests on by default
@@ -40,13 +39,6 @@ TRIGGER, STEPS, OFF = "lh.trigger", "lh.steps", "lh.off"
 TIMES = ("at", "recorded_at", "stopped_at", "switched_at")
 EPISODE_MISSING = "an episode it rests on does not exist or has not ended"
 COUNT_BOUND = 2**62  # beyond any count a playbook reaches, and inside what a query parameter holds
-
-
-def refused(graph, key: str, content: object, status: str, reason: str, by: str) -> dict:
-    """The refusal receipt ({"id": None, "status", "reason"}), with its WriteFailure stored."""
-    with contextlib.suppress(ResponseError):  # a database that refused the write may refuse this too
-        refuse(graph, KIND, key, content, status, reason, by)
-    return {"id": None, "status": status, "reason": reason}
 
 
 def canonical(given: object) -> str:
@@ -103,13 +95,6 @@ def _episode_ids(given: object) -> list[str]:
     if len(given) > limits.MAX_REFERENCES:
         raise Refused(f"supported_by holds more than {limits.MAX_REFERENCES} episodes")
     return list(dict.fromkeys(limits.name(one, "an episode id") for one in given))
-
-
-def _when(at: object) -> str:
-    try:
-        return clock.written_at(at)
-    except WrongType as error:
-        raise Refused(str(error)) from None
 
 
 _NEWEST = (
@@ -175,10 +160,10 @@ def write_playbook(
         ordered = checked_steps(given["steps"])
         episodes = _episode_ids(given["supported_by"])
         wanted = limits.whole(given["needs"], "needs", 1, limits.MAX_REFERENCES)
-        moment = _when(given["at"])
+        moment = clock.written_at(given["at"])
         limits.measured({"trigger": conditions, "steps": ordered, "episodes": episodes}, "a playbook")
     except Refused as error:
-        return refused(graph, playbook_name, content, error.reason, str(error), writer)
+        return refused(graph, KIND, playbook_name, content, error.reason, str(error), writer)
     internal = {TRIGGER: canonical(conditions), STEPS: canonical(ordered)}
     internal.update({WHEN + key: canonical(item) for key, item in conditions.items()})
     params = {"episodes": episodes, "name": playbook_name, "by": writer, "needs": wanted}
@@ -186,13 +171,13 @@ def write_playbook(
     try:
         verdict, version = graph.query(_WRITE, params).result_set[0]
     except ResponseError as error:
-        return refused(graph, playbook_name, content, "failed", str(error), writer)
+        return refused(graph, KIND, playbook_name, content, "failed", str(error), writer)
     if verdict == "written":
         return {"id": f"{playbook_name}#{version}", "version": version, "status": "written"}
     if verdict == "missing":
-        return refused(graph, playbook_name, content, "missing", EPISODE_MISSING, writer)
+        return refused(graph, KIND, playbook_name, content, "missing", EPISODE_MISSING, writer)
     reason = f"a playbook rests on at least {wanted} episodes that ended, not {len(episodes)}"
-    return refused(graph, playbook_name, content, "unsupported", reason, writer)
+    return refused(graph, KIND, playbook_name, content, "unsupported", reason, writer)
 
 
 # A run of the newest version: recorded once per episode, judged once; the failure that makes
@@ -248,18 +233,18 @@ def ran(
     content: object = {"episode": episode, "succeeded": succeeded, "at": at}
     try:
         content = limits.plain(content, "a run")
-        moment = _when(content["at"])
+        moment = clock.written_at(content["at"])
     except Refused as error:
-        return refused(graph, playbook_name, content, error.reason, str(error), writer)
+        return refused(graph, KIND, playbook_name, content, error.reason, str(error), writer)
     params = {"name": playbook_name, "episode": episode, "succeeded": succeeded, "by": writer}
     params.update({"stop_after": min(stop_after, COUNT_BOUND), "at": moment})
     verdict, found_id, enabled = graph.query(_RAN, params).result_set[0]
     if verdict == "unknown":
         return refused(
-            graph, playbook_name, content, "unknown", f"there is no playbook {playbook_name!r}", writer
+            graph, KIND, playbook_name, content, "unknown", f"there is no playbook {playbook_name!r}", writer
         )
     if verdict == "missing":
-        return refused(graph, playbook_name, content, "missing", "the episode does not exist", writer)
+        return refused(graph, KIND, playbook_name, content, "missing", "the episode does not exist", writer)
     return {"id": found_id, "status": verdict, "enabled": enabled}
 
 
@@ -291,7 +276,7 @@ def switch(graph, name: object, by: object, on: object) -> dict:
     if verdict == "unknown":
         content = {"on": on}
         return refused(
-            graph, playbook_name, content, "unknown", f"there is no playbook {playbook_name!r}", writer
+            graph, KIND, playbook_name, content, "unknown", f"there is no playbook {playbook_name!r}", writer
         )
     return {"id": found_id, "status": verdict}
 
@@ -317,7 +302,7 @@ def playbook(graph, name: object, version: object = None) -> dict | None:
     version, by, at, recorded_at, enabled, runs, succeeded, failed, failed_in_a_row, and stopped_at,
     switched_at, switched_by once set), "trigger" (a dict), "steps" (a list of dicts, in order) and
     "supported_by" (sorted episode ids). None when there is none. Raises Refused for a name that is not
-    a name or a version that is not an int.
+    a name or a version that is not an int. Nothing is written; database errors pass as ResponseError.
     """
     playbook_name = limits.name(name, "a playbook name")
     if version is not None and type(version) is not int:
@@ -346,6 +331,7 @@ def playbooks_for(graph, situation: object) -> list[dict]:
     least against their successes first, then the most runs, then by name. One round trip.
 
     Raises WrongType when situation is not a dict, Refused for a name or value that cannot be stored.
+    Nothing is written; database errors pass as ResponseError.
     """
     compared = checked_situation(situation)
     params = {"prefix": WHEN, "given": list(compared), "situation": compared}

@@ -140,15 +140,6 @@ def claims_of(answer: object, episode_id: str) -> list[tuple]:
     return list(checked.values())
 
 
-def _rule_view(found: dict) -> dict:
-    """An episode as the rule sees it: as episode() gives it, each entry's values at its top level."""
-    entries = []
-    for entry in found["entries"]:
-        inner = entry.get("values")
-        entries.append({**inner, **entry} if type(inner) is dict else entry)
-    return {**found, "entries": entries}
-
-
 def _variant_key(name: str, trigger: str, steps: str) -> str:
     return "playbook:" + hashlib.sha256("\x1f".join((name, trigger, steps)).encode()).hexdigest()
 
@@ -344,7 +335,7 @@ def promote(graph, by: object, rule: object, at_least: int = 3, *, limit: int | 
             episodes_by_id(graph, [one for one, _serial in ended[start : start + READ_AT_ONCE]])
         )
     shown = [
-        (episode_id, serial, claims_of(rule(_rule_view(read_at_once[episode_id])), episode_id))
+        (episode_id, serial, claims_of(rule(read_at_once[episode_id]), episode_id))
         for episode_id, serial in ended
     ]
     lesson_votes, playbook_votes, runs = _votes(shown)

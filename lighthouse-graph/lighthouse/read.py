@@ -1,7 +1,7 @@
 """history(), as_of(), related(): what an entity held, at any time, in one round trip each.
 
-Arguments are checked before the read: a bad key or time raises Refused (a ValueError), a kind that is
-not a Kind or a time of a type that is not a time raises WrongType (a TypeError). Database errors pass
+Arguments are checked before the read: a bad key or time, or a kind that is not a Kind, raises Refused
+(a ValueError); a time of a type that is not a time raises WrongType (a TypeError). Database errors pass
 as redis.exceptions.ResponseError.
 """
 
@@ -11,8 +11,8 @@ from functools import lru_cache
 
 from . import clock, values
 from .graphs import read
-from .kinds import Kind, is_owned
-from .values import WrongType
+from .kinds import Kind, is_kind, is_owned
+from .values import Refused
 
 # What a State shows besides its values (only those that are set); words stay inside the graph.
 _TIMES = ("valid_from", "valid_to", "seen_last", "recorded_at")
@@ -21,8 +21,8 @@ _SHOWN = ("by", "fp", "entry")
 
 def checked_entity(kind: object, key: object) -> str | int:
     """The key of an entity of a kind, checked: what every read by key starts from."""
-    if type(kind) is not Kind:
-        raise WrongType(f"kind must be a Kind, not {values.sort_of(kind)}")
+    if not is_kind(kind):
+        raise Refused(f"kind must be a Kind, not {values.sort_of(kind)}")
     return values.key(key)
 
 
@@ -56,7 +56,11 @@ def _history_query(kind: Kind) -> str:
 
 
 def history(graph, kind, key) -> list[dict]:
-    """Every State of an entity, oldest first (by valid_from); [] for an entity that does not exist."""
+    """Every State of an entity, oldest first (by valid_from); [] for an entity that does not exist.
+
+    Refused (a ValueError) for a bad key or a kind that is not a Kind.
+    Nothing is written; database errors pass as ResponseError.
+    """
     key = checked_entity(kind, key)
     result = read(graph, _history_query(kind), {"key": key})
     return [shown(kind, props) for (props,) in result]
@@ -76,7 +80,9 @@ def _as_of_query(kind: Kind) -> str:
 def as_of(graph, kind, key, when) -> dict | None:
     """The State with valid_from <= when < valid_to, shaped as history() gives it, or None.
 
-    when is required: None, blank or unparseable raises Refused; a type that is not a time, WrongType.
+    when is required: None, blank or unparseable raises Refused (a ValueError), as a bad key or a kind
+    that is not a Kind does; a type that is not a time, WrongType (a TypeError). Nothing is written;
+    database errors pass as ResponseError.
     """
     key = checked_entity(kind, key)
     at = clock.stamp_of(clock.parse(when))
@@ -99,8 +105,9 @@ def _related_query(kind: Kind, relation: str) -> str:
 def related(graph, kind, key, relation, when=None) -> list:
     """The targets of a relation, sorted: the open edges, or with when, the edges valid then.
 
-    Refused for a relation the kind does not declare ("no relation 'X'"), a bad key or a blank or
-    unparseable when.
+    Refused (a ValueError) for a relation the kind does not declare ("no relation 'X'"), a bad key or a
+    blank or unparseable when, or a kind that is not a Kind. Nothing is written; database
+    errors pass as ResponseError.
     """
     key = checked_entity(kind, key)
     if type(relation) is not str or relation not in kind.relations:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from redis.exceptions import ResponseError
 
 from .graphs import read
-from .kinds import OWNED_LABELS, PLAIN_NAME, Kind
+from .kinds import OWNED_LABELS, PLAIN_NAME, is_kind
 from .values import MAX_REFERENCES, Refused, key, name
 from .values import shown as printable
 
@@ -39,7 +39,7 @@ def _parsed(reference: object) -> Reference:
     if type(reference) not in (tuple, list) or len(reference) != 2:
         raise Refused(f"a reference is (Kind, key), (label, id) or an entry id, not {printable(reference)}")
     label, given = reference
-    if issubclass(type(label), Kind):  # not isinstance: an object can give any class as its __class__
+    if is_kind(label):
         return (label.label, key(given, f"the key of a {label.label}"))
     if type(label) is not str or not PLAIN_NAME.match(label):
         raise Refused(f"a reference's label must be a Kind or a plain name, not {printable(label)}")

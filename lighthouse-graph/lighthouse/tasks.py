@@ -200,7 +200,8 @@ def tasks(graph, kind: object = None, state: object = None, limit: int = 100) ->
     """Tasks in the order a claim takes them (created_at, then id): id, kind, state, created_at, and ref,
     owner, until, done_at when set; after (sorted ids) and every claim in order ({"agent", "at", "until"}).
 
-    A bad kind, a state that is not open, claimed or done, or a limit not from 1 to 1,000 raises Refused.
+    A bad kind, a state that is not open, claimed or done, or a limit not from 1 to 1,000 raises
+    Refused. Nothing is written; database errors pass as ResponseError.
     """
     filters: dict = {}
     if kind is not None:
@@ -215,6 +216,9 @@ def tasks(graph, kind: object = None, state: object = None, limit: int = 100) ->
 
 
 def task(graph, task_id: object) -> dict | None:
-    """One task as tasks() gives it, or None when there is none with that id; a bad id raises Refused."""
+    """One task as tasks() gives it, or None when there is none with that id; a bad id raises Refused.
+
+    Nothing is written; database errors pass as ResponseError.
+    """
     found = read(graph, _listing(" {id: $id}"), {"id": limits.name(task_id, "a task id"), "limit": 1})
     return _listed(found[0]) if found else None

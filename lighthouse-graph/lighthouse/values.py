@@ -120,8 +120,7 @@ def plain(given: object, what: str = "the input", depth: int = 0) -> object:
     """
     try:
         kind = type(given)
-        # issubclass of type(), not isinstance: an object can give any class as its __class__.
-        if given is None or kind in (bool, int, float, str, datetime) or issubclass(kind, Kind):
+        if given is None or kind in (bool, int, float, str, datetime, Kind):
             return given
         if depth >= MAX_DEPTH:
             raise Refused(f"{what} is nested more than {MAX_DEPTH} deep")
@@ -267,3 +266,24 @@ def question(asked: object) -> list[str]:
         raise WrongType(f"a question must be text, not {sort_of(asked)}")
     found = words(asked[:MAX_QUESTION]).split()
     return [word[:MAX_WORD] for word in found[:MAX_QUESTION_WORDS]]
+
+
+def record_values(given: object, reserved: frozenset[str], owner: str) -> dict:
+    """The values of a record (an entry, a handoff, a lesson, a message), from a plain copy: a dict of
+    property names (none of `reserved`, the record's own) to storable values, at most 200; a None value
+    is left out. Refused otherwise."""
+    if given is None:
+        return {}
+    if type(given) is not dict:
+        raise Refused(f"values must be a dict, not {type(given).__name__}")
+    if len(given) > MAX_VALUES:
+        raise Refused(f"values holds more than {MAX_VALUES} values")
+    checked = {}
+    for named, item in given.items():
+        if not PLAIN_NAME.match(named):
+            raise Refused(f"the name of a value must be a property name: {shown(named)}")
+        if named in reserved:
+            raise Refused(f"the name {named!r} belongs to the {owner}")
+        if item is not None:
+            checked[named] = value(item, f"the value {named!r}")
+    return checked

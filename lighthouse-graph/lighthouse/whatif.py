@@ -14,7 +14,7 @@ from .algorithms.components import Name, components, name_key
 from .algorithms.scope import checked_kinds, scope, timed
 from .algorithms.snapshot import Snapshot, snapshot_of
 from .errors import Refused, WrongType
-from .kinds import Kind
+from .kinds import Kind, is_kind
 from .playbooks import playbooks_for
 
 MAX_LAID = 1_000  # rows one what-if lays
@@ -40,7 +40,7 @@ def _laid_rows(hypothetical_rows: object) -> list[tuple[Kind, object, dict[str, 
     laid: dict[tuple, tuple[Kind, object, dict[str, list]]] = {}
     count = 0
     for item in list(hypothetical_rows):
-        if type(item) not in (tuple, list) or len(item) != 2 or not isinstance(item[0], Kind):
+        if type(item) not in (tuple, list) or len(item) != 2 or not is_kind(item[0]):
             raise Refused(f"an item of hypothetical_rows must be (Kind, rows), not {values.shown(item)}")
         kind, rows = item
         if type(rows) not in (list, tuple):

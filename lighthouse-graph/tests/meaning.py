@@ -1,5 +1,5 @@
 """A model for the tests of recall by meaning, the same in every process, with no weights; and the
-hostile objects that the tests of recall attack every argument and every answer with."""
+answers of an embedder that cannot be stored."""
 
 from __future__ import annotations
 
@@ -73,63 +73,3 @@ BAD_ANSWERS = {
     "a vector that is a dict": lambda texts: [dict.fromkeys(range(DIMS), 1.0) for _ in texts],
     "a huge whole number": lambda texts: [[10**400] * DIMS for _ in texts],
 }
-
-
-def _raises(*_args, **_kwargs):
-    raise RuntimeError("a hostile object was read")
-
-
-class HostileText(str):
-    """A str whose printing, measuring and iterating raise."""
-
-    __str__ = __repr__ = __len__ = __iter__ = __format__ = __getitem__ = _raises
-    __hash__ = str.__hash__
-
-
-class HostileNumber(int):
-    """An int whose printing and use as an index raise."""
-
-    __str__ = __repr__ = __format__ = __index__ = _raises
-    __hash__ = int.__hash__
-
-
-class HostileFloat(float):
-    """A float whose printing and conversion raise."""
-
-    __str__ = __repr__ = __format__ = __float__ = _raises
-    __hash__ = float.__hash__
-
-
-class HostileMap(dict):
-    """A dict whose items, keys, length and iteration raise."""
-
-    items = keys = values = get = __len__ = __iter__ = __repr__ = __getitem__ = __contains__ = _raises
-
-
-class HostileList(list):
-    """A list whose iteration, length and printing raise."""
-
-    __iter__ = __len__ = __repr__ = __getitem__ = _raises
-
-
-class Hostile:
-    """An object that fails whenever it is printed, compared or asked its class."""
-
-    __str__ = __repr__ = __eq__ = __len__ = __iter__ = _raises
-    __hash__ = object.__hash__
-
-    @property
-    def __class__(self):
-        raise RuntimeError("a hostile object was asked its class")
-
-
-def hostile_objects() -> list:
-    """One of each hostile object, filled as an honest one would be."""
-    return [
-        HostileText("hello"),
-        HostileNumber(7),
-        HostileFloat(0.5),
-        HostileMap({"key": "d1"}),
-        HostileList(["a"]),
-        Hostile(),
-    ]

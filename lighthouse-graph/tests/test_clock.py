@@ -143,9 +143,11 @@ class _SlyTime(datetime):
     ids=lambda given: type(given).__name__,
 )
 def test_a_time_of_another_type_is_a_wrong_type(given, says) -> None:
-    for read in (clock.stamp, clock.moment_of, clock.parse, clock.checked, clock.written_at):
+    for read in (clock.stamp, clock.moment_of, clock.parse, clock.checked):
         with pytest.raises(WrongType, match=says):
             read(given)
+    with pytest.raises(TimeError, match=says):  # the time of a write is content: a refusal
+        clock.written_at(given)
 
 
 def test_a_str_subclass_is_not_a_time_even_when_blank() -> None:

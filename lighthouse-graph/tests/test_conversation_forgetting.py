@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from chats import PUMP, hostile_objects, ready
+from chats import PUMP, ready
+from hostile import hostile_params
 from lighthouse.conversation import forgetting
 from lighthouse.conversation.forgetting import forget_session, forget_user
 from lighthouse.conversation.recall import said, said_about
@@ -253,7 +254,7 @@ def test_forgetting_refuses_names_that_cannot_be_names(chat, user):
     assert count(chat, "Message") == 1
 
 
-@pytest.mark.parametrize("hostile", hostile_objects(), ids=lambda one: type(one).__name__)
+@pytest.mark.parametrize("hostile", hostile_params())
 def test_forgetting_refuses_a_hostile_name_and_deletes_nothing(chat, hostile):
     say(chat, "ann", "main", "user", "stays", by="ann")
     assert say(chat, "ann", "main", "user", "t", by="ann", mentions=None)["status"] == "invalid"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from chats import PUMP, VALVE, Counting, hostile_objects, ready
+from chats import PUMP, VALVE, Counting, ready
+from hostile import hostile_params
 from lighthouse.conversation.recall import _SAID_ABOUT, said, said_about
 from lighthouse.conversation.talk import messages, reference_key, say, user_word
 from lighthouse.errors import Refused, WrongType
@@ -82,7 +83,7 @@ def test_said_about_is_newest_first_then_by_session_then_seq_descending(chat):
         5,
         None,
         (PUMP, "p1", 2),
-        *hostile_objects(),
+        *hostile_params(),
     ],
     ids=lambda one: type(one).__name__,
 )
@@ -91,7 +92,7 @@ def test_said_about_refuses_what_is_not_a_reference(chat, bad):
         said_about(chat, "ann", bad)
 
 
-@pytest.mark.parametrize("hostile", hostile_objects(), ids=lambda one: type(one).__name__)
+@pytest.mark.parametrize("hostile", hostile_params())
 def test_recall_refuses_a_hostile_argument(chat, hostile):
     for call in (
         lambda: said_about(chat, hostile, (PUMP, "p1")),

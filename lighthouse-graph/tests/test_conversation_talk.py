@@ -6,7 +6,8 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from chats import PUMP, VALVE, Counting, Hostile, hostile_objects, ready
+from chats import PUMP, VALVE, Counting, ready
+from hostile import Hostile, hostile_params
 from lighthouse import clock
 from lighthouse.conversation import talk
 from lighthouse.conversation.talk import context, messages, say, sessions, summarize
@@ -642,7 +643,7 @@ def test_a_database_error_is_a_failed_receipt(chat):
 # --- hostile objects -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("hostile", hostile_objects(), ids=lambda one: type(one).__name__)
+@pytest.mark.parametrize("hostile", hostile_params())
 @pytest.mark.parametrize("where", ["text", "mentions", "values", "at", "in_mentions", "in_values"])
 def test_a_hostile_object_in_a_message_costs_one_refusal(chat, hostile, where):
     content = {
@@ -658,7 +659,7 @@ def test_a_hostile_object_in_a_message_costs_one_refusal(chat, hostile, where):
     )
 
 
-@pytest.mark.parametrize("hostile", hostile_objects(), ids=lambda one: type(one).__name__)
+@pytest.mark.parametrize("hostile", hostile_params())
 @pytest.mark.parametrize("where", ["text", "upto"])
 def test_a_hostile_object_in_a_summary_costs_one_refusal(chat, hostile, where):
     say_many(chat, "ann", "main", 2)
@@ -670,7 +671,7 @@ def test_a_hostile_object_in_a_summary_costs_one_refusal(chat, hostile, where):
     assert context(chat, "ann", "main")["summary"] is None
 
 
-@pytest.mark.parametrize("hostile", hostile_objects(), ids=lambda one: type(one).__name__)
+@pytest.mark.parametrize("hostile", hostile_params())
 @pytest.mark.parametrize("where", ["user", "session_id", "role", "by"])
 def test_a_hostile_identity_raises_must_be_text_and_writes_nothing(chat, hostile, where):
     with pytest.raises(Refused, match="must be text"):
@@ -687,7 +688,7 @@ def test_a_hostile_identity_raises_must_be_text_and_writes_nothing(chat, hostile
     assert chat.query("MATCH (n) WHERE NOT n:Stamp RETURN count(n)").result_set[0][0] == 0
 
 
-@pytest.mark.parametrize("hostile", hostile_objects(), ids=lambda one: type(one).__name__)
+@pytest.mark.parametrize("hostile", hostile_params())
 def test_reads_refuse_a_hostile_argument(chat, hostile):
     say_many(chat, "ann", "main", 1)
     for call in (

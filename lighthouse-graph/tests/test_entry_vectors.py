@@ -6,11 +6,12 @@ import inspect
 from datetime import datetime
 
 import pytest
+from hostile import HostileList, hostile_objects
 from lighthouse import Refused, WrongType, ensure_schema, search_entries
 from lighthouse.episodes import open_episode, record
 from lighthouse.recall.entry_vectors import embed_entries, entry_dimensions, mark_name, nearest_entries
 from lighthouse.recall.vector import EmbedderError
-from meaning import BAD_ANSWERS, DIMS, MANUAL, PLAIN, Answer, Counting, HostileList, bag, hostile_objects
+from meaning import BAD_ANSWERS, DIMS, MANUAL, PLAIN, Answer, Counting, bag
 
 
 @pytest.fixture

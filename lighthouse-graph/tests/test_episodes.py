@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from graph_contents import assert_one_refusal, snapshot
-from lighthouse import Kind, ensure_schema, remember
+from hostile import HOSTILE_NAMES, HostileText, hostile_things, sort_of
+from lighthouse import Kind, ensure_schema, invalidate_entry, remember
 from lighthouse.episodes import (
     MAX_ENTRIES,
     close_episode,
@@ -29,56 +30,6 @@ ZONE = Kind("Zone", key="code")
 PUMP = Kind("Pump", key="tag", text=("note",), relations={"IN": ZONE})
 
 DAY1, DAY2 = "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"
-
-
-# Objects that lie: every way of reading them raises. A write given one costs one refusal, nothing more.
-class HostileStr(str):
-    def __str__(self):
-        raise RuntimeError("str")
-
-    __repr__ = __format__ = __len__ = __iter__ = __hash__ = __eq__ = __str__
-
-
-class HostileInt(int):
-    def __repr__(self):
-        raise RuntimeError("int")
-
-    __str__ = __index__ = __int__ = __hash__ = __eq__ = __repr__
-
-
-class HostileDict(dict):
-    def items(self):
-        raise RuntimeError("items")
-
-    keys = values = __iter__ = __len__ = __repr__ = __getitem__ = items
-
-
-class HostileList(list):
-    def __iter__(self):
-        raise RuntimeError("iter")
-
-    __len__ = __repr__ = __getitem__ = __iter__
-
-
-def hostile_things() -> list:
-    """One of each, empty and full, and plain containers that hold one."""
-    return [
-        HostileStr("x"),
-        HostileInt(3),
-        HostileDict(a=1),
-        HostileList([1]),
-        {"a": HostileStr("x")},
-        [HostileInt(1)],
-        (HostileStr("d1"),),
-    ]
-
-
-HOSTILE_NAMES = [HostileStr("ann"), HostileInt(1), HostileDict(), HostileList()]
-
-
-def sort_of(given: object) -> str:
-    """A test id that reads nothing of a hostile object but its type."""
-    return type(given).__name__
 
 
 class CountingGraph:
@@ -409,7 +360,7 @@ def test_a_refused_close_leaves_the_episode_open(pumps):
 def test_episode_of_nothing_is_none_and_a_bad_id_raises(pumps):
     assert episode(pumps, "nowhere") is None
     with pytest.raises(Refused, match="must be text"):
-        episode(pumps, HostileStr("p1-hot"))
+        episode(pumps, HostileText("p1-hot"))
 
 
 def test_episodes_about_newest_first_with_the_outcome(pumps):
@@ -430,21 +381,20 @@ def test_episodes_about_newest_first_with_the_outcome(pumps):
         episodes_about(pumps, PUMP, 1.5)
 
 
-def test_episodes_by_id_gives_each_as_episode_does_with_the_values_for_promotion(pumps):
-    record(pumps, "p1-hot", "observation", "watcher", {"status": "hot"})
+def test_episodes_by_id_gives_each_exactly_as_episode_does(pumps):
+    record(pumps, "p1-hot", "observation", "watcher", {"status": "hot", "values": "a value like another"})
     found = episodes_by_id(pumps, ["p1-hot", "nowhere"])
     assert list(found) == ["p1-hot"]
+    assert found["p1-hot"] == episode(pumps, "p1-hot")
     entry = found["p1-hot"]["entries"][0]
-    assert entry["values"] == {"status": "hot"} and entry["status"] == "hot"
+    assert entry["status"] == "hot" and entry["values"] == "a value like another"
 
 
 def test_an_entry_marked_wrong_shows_its_marks_and_the_others_none(pumps):
     record(pumps, "p1-hot", "observation", "watcher", {"status": "hot"})
     record(pumps, "p1-hot", "observation", "watcher", {"status": "ok"})
-    pumps.query(
-        "MATCH (n:Entry {id: 'p1-hot/1'}) SET n.invalidated_at = localdatetime('2026-01-03T00:00:00'), "
-        "n.invalidated_by = 'checker', n.invalidated_reason = 'the sensor broke'"
-    )
+    receipt = invalidate_entry(pumps, "p1-hot/1", "checker", "the sensor broke", at="2026-01-03T00:00:00Z")
+    assert receipt["status"] == "invalidated"
     marked, clean = episode(pumps, "p1-hot")["entries"]
     assert (marked["invalidated_at"], marked["invalidated_by"], marked["invalidated_why"]) == (
         datetime(2026, 1, 3, tzinfo=UTC),

@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 from devices import DEVICE, KINDS
+from hostile import HostileList, HostileMap, HostileText, hostile_objects
 from lighthouse import Refused, WrongType
 from lighthouse.episodes import open_episode, record
 from lighthouse.extraction import extract, extract_again
 from lighthouse.graphs import ensure_schema
 from lighthouse.read import history, related
 from lighthouse.write.failures import failures
-from meaning import HostileList, HostileMap, HostileText, hostile_objects
 
 
 class Boom(Exception):

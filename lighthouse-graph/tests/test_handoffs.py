@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from graph_contents import assert_one_refusal, snapshot
+from hostile import HOSTILE_NAMES, hostile_things, sort_of
 from lighthouse import Kind, remember
 from lighthouse.episodes import close_episode, open_episode, record
 from lighthouse.errors import WrongType
@@ -16,7 +17,7 @@ from lighthouse.write.failures import failures
 from query_plans import scans
 from racing import at_once
 from redis.exceptions import ResponseError
-from test_episodes import HOSTILE_NAMES, CountingGraph, FailingOnce, hostile_things, schema_ready, sort_of
+from test_episodes import CountingGraph, FailingOnce, schema_ready
 
 SHED = Kind("Shed", key="code")
 BOILER = Kind("Boiler", key="serial", relations={"IN": SHED})

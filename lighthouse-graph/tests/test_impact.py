@@ -8,7 +8,19 @@ import lighthouse.impact as impact
 import pytest
 from devices import DEVICE, KINDS, ROOM
 from graph_contents import assert_one_refusal, snapshot
-from lighthouse import WrongType, close_episode, ensure_schema, hand_off, open_episode, record, remember
+from hostile import HostileList, HostileMap, HostileText
+from lighthouse import (
+    WrongType,
+    close_episode,
+    ensure_schema,
+    episode,
+    extract,
+    hand_off,
+    open_episode,
+    record,
+    remember,
+    search_entries,
+)
 from lighthouse.clock import present as now
 from lighthouse.graphs import read
 from lighthouse.impact import impact_of_entry, impact_of_state, invalidate_entry
@@ -219,19 +231,6 @@ def test_many_states_are_cut(chain, monkeypatch):
     assert impact_of_entry(chain, "a/1")["derived_states"] == DERIVED[:1]
 
 
-class HostileText(str):
-    def __len__(self):
-        raise RuntimeError("no")
-
-    def strip(self, *args):
-        raise RuntimeError("no")
-
-
-class HostileList(list):
-    def __iter__(self):
-        raise RuntimeError("no")
-
-
 @pytest.mark.parametrize(
     "bad",
     [None, 7, "", " a/1", "a\x00/1", "a/1\n", "x" * (MAX_NAME + 1), ["a/1"], HostileText("a/1")],
@@ -434,19 +433,6 @@ def test_an_identity_that_is_not_a_name_raises_and_writes_nothing(chain, entry_i
     assert snapshot(chain) == before and failures(chain) == []
 
 
-class HostileRepr(str):
-    def __repr__(self):
-        raise RuntimeError("no")
-
-    def __str__(self):
-        raise RuntimeError("no")
-
-
-class LyingDict(dict):
-    def items(self):
-        raise RuntimeError("no")
-
-
 @pytest.mark.parametrize(
     ("reason", "at"),
     [
@@ -462,13 +448,13 @@ class LyingDict(dict):
         ("\x07bell", None),
         ("a line\nand another", None),  # a line break in its first 200 characters: not a name
         (HostileText("wrong"), None),
-        (HostileRepr("wrong"), None),
-        (LyingDict(why="wrong"), None),
+        (HostileText("wrong"), None),
+        (HostileMap(why="wrong"), None),
         ("wrong", "yesterday"),
         ("wrong", "2099-01-01T00:00:00Z"),
         ("wrong", 1767225600),
         ("wrong", HostileList()),
-        ("wrong", HostileRepr(T1)),
+        ("wrong", HostileText(T1)),
     ],
     ids=lambda value: type(value).__name__,
 )
@@ -495,3 +481,25 @@ def test_hostile_text_in_a_reason_is_stored_as_given(chain):
     stored = read(chain, "MATCH (n:Entry {id: 'b/2'}) RETURN n.invalidated_why, n.invalidated_by")[0]
     assert stored == [reason, "o'brien"]
     assert read(chain, "MATCH (n) RETURN count(n)")[0][0] == count
+
+
+def test_every_reader_of_an_entry_shows_the_marks_invalidate_entry_writes(graph):
+    ensure_schema(graph, KINDS)
+    open_episode(graph, "talk", by="watcher", at=T0)
+    record(graph, "talk", "observation", "watcher", {"note": "the pump vibrates loudly"}, at=T1)
+    assert (
+        invalidate_entry(graph, "talk/1", "auditor", "the microphone was loose", at=T2)["status"]
+        == "invalidated"
+    )
+    marks = {
+        "invalidated_at": moment(T2),
+        "invalidated_by": "auditor",
+        "invalidated_why": "the microphone was loose",
+    }
+    [shown] = episode(graph, "talk")["entries"]
+    [found] = search_entries(graph, "vibrates")
+    given = []
+    extract(graph, DEVICE, lambda entry: given.append(entry) or [], "reader")
+    for entry in (shown, found["entry"], given[0]):
+        assert {name: entry.get(name) for name in marks} == marks
+        assert entry["note"] == "the pump vibrates loudly" and "invalidated_reason" not in entry

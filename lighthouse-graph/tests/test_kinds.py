@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 from types import MappingProxyType
 
+import lighthouse as lh
 import pytest
+from devices import DEVICE
+from hostile import PosingAsKind, PosingAsText
 from lighthouse.errors import Refused, WrongType
 from lighthouse.kinds import (
     ENGINE_NAMES,
@@ -19,6 +22,7 @@ from lighthouse.kinds import (
     VECTOR,
     VECTOR_MODEL,
     Kind,
+    is_kind,
     is_owned,
 )
 
@@ -331,18 +335,13 @@ def test_relations_that_raise_or_lie_when_read_are_refused() -> None:
 
         keys = __iter__ = items
 
-    class PosingAsKind:
-        label = "Room`) DETACH DELETE (n"
-
-        @property
-        def __class__(self):
-            return Kind
-
     assert isinstance(PosingAsKind(), Kind)  # what isinstance() takes for a Kind, the Kind does not
     with pytest.raises(WrongType, match="not Raising"):
         Kind("Device", relations=Raising(IN=ROOM))
     with pytest.raises(WrongType, match="a Kind or SELF, not PosingAsKind"):
         Kind("Device", relations={"IN": PosingAsKind()})
+    with pytest.raises(WrongType, match="a Kind or SELF, not PosingAsText"):
+        Kind("Device", relations={"IN": PosingAsText()})
 
 
 @pytest.mark.parametrize("relation", sorted(OWNED_RELATIONS))
@@ -395,3 +394,66 @@ def test_dimensions_need_text_to_embed() -> None:
 )
 def test_plain_name(name, plain) -> None:
     assert bool(PLAIN_NAME.match(name)) is plain
+
+
+T1, T2 = "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"
+POSER = PosingAsKind()
+KIND_TAKERS = {
+    "history": lambda g: lh.history(g, POSER, "d1"),
+    "as_of": lambda g: lh.as_of(g, POSER, "d1", T1),
+    "related": lambda g: lh.related(g, POSER, "d1", "IN"),
+    "remember": lambda g: lh.remember(g, POSER, [{"key": "d1", "t": T1}], "feed"),
+    "update": lambda g: lh.update(g, POSER, "d1", T1, "feed"),
+    "search": lambda g: lh.search(g, POSER, "pump"),
+    "search_history": lambda g: lh.search_history(g, POSER, "pump"),
+    "pointing_at": lambda g: lh.pointing_at(g, POSER, "IN", "r1"),
+    "similar": lambda g: lh.similar(g, POSER, "d1"),
+    "embed": lambda g: lh.embed(g, POSER, lambda texts: [], "model"),
+    "nearest": lambda g: lh.nearest(g, POSER, "pump", lambda texts: [], "model"),
+    "extract": lambda g: lh.extract(g, POSER, lambda entry: [], "reader"),
+    "ensure_schema": lambda g: lh.ensure_schema(g, [POSER]),
+    "failures": lambda g: lh.failures(g, POSER),
+    "episodes_about": lambda g: lh.episodes_about(g, POSER, "d1"),
+    "lessons_about": lambda g: lh.lessons_about(g, POSER, "d1"),
+    "impact_of_state": lambda g: lh.impact_of_state(g, POSER, "d1", T1, T2),
+    "diff_between": lambda g: lh.diff_between(g, [POSER], T1, T2),
+    "what_if": lambda g: lh.what_if(g, [DEVICE], [(POSER, [{"key": "d1"}])]),
+    "groups": lambda g: lh.groups(g, [POSER]),
+    "important": lambda g: lh.important(g, [POSER]),
+    "between": lambda g: lh.between(g, [POSER]),
+    "connection": lambda g: lh.connection(g, (POSER, "d1"), (DEVICE, "d2")),
+}
+
+
+def test_only_a_kind_is_a_kind() -> None:
+    assert isinstance(POSER, Kind)  # what isinstance() takes for a Kind, the library does not
+    assert is_kind(ROOM) and not is_kind(POSER) and not is_kind("Room")
+
+
+@pytest.mark.parametrize("call", KIND_TAKERS.values(), ids=KIND_TAKERS.keys())
+def test_an_object_posing_as_a_kind_raises_and_writes_nothing(graph, call) -> None:
+    graph.query("CREATE (:Marker {n: 1})")
+    with pytest.raises((Refused, WrongType)):
+        call(graph)
+    assert graph.ro_query("MATCH (n) RETURN labels(n)[0], count(n)").result_set == [["Marker", 1]]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda g: lh.open_episode(g, "e1", "watcher", about=[(POSER, "d1")]),
+        lambda g: lh.hand_off(g, "h1", "giver", "taker", [(POSER, "d1")]),
+        lambda g: lh.say(g, "u1", "s1", "user", "hello", "chat", mentions=[(POSER, "d1")]),
+    ],
+    ids=["open_episode", "hand_off", "say"],
+)
+def test_an_object_posing_as_a_kind_in_a_reference_is_one_refusal(graph, call) -> None:
+    receipt = call(graph)
+    assert receipt["id"] is None and receipt["status"] == "invalid"
+    assert len(lh.failures(graph)) == 1
+    assert graph.ro_query("MATCH (n) WHERE NOT n:WriteFailure RETURN count(n)").result_set == [[0]]
+
+
+def test_a_failure_recorded_with_an_object_posing_as_a_kind_stores_no_kind(graph) -> None:
+    lh.record_failure(graph, "invalid", kind=POSER, key="d1")
+    assert [failure["kind"] for failure in lh.failures(graph)] == [None]

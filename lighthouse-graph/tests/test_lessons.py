@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from devices import DEVICE, KINDS, ROOM
 from graph_contents import snapshot
+from hostile import HostileList, HostileMap, HostileNumber, HostileText
 from lighthouse import close_episode, ensure_schema, open_episode, remember
 from lighthouse.errors import Refused, WrongType
 from lighthouse.graphs import read
@@ -34,45 +35,6 @@ class Counting:
 
     def __getattr__(self, name):
         return getattr(self.graph, name)
-
-
-class LyingStr(str):
-    def __str__(self):
-        raise RuntimeError("str")
-
-    __repr__ = __str__
-
-    def __len__(self):
-        raise RuntimeError("len")
-
-
-class LyingInt(int):
-    def __str__(self):
-        raise RuntimeError("str")
-
-    __repr__ = __str__
-
-
-class LyingDict(dict):
-    def items(self):
-        raise RuntimeError("items")
-
-    def __iter__(self):
-        raise RuntimeError("iter")
-
-    def __repr__(self):
-        raise RuntimeError("repr")
-
-
-class LyingList(list):
-    def __iter__(self):
-        raise RuntimeError("iter")
-
-    def __len__(self):
-        raise RuntimeError("len")
-
-    def __repr__(self):
-        raise RuntimeError("repr")
 
 
 def ended(graph, name: str) -> str:
@@ -268,7 +230,7 @@ def test_an_entity_that_only_relations_point_at_can_be_what_it_is_about(world):
         lambda: 5,
         lambda: None,
         lambda: "x" * 201,
-        lambda: LyingStr("l1"),
+        lambda: HostileText("l1"),
     ],
 )
 def test_identity_that_is_not_a_name_raises_and_keeps_nothing(world, make):
@@ -285,16 +247,16 @@ def test_identity_that_is_not_a_name_raises_and_keeps_nothing(world, make):
 @pytest.mark.parametrize(
     "hostile",
     [
-        lambda: {"statement": LyingStr("a statement")},
-        lambda: {"supported_by": LyingList(["e1"])},
-        lambda: {"supported_by": [LyingStr("e1")]},
-        lambda: {"about": LyingList([(DEVICE, "d1")])},
-        lambda: {"about": [(DEVICE, LyingStr("d1"))]},
-        lambda: {"about": [(DEVICE, LyingInt(1))]},
-        lambda: {"values": LyingDict({"a": 1})},
-        lambda: {"values": {"a": LyingStr("x")}},
-        lambda: {"values": {"a": LyingList([1])}},
-        lambda: {"at": LyingStr("2026-01-01T00:00:00")},
+        lambda: {"statement": HostileText("a statement")},
+        lambda: {"supported_by": HostileList(["e1"])},
+        lambda: {"supported_by": [HostileText("e1")]},
+        lambda: {"about": HostileList([(DEVICE, "d1")])},
+        lambda: {"about": [(DEVICE, HostileText("d1"))]},
+        lambda: {"about": [(DEVICE, HostileNumber(1))]},
+        lambda: {"values": HostileMap({"a": 1})},
+        lambda: {"values": {"a": HostileText("x")}},
+        lambda: {"values": {"a": HostileList([1])}},
+        lambda: {"at": HostileText("2026-01-01T00:00:00")},
     ],
 )
 def test_a_hostile_object_as_content_costs_one_refusal(world, hostile):
@@ -304,10 +266,10 @@ def test_a_hostile_object_as_content_costs_one_refusal(world, hostile):
 
 def test_hostile_times_of_weigh_used_and_retire_cost_one_refusal_each(world):
     learn(world, "l1", "reviewer", STATEMENT, ["e1"])
-    hostile = LyingStr("2026-01-01T00:00:00")
+    hostile = HostileText("2026-01-01T00:00:00")
     refused_once(world, lambda: weigh(world, "l1", "reviewer", "e2", True, at=hostile))
-    refused_once(world, lambda: used(world, "l1", "reviewer", "e2", True, at=LyingDict()))
-    refused_once(world, lambda: retire(world, "l1", "reviewer", "wrong", at=LyingList()))
+    refused_once(world, lambda: used(world, "l1", "reviewer", "e2", True, at=HostileMap()))
+    refused_once(world, lambda: retire(world, "l1", "reviewer", "wrong", at=HostileList()))
     assert counts(world, "l1") == (1, 0, 0, 0, 0, 1) and "retired_at" not in lesson(world, "l1")
 
 

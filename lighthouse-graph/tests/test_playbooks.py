@@ -7,21 +7,14 @@ from datetime import UTC, datetime
 import pytest
 from devices import DEVICE, KINDS
 from graph_contents import snapshot
+from hostile import HostileList, HostileMap, HostileNumber, HostileText
 from lighthouse import ensure_schema, open_episode, remember
 from lighthouse.errors import Refused, WrongType
 from lighthouse.graphs import read
 from lighthouse.playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from racing import at_once
 from redis.exceptions import ResponseError
-from test_lessons import (
-    LyingDict,
-    LyingInt,
-    LyingList,
-    LyingStr,
-    ended,
-    raises_and_keeps_nothing,
-    refused_once,
-)
+from test_lessons import ended, raises_and_keeps_nothing, refused_once
 
 STEPS = [{"do": "check the fan"}, {"do": "look again in an hour", "hours": 1}]
 STORED = {"id", "name", "version", "by", "at", "recorded_at", "enabled", "runs", "succeeded", "failed"}
@@ -159,15 +152,15 @@ def test_bad_content_is_an_invalid_receipt_and_one_failure(world, changes):
 @pytest.mark.parametrize(
     "hostile",
     [
-        lambda: {"trigger": LyingDict({"status": "hot"})},
-        lambda: {"trigger": {"status": LyingStr("hot")}},
-        lambda: {"steps": LyingList(STEPS)},
-        lambda: {"steps": [LyingDict({"do": "x"})]},
-        lambda: {"steps": [{"do": LyingInt(1)}]},
-        lambda: {"supported_by": LyingList(["e1", "e2", "e3"])},
-        lambda: {"supported_by": ["e1", LyingStr("e2"), "e3"]},
-        lambda: {"needs": LyingInt(3)},
-        lambda: {"at": LyingStr("2026-01-01")},
+        lambda: {"trigger": HostileMap({"status": "hot"})},
+        lambda: {"trigger": {"status": HostileText("hot")}},
+        lambda: {"steps": HostileList(STEPS)},
+        lambda: {"steps": [HostileMap({"do": "x"})]},
+        lambda: {"steps": [{"do": HostileNumber(1)}]},
+        lambda: {"supported_by": HostileList(["e1", "e2", "e3"])},
+        lambda: {"supported_by": ["e1", HostileText("e2"), "e3"]},
+        lambda: {"needs": HostileNumber(3)},
+        lambda: {"at": HostileText("2026-01-01")},
     ],
 )
 def test_a_hostile_object_as_content_costs_one_refusal(world, hostile):
@@ -181,7 +174,8 @@ def test_a_hostile_object_as_content_costs_one_refusal(world, hostile):
 
 
 @pytest.mark.parametrize(
-    "make", [lambda: "", lambda: "hot ", lambda: 7, lambda: None, lambda: "x" * 201, lambda: LyingStr("hot")]
+    "make",
+    [lambda: "", lambda: "hot ", lambda: 7, lambda: None, lambda: "x" * 201, lambda: HostileText("hot")],
 )
 def test_names_that_are_not_names_raise_and_keep_nothing(world, make):
     bad = make()
@@ -248,7 +242,7 @@ def test_playbooks_for_refuses_a_bad_situation(world):
         playbooks_for(world, [("status", "hot")])
     with pytest.raises(WrongType):
         playbooks_for(world, None)
-    for bad in ({"bad name": 1}, {"a": {"b": 1}}, {"a": float("nan")}, {5: 1}, {"a": LyingStr("x")}):
+    for bad in ({"bad name": 1}, {"a": {"b": 1}}, {"a": float("nan")}, {5: 1}, {"a": HostileText("x")}):
         with pytest.raises(Refused):
             playbooks_for(world, bad)
 
@@ -333,7 +327,7 @@ def test_ran_and_switch_refusals(world):
         world, lambda: ran(world, "hot", "agent", "nowhere"), "missing", "the episode does not exist"
     )
     refused_once(world, lambda: ran(world, "hot", "agent", "e1", at="never"), "invalid")
-    refused_once(world, lambda: ran(world, "hot", "agent", "e1", at=LyingStr("2026-01-01")), "invalid")
+    refused_once(world, lambda: ran(world, "hot", "agent", "e1", at=HostileText("2026-01-01")), "invalid")
     refused_once(world, lambda: switch(world, "nothing", "agent", True), "unknown")
 
 

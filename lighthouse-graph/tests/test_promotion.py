@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from devices import DEVICE, KINDS
 from graph_contents import snapshot
-from lighthouse import close_episode, ensure_schema, open_episode, record, remember
+from hostile import HostileList, HostileMap, HostileText
+from lighthouse import close_episode, ensure_schema, episode, open_episode, record, remember
 from lighthouse.errors import Refused, WrongType
 from lighthouse.graphs import read
 from lighthouse.lessons import learn, lesson, retire
 from lighthouse.playbooks import playbook, switch
 from lighthouse.promotion import promote
-from test_lessons import LyingDict, LyingList, LyingStr, kept
+from test_lessons import kept
 
 
 def rule(episode):  # the seed's rule: what one episode that ended shows
@@ -270,11 +271,11 @@ def test_a_refusal_of_the_library_names_what_it_was_for(world):
         lambda: [{"ran": "", "succeeded": True}],
         lambda: [{"ran": "p", "succeeded": "yes"}],
         lambda: ["not a claim"],
-        lambda: [LyingDict({"lesson": "x", "statement": "s", "agrees": True})],
-        lambda: [{"lesson": LyingStr("x"), "statement": "s", "agrees": True}],
+        lambda: [HostileMap({"lesson": "x", "statement": "s", "agrees": True})],
+        lambda: [{"lesson": HostileText("x"), "statement": "s", "agrees": True}],
         lambda: [
             {"ran": "p", "succeeded": True},
-            {"lesson": "x", "statement": LyingStr("s"), "agrees": True},
+            {"lesson": "x", "statement": HostileText("s"), "agrees": True},
         ],
     ],
 )
@@ -294,7 +295,7 @@ def test_a_malformed_claim_stops_before_anything_is_written(world, answer):
 
 
 @pytest.mark.parametrize(
-    "answer", [lambda: None, lambda: ({"ran": "p"},), lambda: {"ran": "p"}, lambda: LyingList([])]
+    "answer", [lambda: None, lambda: ({"ran": "p"},), lambda: {"ran": "p"}, lambda: HostileList([])]
 )
 def test_an_answer_that_is_not_a_list_raises_wrong_type_before_anything_is_written(world, answer):
     ended(world, "e0")
@@ -326,7 +327,7 @@ def test_what_the_rule_raises_passes_unchanged_and_nothing_is_written(world):
     ("arguments", "error"),
     [
         ({"by": ""}, Refused),
-        ({"by": LyingStr("reviewer")}, Refused),
+        ({"by": HostileText("reviewer")}, Refused),
         ({"rule": "not callable"}, WrongType),
         ({"at_least": 0}, Refused),
         ({"at_least": 201}, Refused),
@@ -344,3 +345,13 @@ def test_promote_refuses_bad_arguments(world, arguments, error):
 
 def test_promote_on_a_graph_with_nothing_in_it(graph):
     assert promote(graph, "reviewer", rule) == {"episodes": 0, "lessons": [], "playbooks": [], "runs": []}
+
+
+def test_the_rule_gets_each_episode_exactly_as_episode_gives_it(world):
+    close(world, opened(world, "e1"))
+    record(world, opened(world, "e2"), "observation", by="watcher", values={"values": "a value like another"})
+    close(world, "e2", cause="dust")
+    given = []
+    promote(world, "promoter", lambda one: given.append(one) or [])
+    assert given == [episode(world, "e1"), episode(world, "e2")]
+    assert given[1]["entries"][1]["values"] == "a value like another"

@@ -157,9 +157,9 @@ def test_values_named_as_the_library_once_named_its_own_are_stored_and_read_back
 
 
 def test_kinds_and_relations_of_the_wrong_form_are_refused(stored):
-    with pytest.raises(WrongType, match="Kind"):
+    with pytest.raises(Refused, match="Kind"):
         history(stored, "Device", "d1")
-    with pytest.raises(WrongType, match="Kind"):
+    with pytest.raises(Refused, match="Kind"):
         as_of(stored, None, "d1", at(0))
     for relation in ("KNOWS", "used_by", None, "USED_BY`]->() DETACH DELETE x //"):
         with pytest.raises(Refused, match="no relation"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hostile import PosingAsKind
 from lighthouse import Kind, ensure_schema, remember
 from lighthouse.graphs import read
 from lighthouse.references import (
@@ -250,13 +251,6 @@ def test_an_object_that_fails_when_read_is_refused_not_an_error_of_another_kind(
             raise RuntimeError("no")
 
         __repr__ = __str__ = __hash__ = __len__
-
-    class PosingAsKind:
-        label = "Valve`) DETACH DELETE (n"
-
-        @property
-        def __class__(self):
-            return Kind
 
     with pytest.raises(Refused, match="must be a list or tuple, not Unreadable"):
         parse_all(Unreadable([("Device", "d1")]))

@@ -7,21 +7,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from graph_contents import snapshot
+from hostile import HOSTILE_NAMES, HostileList, HostileMap, HostileText, sort_of
 from lighthouse.graphs import read
 from lighthouse.tasks import add_task, claim, complete, release, task, tasks
 from lighthouse.values import MAX_LEASE, Refused
 from lighthouse.write.failures import failures
 from racing import at_once
 from redis.exceptions import ResponseError
-from test_episodes import (
-    HOSTILE_NAMES,
-    CountingGraph,
-    FailingOnce,
-    HostileDict,
-    HostileList,
-    HostileStr,
-    sort_of,
-)
+from test_episodes import CountingGraph, FailingOnce
 
 BAD_NAMES = [None, "", " padded", "x" * 201, 7, *HOSTILE_NAMES]
 
@@ -95,10 +88,10 @@ def test_after_must_name_tasks_that_exist_the_task_itself_included(queue):
         (None, {"r1": 1}),
         (None, ["r1", 3]),
         (None, [f"t{n}" for n in range(201)]),
-        (HostileStr("d1"), ()),
+        (HostileText("d1"), ()),
         (None, HostileList(["r1"])),
-        (None, [HostileStr("r1")]),
-        (None, HostileDict()),
+        (None, [HostileText("r1")]),
+        (None, HostileMap()),
     ],
     ids=sort_of,
 )
@@ -275,7 +268,7 @@ def test_tasks_filters_by_kind_and_state_in_claim_order(queue):
         {"kind": ""},
         {"limit": 0},
         {"limit": 1001},
-        {"state": HostileStr("open")},
+        {"state": HostileText("open")},
     ):
         with pytest.raises(Refused):
             tasks(queue, **arguments)

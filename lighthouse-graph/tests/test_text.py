@@ -6,10 +6,10 @@ import inspect
 from datetime import UTC, datetime
 
 import pytest
+from hostile import HostileList, HostileMap, HostileNumber, HostileText, hostile_objects
 from lighthouse import Kind, Refused, TooSlow, WrongType, ensure_schema, history, remember
 from lighthouse.episodes import open_episode, record
 from lighthouse.recall.text import search, search_entries, search_history
-from meaning import HostileList, HostileMap, HostileNumber, HostileText, hostile_objects
 from redis.exceptions import ResponseError
 
 ROOM = Kind("Room", key="code")

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 from devices import DEVICE, PERSON, ROOM
+from hostile import hostile_objects
 from lighthouse import Kind, Refused, TooSlow, WrongType, clock, ensure_schema, remember
 from lighthouse.recall.traverse import pointing_at, similar
-from meaning import hostile_objects
 
 CRATE = Kind("Crate", relations={"LOCATED_IN": ROOM})  # another kind in the same rooms
 PLAIN = Kind("Plain")  # no relations at all

@@ -8,24 +8,12 @@ import os
 
 import pytest
 from falkordb import FalkorDB
+from hostile import HostileFloat, HostileList, HostileNumber, hostile_objects
 from lighthouse import Kind, Refused, TooSlow, WrongType, ensure_schema, remember
 from lighthouse.episodes import open_episode, record
 from lighthouse.recall.entry_vectors import embed_entries, mark_name
 from lighthouse.recall.vector import EmbedderError, embed, nearest, vectors_of
-from meaning import (
-    BAD_ANSWERS,
-    DIMS,
-    MANUAL,
-    PLAIN,
-    Answer,
-    Counting,
-    HostileFloat,
-    HostileList,
-    HostileNumber,
-    T,
-    bag,
-    hostile_objects,
-)
+from meaning import BAD_ANSWERS, DIMS, MANUAL, PLAIN, Answer, Counting, T, bag
 
 
 @pytest.fixture

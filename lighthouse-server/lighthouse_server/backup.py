@@ -3,7 +3,9 @@
 backup() has the server write a snapshot (BGSAVE: a forked child writes the data as of one instant, so
 writes go on meanwhile), waits for it, and copies the file it wrote into a directory of its own with a
 manifest (manifest.json: the time, the graphs and keys at that instant, the file's size and sha256). The
-server's files must be on this machine: backup runs where FalkorDB runs.
+server's files must be on this machine: backup runs where FalkorDB runs. (A server without a data
+directory writes its snapshot to the shared temporary directory, where another such server's snapshot
+could replace it: back up servers that have a data directory of their own.)
 
 restore() puts such a copy into an empty data directory so that `embedded.start(data_dir=...)` serves
 exactly its data. The embedded server runs with the append-only file on, and a Redis 8 server with the
@@ -19,6 +21,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +41,8 @@ AOF_DIRECTORY = "appendonlydir"
 AOF_BASE = "appendonly.aof.1.base.rdb"
 AOF_MANIFEST = "appendonly.aof.manifest"
 CHUNK = 1024 * 1024
+_COUNT_NODES = "MATCH (n) RETURN count(n)"
+_COUNT_EDGES = "MATCH ()-[r]->() RETURN count(r)"
 _CHILD_RUNNING = ("rdb_bgsave_in_progress", "aof_rewrite_in_progress", "module_fork_in_progress")
 
 
@@ -81,26 +86,19 @@ def _settled(connection: Redis, deadline: float) -> None:
 
 
 def _started_snapshot(connection: Redis, deadline: float) -> dict:
-    """BGSAVE, with the graphs and the key count of the same instant (one transaction, one fork).
-
-    A rewrite the server starts on its own between the wait and the transaction makes BGSAVE wait for
-    it, so the listing would be of an earlier instant: then it is tried again.
-    """
+    """BGSAVE once no child of the server writes (one waiting for another is only scheduled, at a
+    later instant); the time, and the graphs before it. Inside MULTI, Redis only schedules a BGSAVE,
+    so nothing read here is of the snapshot's own instant: the check of backup() reads that."""
     while True:
         _settled(connection, deadline)
-        with connection.pipeline(transaction=True) as transaction:
-            transaction.execute_command("GRAPH.LIST")
-            transaction.dbsize()
-            transaction.execute_command("BGSAVE")
-            transaction.info("persistence")
-            transaction.time()
-            graphs, keys, saving, persistence, (seconds, _) = transaction.execute(raise_on_error=False)
-        if isinstance(saving, Exception):
-            if "in progress" not in str(saving):
-                raise BackupError(f"the server refused to write a snapshot: {saving}")
-        elif persistence.get("rdb_bgsave_in_progress"):
-            names = sorted(name.decode() if isinstance(name, bytes) else name for name in graphs)
-            return {"graphs": names, "keys": keys, "saves": persistence["rdb_saves"], "at": seconds}
+        saves = connection.info("persistence")["rdb_saves"]
+        seconds, _ = connection.time()
+        try:
+            connection.execute_command("BGSAVE")
+            return {"saves": saves, "at": seconds}
+        except replies.ResponseError as error:
+            if "progress" not in str(error):  # another child started meanwhile: wait for it
+                raise BackupError(f"the server refused to write a snapshot: {error}") from None
         if time.monotonic() > deadline:
             raise BackupError("the server did not start a snapshot in time: try again later")
         time.sleep(0.05)
@@ -135,27 +133,50 @@ def _copied(source: IO[bytes], target: Path) -> dict:
     return {"bytes": size, "sha256": digest.hexdigest()}
 
 
+def _text(value: object) -> object:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def _versions(connection: Redis) -> dict:
-    modules = {entry["name"]: entry["ver"] for entry in connection.module_list()}
-    modules = {(key.decode() if isinstance(key, bytes) else key): value for key, value in modules.items()}
-    return {"redis": connection.info("server")["redis_version"], "falkordb": modules.get("graph")}
+    """The server's and the graph module's versions, for whoever restores it later."""
+    modules = [
+        {_text(key): _text(value) for key, value in entry.items()} for entry in connection.module_list()
+    ]
+    graph = [entry["ver"] for entry in modules if entry.get("name") == "graph"]
+    return {
+        "redis": _text(connection.info("server")["redis_version"]),
+        "falkordb": graph[0] if graph else None,
+    }
 
 
-def backup(client_or_server: object, destination_dir: str | Path, *, wait: float = 600.0) -> dict:
+def backup(
+    client_or_server: object, destination_dir: str | Path, *, wait: float = 600.0, check: bool = True
+) -> dict:
     """Copies the whole database, as of one instant, into destination_dir (new or empty); returns its manifest.
 
     The server goes on taking writes: its snapshot is written by a forked child (BGSAVE). The manifest
-    {"format", "created_at", "graphs", "keys", "versions", "files": {name: {"bytes", "sha256"}}} is
-    also written to destination_dir/manifest.json; the report adds "directory". wait: seconds allowed
-    for the snapshot. Raises BackupError when the server's files are not on this machine, or a
-    snapshot fails; a failed backup leaves no manifest, so it can never be restored by mistake.
+    {"format", "created_at", "checked", "graphs", "keys", "counts", "versions", "files"} is written to
+    destination_dir/manifest.json; the report adds "directory". check: load the copy into a throwaway
+    embedded server first (it needs as much memory as the database) and read from it the graphs, the
+    keys and each graph's {"nodes", "edges"}: a backup that does not load is never kept. Without check,
+    "graphs" are those listed before the snapshot, "keys" and "counts" None. wait: seconds allowed.
+    Raises BackupError when the server's files are not on this machine or a snapshot fails; a failed
+    backup leaves no manifest, so it can never be restored by mistake.
     """
     connection = _connection(client_or_server)
-    folder = _empty_directory(destination_dir, "backup directory")
+    try:
+        return _backup(connection, _empty_directory(destination_dir, "backup directory"), wait, check)
+    finally:
+        if isinstance(client_or_server, Server):  # the connection is ours, not the caller's
+            connection.close()
+
+
+def _backup(connection: Redis, folder: Path, wait: float, check: bool) -> dict:
     deadline = time.monotonic() + wait
     where = connection.config_get("dir")["dir"]
     snapshot_file = Path(where) / connection.config_get("dbfilename")["dbfilename"]
     for attempt in range(3):
+        listed = _graph_names(connection)
         taken = _started_snapshot(connection, deadline)
         saves = _finished(connection, taken["saves"], deadline)
         try:
@@ -174,13 +195,30 @@ def backup(client_or_server: object, destination_dir: str | Path, *, wait: float
     manifest = {
         "format": FORMAT,
         "created_at": datetime.fromtimestamp(int(taken["at"]), UTC).isoformat(),
-        "graphs": taken["graphs"],
-        "keys": taken["keys"],
+        "checked": check,
+        "graphs": listed,
+        "keys": None,
+        "counts": None,
         "versions": _versions(connection),
         "files": files,
     }
+    if check:
+        try:
+            with tempfile.TemporaryDirectory(prefix=".check-", dir=folder) as trial:
+                _laid_out(folder / SNAPSHOT, Path(trial))
+                manifest.update(_loaded(Path(trial)))
+        except BaseException:
+            (folder / SNAPSHOT).unlink(missing_ok=True)
+            raise
     _write_json(folder / MANIFEST, manifest)
     return {**manifest, "directory": str(folder)}
+
+
+def _graph_names(connection: Redis) -> list[str]:
+    return sorted(
+        name.decode() if isinstance(name, bytes) else name
+        for name in connection.execute_command("GRAPH.LIST")
+    )
 
 
 def _write_json(path: Path, content: dict) -> None:
@@ -218,57 +256,71 @@ def read_manifest(backup_dir: str | Path) -> dict:
     return manifest
 
 
+def _laid_out(snapshot: Path, folder: Path) -> dict:
+    """The snapshot as the only base of a multi-part append-only file in folder (empty); the digest is
+    compared again after the copy, so a file changed meanwhile is never restored."""
+    building = folder / (AOF_DIRECTORY + ".partial")  # renamed at the end: no start sees half of it
+    building.mkdir()
+    with snapshot.open("rb") as source:
+        copied = _copied(source, building / AOF_BASE)
+    with (building / AOF_MANIFEST).open("w", encoding="ascii") as out:
+        out.write(f"file {AOF_BASE} seq 1 type b\n")  # the incremental file: the server adds it
+        out.flush()
+        os.fsync(out.fileno())
+    building.rename(folder / AOF_DIRECTORY)
+    return copied
+
+
 def restore(backup_dir: str | Path, data_dir: str | Path, *, check: bool = True) -> dict:
     """Puts the backup in backup_dir into data_dir, which must be new or empty; returns what it restored.
 
     Afterwards `embedded.start(data_dir=data_dir)` serves exactly the data of the backup. check: start
-    it once here (on a free port) and compare its graphs and key count with the manifest, then stop it
-    cleanly. The report: {"data_dir", "created_at", "graphs", "keys", "checked"}. Raises BackupError for
-    a damaged or foreign backup, a data directory that is not empty, or a check that fails; a failed
-    restore leaves the data directory as empty as it found it.
+    it once here (on a free port), compare its graphs, keys and counts with those the manifest recorded
+    (when the backup was checked), then stop it cleanly. The report: {"data_dir", "created_at",
+    "graphs", "keys", "counts", "checked"}. Raises BackupError for a damaged or foreign backup, a data
+    directory that is not empty, or a check that fails; a failed restore leaves the data directory as
+    empty as it found it.
     """
     manifest = read_manifest(backup_dir)
     folder = _empty_directory(data_dir, "data directory")
     try:
-        # Written under another name, then renamed: a start never sees half a restore.
-        building = folder / (AOF_DIRECTORY + ".partial")
-        building.mkdir()
-        with (Path(backup_dir).resolve() / SNAPSHOT).open("rb") as source:
-            copied = _copied(source, building / AOF_BASE)
+        copied = _laid_out(Path(backup_dir).resolve() / SNAPSHOT, folder)
         if copied["sha256"] != manifest["files"][SNAPSHOT]["sha256"]:
             raise BackupError("the snapshot changed while it was copied: restore again")
-        with (building / AOF_MANIFEST).open("w", encoding="ascii") as out:
-            out.write(f"file {AOF_BASE} seq 1 type b\n")  # the incremental file: the server adds it
-            out.flush()
-            os.fsync(out.fileno())
-        building.rename(folder / AOF_DIRECTORY)
-        if check:
-            _check(folder, manifest)
+        found = _loaded(folder) if check else {}
+        recorded = {key: manifest[key] for key in ("graphs", "keys", "counts")}
+        if check and manifest["checked"] and found != recorded:
+            raise BackupError(f"the restored data holds {_said(found)}, the backup {_said(recorded)}")
     except BaseException:
         for made in list(folder.iterdir()):
             with contextlib.suppress(OSError):
                 shutil.rmtree(made) if made.is_dir() else made.unlink()
         raise
-    report = {key: manifest[key] for key in ("created_at", "graphs", "keys")}
-    return {"data_dir": str(folder), **report, "checked": check}
+    report = {"graphs": manifest["graphs"], "keys": manifest["keys"], "counts": manifest["counts"], **found}
+    return {"data_dir": str(folder), "created_at": manifest["created_at"], **report, "checked": check}
 
 
-def _check(folder: Path, manifest: dict) -> None:
-    """Starts a server on the restored directory: it must hold the graphs and keys of the manifest."""
+def _said(summary: dict) -> str:
+    return f"{len(summary['graphs'])} graphs and {summary['keys']} keys ({summary['counts']})"
+
+
+def _loaded(folder: Path) -> dict:
+    """Starts a server on a laid-out directory: its graphs, keys and each graph's counts; then stops it."""
     try:
         server = start(data_dir=folder, wait=600.0)
     except ServerError as error:
-        raise BackupError(f"the restored data does not start: {error}") from None
+        raise BackupError(f"the snapshot does not load: {error}") from None
     try:
-        with server.connection(timeout=60.0) as connection:
-            graphs = sorted(name.decode() for name in connection.execute_command("GRAPH.LIST"))
-            keys = connection.dbsize()
+        db = server.client()
+        graphs = _graph_names(db.connection)
+        counts = {}
+        for name in graphs:
+            graph = db.select_graph(name)
+            nodes = graph.ro_query(_COUNT_NODES).result_set[0][0]
+            counts[name] = {"nodes": nodes, "edges": graph.ro_query(_COUNT_EDGES).result_set[0][0]}
+        keys = db.connection.dbsize()
     except replies.RedisError as error:
-        raise BackupError(f"the restored data cannot be read: {error}") from None
+        raise BackupError(f"the snapshot cannot be read: {error}") from None
     finally:
         server.stop()
-    if (graphs, keys) != (manifest["graphs"], manifest["keys"]):
-        found = f"{len(graphs)} graphs and {keys} keys"
-        raise BackupError(
-            f"the restored data holds {found}, the backup {len(manifest['graphs'])} and {manifest['keys']}"
-        )
+    return {"graphs": graphs, "keys": keys, "counts": counts}

@@ -49,15 +49,32 @@ def _line_error(error: Exception) -> str:
     return str(error)[:MAX_ERROR] or type(error).__name__
 
 
+def _unreadable(text: str) -> str | None:
+    """Why a line read from a file is not text: bytes that are not UTF-8 come as lone surrogates."""
+    try:
+        text.encode("utf-8")
+    except UnicodeError:
+        return "not UTF-8 text"
+    return None
+
+
 def _jsonl(lines: Iterable[str]) -> Iterator[Parsed]:
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            yield number, number, None, None
-            continue
         try:
+            if not isinstance(line, str):
+                raise ValueError(f"a line must be text, not {type(line).__name__}")
+            if not line.strip():
+                yield number, number, None, None
+                continue
+            if problem := _unreadable(line):
+                raise ValueError(problem)
             row = json.loads(line)
         except ValueError as error:
-            yield number, number, None, f"not JSON: {_line_error(error)}"
+            what = "not JSON: " if isinstance(error, json.JSONDecodeError) else ""
+            yield number, number, None, what + _line_error(error)
+            continue
+        except Exception as error:  # a hostile line object: it costs its own line only
+            yield number, number, None, f"the line cannot be read: {type(error).__name__}"
             continue
         if type(row) is not dict:
             yield number, number, None, f"a row must be a JSON object, not {type(row).__name__}"
@@ -143,6 +160,9 @@ def _csv(lines: Iterable[str]) -> Iterator[Parsed]:
             columns = _csv_header(cells)  # a header that cannot be used refuses the whole file
             yield number, ended, None, None
             continue
+        if any(_unreadable(cell) for cell in cells):
+            yield number, ended, None, "not UTF-8 text"
+            continue
         if len(cells) != len(columns):
             yield number, ended, None, f"{len(cells)} cells where the header has {len(columns)}"
             continue
@@ -158,7 +178,8 @@ def _lines(source: str | Path | IO[str] | Iterable[str]) -> tuple[Iterable[str],
     """The source's lines, and the file this module opened (to close), if any."""
     if isinstance(source, str | Path):
         try:
-            opened = Path(source).open(encoding="utf-8", newline="")  # noqa: SIM115 - closed by import_rows
+            # Bytes that are not UTF-8 are kept (as lone surrogates) so that they cost only their line.
+            opened = Path(source).open(encoding="utf-8-sig", errors="surrogateescape", newline="")  # noqa: SIM115 - closed by import_rows
         except OSError as error:
             raise Refused(f"{source} cannot be read: {error.strerror or error}") from None
         return opened, opened

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 
 from lighthouse import tenant
 
 from . import audit, keys
 from .answers import Answers, checked, fingerprint
+from .declarations import Kinds
 from .encoding import jsonable
-from .kinds import Kinds
 from .limits import PerMinute
 from .operations import TABLE, Call, converted, paged
 from .problems import Problem, problem_of
@@ -31,6 +32,19 @@ class Service:
         self.kinds = Kinds(db)
         self.heavy = PerMinute(settings.heavy_per_minute)
         self.answers = Answers()
+        self._embedder: tuple | None = None
+        self._embedder_lock = threading.Lock()
+
+    def embedder(self) -> tuple | None:
+        """(embedder, model, dimensions) when one is configured, loaded on first use; else None."""
+        if not self.settings.embedder:
+            return None
+        with self._embedder_lock:
+            if self._embedder is None:
+                from .embedders import local_embedder
+
+                self._embedder = local_embedder()
+        return self._embedder
 
     def principal(self, secret: object, *, tenant_named: str | None = None) -> keys.Principal:
         """The key's principal; Problem unauthorized for no key or a revoked or unknown one, forbidden

@@ -29,6 +29,9 @@ class Settings:
     heavy_per_minute: int = 10  # calls of groups/important/between/connection per key and minute
     query_timeout_ms: int = 5_000  # time limit of the read-only Cypher tool
     key: str = ""  # the API key `lighthouse mcp` (stdio) acts with
+    embedder: str = (
+        ""  # "local": the bundled model gives recall its meaning ranking; empty: words and graph only
+    )
 
 
 # Setting -> environment variable. FALKORDB_URL is the name the field already uses elsewhere.
@@ -42,6 +45,7 @@ ENVIRONMENT = {
     "heavy_per_minute": "LIGHTHOUSE_HEAVY_PER_MINUTE",
     "query_timeout_ms": "LIGHTHOUSE_QUERY_TIMEOUT_MS",
     "key": "LIGHTHOUSE_KEY",
+    "embedder": "LIGHTHOUSE_EMBEDDER",
 }
 CONFIG_VARIABLE = "LIGHTHOUSE_CONFIG"  # the TOML file, when --config does not name one
 _RANGES = {
@@ -67,6 +71,8 @@ def _typed(name: str, raw: object, source: str) -> object:
         return number
     if not isinstance(raw, str):
         raise SettingsError(f"{name} ({source}) must be text, not {raw!r}")
+    if name == "embedder" and raw not in ("", "local"):
+        raise SettingsError(f"embedder ({source}) is local or empty, not {raw!r}")
     if name == "fsync" and raw not in ("everysec", "always"):
         raise SettingsError(f"fsync ({source}) is everysec or always, not {raw!r}")
     if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):

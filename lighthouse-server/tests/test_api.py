@@ -147,3 +147,24 @@ def test_the_same_idempotency_key_gives_the_first_answer_and_writes_once(lightho
 @pytest.mark.parametrize("name", sorted(TABLE))
 def test_every_operation_refuses_a_call_without_a_key(lighthouse, name):
     _problem(lighthouse.post(name, TABLE[name].example), "unauthorized")
+
+
+def test_recall_fuses_words_and_meaning_once_embedded(lighthouse):
+    tenant, key = lighthouse.tenant()
+    notes = [
+        {"key": "n1", "t": "2026-01-01T00:00:00Z", "values": {"text": "water is leaking from the pump"}},
+        {"key": "n2", "t": "2026-01-01T00:00:00Z", "values": {"text": "the invoice was paid on Friday"}},
+    ]
+    lighthouse.result("remember", {"kind": "Note", "rows": notes}, key)
+    before = lighthouse.result(
+        "recall", {"kind": "Note", "question": "liquid spilling out of a machine"}, key
+    )
+    assert before == []  # no word in common, no vectors yet
+    assert lighthouse.result("embed", {"kind": "Note"}, key) == {"embedded": 2, "waiting": 0}
+    after = lighthouse.result("recall", {"kind": "Note", "question": "liquid spilling out of a machine"}, key)
+    assert after[0]["key"] == "n1" and set(after[0]["places"]) == {"meaning"}
+    assert after[0]["values"]["text"] == "water is leaking from the pump"
+    both = lighthouse.result("recall", {"kind": "Note", "question": "pump leaking"}, key)
+    assert both[0]["key"] == "n1" and set(both[0]["places"]) == {"words", "meaning"}
+    refused = lighthouse.post("embed", {"kind": "Device"}, key)
+    assert refused.status_code == 400 and "dimensions" in refused.json()["error"]["message"]

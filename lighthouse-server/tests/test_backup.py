@@ -226,7 +226,12 @@ def test_the_manifest_describes_the_snapshot(source, tmp_path: Path) -> None:
     report = backup(source.client(), tmp_path / "copy")
     manifest = json.loads((tmp_path / "copy" / MANIFEST).read_text())
     assert report == {**manifest, "directory": str((tmp_path / "copy").resolve())}
-    assert manifest["graphs"] == ["one"] and manifest["keys"] == 2
+    assert manifest["graphs"] == ["one"] and manifest["keys"] == 2 and manifest["checked"] is True
+    assert manifest["counts"] == {"one": {"nodes": 2, "edges": 1}}
+    assert sorted(path.name for path in (tmp_path / "copy").iterdir()) == [
+        SNAPSHOT,
+        MANIFEST,
+    ]  # the trial is gone
     data = (tmp_path / "copy" / SNAPSHOT).read_bytes()
     assert data.startswith(b"REDIS")
     assert manifest["files"][SNAPSHOT] == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
@@ -237,10 +242,28 @@ def test_the_manifest_describes_the_snapshot(source, tmp_path: Path) -> None:
     assert (tmp_path / "restored" / AOF_DIRECTORY / AOF_BASE).read_bytes() == data
     server = start(data_dir=tmp_path / "restored")
     try:
-        assert server.client().connection.get("plain") == b"value"
+        assert server.client().connection.get("plain") == "value"
         assert contents(server.client().select_graph("one")) == contents(source.client().select_graph("one"))
     finally:
         server.stop()
+
+
+def test_an_unchecked_backup_lists_the_graphs_and_restores(source, tmp_path: Path) -> None:
+    source.client().select_graph("one").query("CREATE (:A {v: 1})")
+    report = backup(source, tmp_path / "copy", check=False)
+    assert (report["checked"], report["graphs"], report["keys"], report["counts"]) == (
+        False,
+        ["one"],
+        None,
+        None,
+    )
+    restored = restore(tmp_path / "copy", tmp_path / "restored")
+    assert (restored["graphs"], restored["keys"], restored["counts"]) == (
+        ["one"],
+        1,
+        {"one": {"nodes": 1, "edges": 0}},
+    )
+    assert restore(tmp_path / "copy", tmp_path / "again", check=False)["keys"] is None
 
 
 def test_a_backup_of_an_empty_database_restores_an_empty_one(source, tmp_path: Path) -> None:
@@ -303,6 +326,8 @@ def test_a_restore_whose_check_fails_leaves_the_directory_empty(source, tmp_path
     manifest_path = tmp_path / "copy" / MANIFEST
     manifest = json.loads(manifest_path.read_text())
     manifest_path.write_text(json.dumps({**manifest, "graphs": ["one", "two"]}))  # claims a graph it lacks
-    with pytest.raises(BackupError, match="holds 1 graphs and 1 keys, the backup 2"):
+    with pytest.raises(
+        BackupError, match=r"the restored data holds 1 graphs and 1 keys .*, the backup 2 graphs"
+    ):
         restore(tmp_path / "copy", tmp_path / "data")
     assert list((tmp_path / "data").iterdir()) == []

@@ -75,6 +75,10 @@ def test_every_subcommand_has_help(capsys):
         ("keys", "revoke"),
         ("kinds", "declare"),
         ("kinds", "list"),
+        ("import",),
+        ("export",),
+        ("backup",),
+        ("restore",),
         ("history",),
         ("as-of",),
         ("search",),
@@ -132,3 +136,67 @@ def test_kinds_from_the_command_line(lighthouse, tmp_path):
     assert lighthouse.result("kinds", {}, key)[0]["relations"] == {"IN": "Room"}
     declaration.write_text("not json")
     assert lighthouse.command("kinds", "declare", str(declaration), "--tenant", "cli-kinds").returncode == 2
+
+
+def test_import_export_backup_and_restore(lighthouse, tmp_path):
+    import json
+
+    tenant, key = lighthouse.tenant()
+    rows = tmp_path / "rows.jsonl"
+    good = {"key": "i1", "t": "2026-01-01T00:00:00Z", "values": {"note": "imported"}}
+    rows.write_text(
+        json.dumps(good) + "\n{not json\n" + json.dumps({**good, "key": "i2", "t": "2999-01-01"}) + "\n"
+    )
+    done = lighthouse.command("import", str(rows), "--tenant", tenant, "--kind", "Device")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["receipts"] == {"created": 1, "invalid": 1} and [
+        bad["line"] for bad in summary["bad_lines"]
+    ] == [2]
+    assert "line 2:" in done.stderr
+    assert lighthouse.result("entities", {"kind": "Device"}, key)["items"] == ["i1"]
+    exported = tmp_path / "tenant.jsonl"
+    assert lighthouse.command("export", "--tenant", tenant, "--out", str(exported)).returncode == 0
+    lines = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert any(line["type"] == "node" and line["properties"].get("note") == "imported" for line in lines)
+    other, _ = lighthouse.tenant()
+    assert "imported" not in lighthouse.command("export", "--tenant", other).stdout
+    copy = tmp_path / "backup"
+    assert lighthouse.command("backup", str(copy)).returncode == 0, "backup"
+    restored = tmp_path / "restored"
+
+    def restore() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lighthouse_server.command",
+                "restore",
+                str(copy),
+                "--data",
+                str(restored),
+            ],
+            env={k: v for k, v in os.environ.items() if not k.startswith(("FALKORDB_", "LIGHTHOUSE_"))},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    done = restore()
+    assert done.returncode == 0, done.stderr
+    from lighthouse_server.embedded import start
+
+    with start(data_dir=restored) as server:
+        graph = server.client().select_graph(f"tenant:{tenant}")
+        query = "MATCH (n) RETURN labels(n), properties(n) ORDER BY id(n)"
+        assert (
+            graph.ro_query(query).result_set
+            == lighthouse.db().select_graph(f"tenant:{tenant}").ro_query(query).result_set
+        )
+        service = server.client().select_graph("lighthouse:service")
+        actions = service.ro_query(
+            "MATCH (a:AuditRecord {tenant: $t}) RETURN a.action ORDER BY a.serial", {"t": tenant}
+        )
+        assert [row[0] for row in actions.result_set][-1] == "restored"
+    again = restore()
+    assert again.returncode == 2 and "restore" in again.stderr  # the data directory is not empty

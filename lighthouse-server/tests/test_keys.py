@@ -11,8 +11,7 @@ import pytest
 from lighthouse_server import keys
 from lighthouse_server.embedded import start
 from lighthouse_server.problems import Problem
-
-from conftest import environment
+from service_process import environment
 
 
 def _command(data, *arguments: str) -> subprocess.CompletedProcess:

@@ -3,6 +3,7 @@ stdio (`lighthouse mcp` with LIGHTHOUSE_KEY), each checked against what it retur
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import uuid
@@ -14,12 +15,27 @@ import pytest
 from lighthouse_server.operations import TABLE
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from service_process import environment
 
-from conftest import environment
+
+@contextlib.asynccontextmanager
+async def connected(lighthouse, key: str):
+    """The SDK's client over streamable HTTP, with the key as the bearer token."""
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http,
+        Client(streamable_http_client(f"{lighthouse.url}/mcp", http_client=http)) as client,
+    ):
+        yield client
+
 
 # What each write gives for its example, called in the table's order on a fresh tenant.
 WRITES = {
-    "declare_kinds": [{"label": "Room", "status": "declared"}, {"label": "Device", "status": "declared"}],
+    "declare_kinds": [
+        {"label": "Room", "status": "declared"},
+        {"label": "Device", "status": "declared"},
+        {"label": "Note", "status": "declared"},
+    ],
+    "embed": {"embedded": 0, "waiting": 0},
     "remember": [{"key": "d1", "status": "created"}],
     "update": {"key": "d1", "status": "changed"},
     "open_episode": {"id": "ep1", "status": "opened"},
@@ -72,12 +88,11 @@ def test_every_tool_over_streamable_http(lighthouse):
     key = lighthouse.key(tenant)
 
     async def run() -> dict:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
-            async with Client(streamable_http_client(f"{lighthouse.url}/mcp", http_client=http)) as client:
-                results = await _every_tool(client, _checker(lighthouse, tenant))
-                refused = await client.call_tool("remember", {"kind": "Boat", "rows": []})
-                assert refused.is_error and refused.structured_content["error"]["code"] == "not_found"
-                return results
+        async with connected(lighthouse, key) as client:
+            results = await _every_tool(client, _checker(lighthouse, tenant))
+            refused = await client.call_tool("remember", {"kind": "Boat", "rows": []})
+            assert refused.is_error and refused.structured_content["error"]["code"] == "not_found"
+            return results
 
     results = anyio.run(run)
     assert results["history"]["items"][0]["by"] == "planner"  # the key's agent
@@ -91,13 +106,12 @@ def test_idempotency_key_of_a_tool(lighthouse):
     say = {"user": "u", "session_id": "s", "role": "user", "text": "hi", "idempotency_key": "once"}
 
     async def run() -> None:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
-            async with Client(streamable_http_client(f"{lighthouse.url}/mcp", http_client=http)) as client:
-                first = await client.call_tool("say", say)
-                again = await client.call_tool("say", say)
-                assert first.structured_content == again.structured_content
-                read = await client.call_tool("messages", {"user": "u", "session_id": "s"})
-                assert len(read.structured_content["result"]) == 1
+        async with connected(lighthouse, key) as client:
+            first = await client.call_tool("say", say)
+            again = await client.call_tool("say", say)
+            assert first.structured_content == again.structured_content
+            read = await client.call_tool("messages", {"user": "u", "session_id": "s"})
+            assert len(read.structured_content["result"]) == 1
 
     anyio.run(run)
 
@@ -117,13 +131,12 @@ def test_a_revoked_key_is_refused_at_the_next_call(lighthouse):
     key = lighthouse.key(tenant)
 
     async def run() -> None:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
-            async with Client(streamable_http_client(f"{lighthouse.url}/mcp", http_client=http)) as client:
-                assert not (await client.call_tool("kinds", {})).is_error
-                assert lighthouse.command("keys", "revoke", key.split("_")[1]).returncode == 0
-                await anyio.sleep(2.5)  # keys.REMEMBERED_FOR
-                with pytest.raises(Exception):  # noqa: B017 - the transport's error for a 401
-                    await client.call_tool("kinds", {})
+        async with connected(lighthouse, key) as client:
+            assert not (await client.call_tool("kinds", {})).is_error
+            assert lighthouse.command("keys", "revoke", key.split("_")[1]).returncode == 0
+            await anyio.sleep(2.5)  # keys.REMEMBERED_FOR
+            with pytest.raises(Exception):  # noqa: B017 - the transport's error for a 401
+                await client.call_tool("kinds", {})
 
     anyio.run(run)
 
@@ -134,7 +147,7 @@ def test_every_tool_over_stdio(lighthouse):
     parameters = StdioServerParameters(
         command=sys.executable,
         args=["-m", "lighthouse_server.command", "mcp", "--data", str(lighthouse.data)],
-        env=environment(LIGHTHOUSE_KEY=key),
+        env=environment(LIGHTHOUSE_KEY=key, LIGHTHOUSE_EMBEDDER="local"),
     )
 
     async def run() -> dict:
@@ -156,19 +169,18 @@ def test_hostile_input_over_mcp(lighthouse):
     tenant, key = lighthouse.tenant()
 
     async def run() -> None:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
-            async with Client(streamable_http_client(f"{lighthouse.url}/mcp", http_client=http)) as client:
-                wrong = await client.call_tool("remember", {"kind": "Device", "rows": "rows"})
-                assert wrong.is_error and wrong.structured_content["error"]["code"] == "invalid_argument"
-                chosen = await client.call_tool("remember", {"kind": "Device", "rows": [], "by": "mallory"})
-                assert chosen.is_error and "agent of the key" in chosen.structured_content["error"]["message"]
-                rows = [{"key": "big", "t": "2026-01-01T00:00:00Z", "values": {"status": "s" * 100_001}}]
-                past = await client.call_tool("remember", {"kind": "Device", "rows": rows})
-                assert past.structured_content["result"][0]["status"] == "invalid"
-                kept = await client.call_tool("failures", {})
-                assert [failure["key"] for failure in kept.structured_content["result"]] == ["big"]
-                listed = await client.call_tool("entities", {"kind": "Device"})
-                assert listed.structured_content["result"]["items"] == []
+        async with connected(lighthouse, key) as client:
+            wrong = await client.call_tool("remember", {"kind": "Device", "rows": "rows"})
+            assert wrong.is_error and wrong.structured_content["error"]["code"] == "invalid_argument"
+            chosen = await client.call_tool("remember", {"kind": "Device", "rows": [], "by": "mallory"})
+            assert chosen.is_error and "agent of the key" in chosen.structured_content["error"]["message"]
+            rows = [{"key": "big", "t": "2026-01-01T00:00:00Z", "values": {"status": "s" * 100_001}}]
+            past = await client.call_tool("remember", {"kind": "Device", "rows": rows})
+            assert past.structured_content["result"][0]["status"] == "invalid"
+            kept = await client.call_tool("failures", {})
+            assert [failure["key"] for failure in kept.structured_content["result"]] == ["big"]
+            listed = await client.call_tool("entities", {"kind": "Device"})
+            assert listed.structured_content["result"]["items"] == []
 
     anyio.run(run)
     headers = {

@@ -3,6 +3,7 @@ FalkorDB after a kill -9, a restart on the same data directory, and a database t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -10,10 +11,11 @@ import threading
 import time
 
 import httpx
+from lighthouse_server import keys
 from lighthouse_server.database import RUNNING
+from lighthouse_server.embedded import start
 from redis import Redis
-
-from conftest import KINDS, Lighthouse
+from service_process import KINDS, Lighthouse
 
 
 def _falkordb_pid(data) -> int:
@@ -32,8 +34,9 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_sigterm_during_writes_loses_no_acknowledged_write_and_a_restart_keeps_everything(tmp_path):
-    running = Lighthouse(tmp_path / "data", fsync="always").start()
+def test_sigterm_during_writes_loses_no_acknowledged_write_and_a_restart_keeps_everything(tmp_path, serves):
+    running = Lighthouse(tmp_path / "data", fsync="always")
+    serves.append(running.start())
     key = running.key("durable")
     running.result("declare_kinds", {"kinds": KINDS}, key)
     first = running.result(
@@ -86,8 +89,9 @@ def test_sigterm_during_writes_loses_no_acknowledged_write_and_a_restart_keeps_e
     assert again.stop() == 0
 
 
-def test_kill_9_leaves_no_falkordb_and_the_next_start_works(tmp_path):
-    running = Lighthouse(tmp_path / "data").start()
+def test_kill_9_leaves_no_falkordb_and_the_next_start_works(tmp_path, serves):
+    running = Lighthouse(tmp_path / "data")
+    serves.append(running.start())
     key = running.key("killed")
     running.result("declare_kinds", {"kinds": KINDS}, key)
     falkordb = _falkordb_pid(running.data)
@@ -99,21 +103,52 @@ def test_kill_9_leaves_no_falkordb_and_the_next_start_works(tmp_path):
         time.sleep(0.1)
     assert not _alive(falkordb)
     again = running.start()
-    assert [kind["label"] for kind in again.result("kinds", {}, key)] == ["Device", "Room"]
+    assert [kind["label"] for kind in again.result("kinds", {}, key)] == ["Device", "Note", "Room"]
     assert again.stop() == 0
 
 
-def test_a_database_that_stops_answering_is_503(tmp_path):
-    running = Lighthouse(tmp_path / "data").start()
+def test_a_database_that_stops_answering_is_503(tmp_path, serves):
+    running = Lighthouse(tmp_path / "data")
+    serves.append(running.start())
     key = running.key("down")
     found = json.loads((running.data / RUNNING).read_text())
-    try:
+    with contextlib.suppress(Exception):  # the server closes the connection as it goes
         Redis(found["host"], found["port"]).shutdown(nosave=True)
-    except Exception:  # noqa: BLE001, S110 - the server closes the connection as it goes
-        pass
     time.sleep(0.5)
     assert httpx.get(f"{running.url}/health").status_code == 503
     time.sleep(2.5)  # the key's check is remembered for 2 s
     answer = running.post("kinds", {}, key)
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "database_unavailable"
     assert running.stop() == 0
+
+
+def test_an_external_falkordb_is_used_and_left_running_and_a_request_in_flight_finishes(tmp_path, serves):
+    external = start()
+    try:
+        running = Lighthouse(tmp_path / "data", query_timeout_ms="3000")
+        serves.append(running)
+        running.extra = {"FALKORDB_URL": f"redis://127.0.0.1:{external.port}"}
+        running.start()
+        key = keys.create(external.client(), "outside", "planner", list(keys.SCOPES))["key"]
+        running.result("declare_kinds", {"kinds": KINDS}, key)
+        rows = [
+            {"key": f"n{number}", "t": "2026-01-01T00:00:00Z", "values": {"note": "x"}}
+            for number in range(30)
+        ]
+        running.result("remember", {"kind": "Device", "rows": rows}, key)
+        everything = ",".join(f"({name}:Entity)" for name in "abcdef")
+        slow = {
+            "query": f"MATCH {everything} WHERE a.key + b.key + c.key + d.key + e.key + f.key = '' RETURN a"
+        }
+        answers: list[httpx.Response] = []
+        asking = threading.Thread(target=lambda: answers.append(running.post("cypher", slow, key)))
+        asking.start()
+        time.sleep(1.0)
+        assert running.stop(signal.SIGTERM) == 0
+        asking.join(timeout=30)
+        assert answers and answers[0].json()["error"]["code"] == "too_slow"  # answered, not cut off
+        assert not (running.data / RUNNING).exists()
+        graph = external.client().select_graph("tenant:outside")
+        assert graph.ro_query("MATCH (e:Entity) RETURN count(e)").result_set == [[30]]  # still running
+    finally:
+        external.stop()

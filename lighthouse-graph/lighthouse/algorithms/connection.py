@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from .. import clock, values
 from ..graphs import read
-from ..kinds import Kind
+from ..kinds import Kind, is_kind
 from ..values import Refused
 from .kept import keep_picture, kept_picture, measure
 from .scope import (
@@ -164,7 +164,7 @@ def _chain_query(chosen: Scope, at_a_time: bool) -> str:
 
 
 def _end(given: object, what: str) -> tuple[Kind, str | int]:
-    if type(given) not in (tuple, list) or len(given) != 2 or not isinstance(given[0], Kind):
+    if type(given) not in (tuple, list) or len(given) != 2 or not is_kind(given[0]):
         raise Refused(f"{what}: not a reference: an end is (Kind, key), not {values.shown(given)}")
     try:
         return given[0], values.key(given[1], f"the key of {what}")

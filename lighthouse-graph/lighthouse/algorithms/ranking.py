@@ -101,7 +101,8 @@ def between(
     2**31 - 1) so the same graph gives the same answer, and scaled up. sample (1 to 1000): start from
     that many instead. FalkorDB's algo.betweenness counts wrong (a chain a->b->c->d gives c 3), so it
     is computed here from one read of at most `most` relations and entities. Without at: kept until the
-    graph grows. Arguments are checked as important() checks them.
+    graph grows. Arguments are checked as important() checks them. Nothing is written; database errors
+    pass as ResponseError.
     """
     chosen = scope(checked_kinds(kinds), relations)
     limit = values.whole(limit, "limit", 1, MAX_LIMIT)

@@ -17,7 +17,7 @@ from redis.exceptions import ResponseError
 
 from .. import clock
 from ..errors import Refused, TooSlow, WrongType
-from ..kinds import Kind
+from ..kinds import Kind, is_kind
 
 ABOUT = "ABOUT"
 # The edges of the library's records that a question may follow, and the records that take part.
@@ -83,7 +83,7 @@ def checked_kinds(kinds: object, *, empty: bool = False) -> list[Kind]:
         raise WrongType(f"kinds must be a list of Kind, not {type(kinds).__name__}")
     chosen = list(kinds)  # exactly a list or tuple: reading it runs nothing of the caller's
     for kind in chosen:
-        if not isinstance(kind, Kind):
+        if not is_kind(kind):
             raise WrongType(f"kinds must be a list of Kind, not of {type(kind).__name__}")
     if not chosen and not empty:
         raise Refused("kinds must hold at least one kind")

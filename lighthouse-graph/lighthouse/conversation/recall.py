@@ -35,7 +35,8 @@ def said_about(graph, user, reference, limit=20) -> list[dict]:
     seq descending), each as messages() gives it.
 
     reference: (Kind, key), (label, id) or an entry id. Raises Refused for user, for the reference ("reference:
-    not a reference ...") or for limit (1 to 1,000).
+    not a reference ...") or for limit (1 to 1,000). Nothing is written; database errors, and a search
+    stopped after 5 seconds, pass as ResponseError.
     """
     user = own_user(user)
     try:
@@ -63,7 +64,8 @@ def said(graph, user, question, limit=10, match="all") -> list[dict]:
     language (*, -, |, @field:) cannot be used. match="all": messages with every word; "any": with any.
     The values of messages are not searched, nor summaries. A question with no letter or digit gives []
     without a query. Raises WrongType when question is not a str, Refused for user, match or limit
-    (1 to 1,000), all checked before anything is searched.
+    (1 to 1,000), all checked before anything is searched. Nothing is written; database errors, and a
+    search stopped after 5 seconds, pass as ResponseError.
     """
     user = own_user(user)
     limit = how_many(limit, "limit")

@@ -26,9 +26,8 @@ from .. import clock
 from .. import values as limits
 from ..errors import Refused, WrongType
 from ..graphs import read
-from ..kinds import PLAIN_NAME
 from ..references import ordered, parse_all
-from ..write.failures import Failure, record_failures
+from ..write.failures import refused
 
 # Joins the user and the session id: a control character, which values.name() refuses in any name.
 SEPARATOR = "\x1f"
@@ -135,29 +134,7 @@ def refuse(
     graph, kind: str, status: str, reason: str, user: str, session: str, by: str, content: dict
 ) -> dict:
     """Keeps one refused write of a conversation, owned by its user so that forgetting reaches it."""
-    failure = Failure(status, kind, session, readable(content), reason, by, owner=user)
-    record_failures(graph, [failure])
-    return {"id": None, "status": status, "reason": reason}
-
-
-def message_values(given: object) -> dict:
-    """The values of a message: any property name but the message's own, each a storable value; None
-    is left out."""
-    if given is None:
-        return {}
-    if type(given) is not dict:
-        raise Refused(f"values must be a dict, not {type(given).__name__}")
-    if len(given) > limits.MAX_VALUES:
-        raise Refused(f"values hold more than {limits.MAX_VALUES} values")
-    checked = {}
-    for name, item in given.items():
-        if type(name) is not str or not PLAIN_NAME.match(name):
-            raise Refused(f"the name of a value must be a property name: {limits.shown(name)}")
-        if name in MESSAGE_NAMES:
-            raise Refused(f"the value name {name!r} belongs to the message")
-        if item is not None:
-            checked[name] = limits.value(item, f"the value {name!r}")
-    return checked
+    return refused(graph, kind, session, readable(content), status, reason, by, owner=user)
 
 
 # One query: the session found or made, the number and the place after the last message taken together,
@@ -201,7 +178,7 @@ def _message(text, mentions, given_values, at) -> dict:
     text = limits.text(limits.plain(text, "text"), "text")
     mentions = limits.plain(mentions, "mentions")
     named = ordered(parse_all(mentions, "mentions")) if mentions != () else []
-    checked = message_values(limits.plain(given_values, "values"))
+    checked = limits.record_values(limits.plain(given_values, "values"), MESSAGE_NAMES, "message")
     at = limits.plain(at, "at")
     present = clock.present()
     moment = clock.checked(at, present_time=present) if clock.given(at) else present
@@ -267,7 +244,8 @@ def messages(graph, user, session_id, last=20, before=None) -> list[dict]:
     """A session's last `last` messages (1 to 1,000), oldest first; with before, those numbered below it.
 
     Each: session, seq, role, text, at, recorded_at, by, its values, and mentions (reference pairs). A
-    session the user does not have gives []. Raises Refused for the names, last or before; writes nothing.
+    session the user does not have gives []. Raises Refused for the names, last or before; writes
+    nothing. Database errors pass as ResponseError.
     """
     user, session_id = own_user(user), own_session(session_id)
     last = how_many(last, "last")
@@ -292,7 +270,8 @@ def sessions(graph, user, limit=20) -> list[dict]:
     """A user's sessions, [{"id", "opened_at", "active_at", "messages"}], the one the library last stored
     a message in first, then by id. The times are the library's, which a caller cannot set.
 
-    Raises Refused for user or limit (1 to 1,000); writes nothing.
+    Raises Refused for user or limit (1 to 1,000); writes nothing. Database errors pass as
+    ResponseError.
     """
     user = own_user(user)
     rows = read(graph, _SESSIONS, {"user": user, "limit": how_many(limit, "limit")})
@@ -323,6 +302,7 @@ def context(graph, user, session_id, last=20) -> dict:
     messages: the last `last` (1 to 1,000) messages after the summary, oldest first; waiting: how many
     are neither in the summary nor given, so the application knows when to sum up again. An unknown
     session gives no summary, upto 0, no messages and 0 waiting. Raises Refused for the names or last.
+    Nothing is written; database errors pass as ResponseError.
     """
     user, session_id = own_user(user), own_session(session_id)
     last = how_many(last, "last")

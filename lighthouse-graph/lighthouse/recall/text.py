@@ -21,7 +21,7 @@ from redis.exceptions import ResponseError
 from .. import clock, values
 from ..errors import Refused, TooSlow
 from ..graphs import read
-from ..kinds import ENGINE_NAMES, INTERNAL, STATE_KIND, Kind, is_owned
+from ..kinds import ENGINE_NAMES, INTERNAL, STATE_KIND, Kind, is_kind, is_owned
 
 STOP_AFTER = 5_000  # milliseconds a search may run before FalkorDB stops it
 MAX_RESULTS = 1_000
@@ -56,7 +56,7 @@ def shown_names(node: str) -> str:
 
 def checked_kind(kind: object) -> Kind:
     """Exactly a Kind: a subclass could change what its fields say while a query is built."""
-    if type(kind) is not Kind:
+    if not is_kind(kind):
         raise Refused(f"kind must be a Kind, not {type(kind).__name__}")
     return kind
 
@@ -203,7 +203,7 @@ def search_history(
 # What a read gives of an entry: its stored fields, and its values (kept as JSON in content).
 ENTRY_FIELDS = (
     "[{0}.id, {0}.seq, {0}.serial, {0}.type, {0}.at, {0}.recorded_at, {0}.by, {0}.content, "
-    "{0}.invalidated_at, {0}.invalidated_by, coalesce({0}.invalidated_why, {0}.invalidated_reason)]"
+    "{0}.invalidated_at, {0}.invalidated_by, {0}.invalidated_why]"
 )
 
 

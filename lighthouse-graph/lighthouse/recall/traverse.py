@@ -55,7 +55,8 @@ def pointing_at(graph, kind: Kind, relation: str, key: object, when: object = No
 
     pointing_at(graph, DEVICE, "LOCATED_IN", "r2") gives the devices in room r2 now. Arguments are
     checked first and nothing is written: Refused for
-    a relation the kind does not declare ("no relation"), a bad key, or a blank or bad when.
+    a relation the kind does not declare ("no relation"), a bad key, or a blank or bad when. Database
+    errors pass as ResponseError.
     """
     kind = checked_kind(kind)
     relation = _relation(kind, relation)

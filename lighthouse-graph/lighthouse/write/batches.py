@@ -10,8 +10,8 @@ from redis.exceptions import ResponseError
 from .. import clock, values
 from ..errors import ReceiptMismatch
 from ..graphs import read
-from ..kinds import REVISION, Kind
-from ..values import Refused, WrongType
+from ..kinds import REVISION, Kind, is_kind
+from ..values import Refused
 from .failures import REFUSALS, Failure, record_failures
 from .late import edges_from, holding, read_around, relation_types, stored_values
 from .plans import Around, StateView, apply_plans, decide, relations_from
@@ -180,13 +180,14 @@ def why(status: str, around: Around | None = None) -> str:
 
 
 def check_call(graph, kind: object, by: object, rows: object = None, what: str = "rows") -> str:
-    """The identity arguments of a write: by (Refused, a ValueError) and kind (WrongType, a TypeError).
+    """The identity arguments of a write: by and kind (Refused, a ValueError: API 1.4 keeps TypeError
+    for containers, callables and flags, and for a kind only in impact_of_state()).
 
     Raised before anything is written, and no WriteFailure is stored for them.
     """
     checked_by = values.name(by, "by")
-    if type(kind) is not Kind:
-        raise WrongType(f"kind must be a Kind, not {values.sort_of(kind)}")
+    if not is_kind(kind):
+        raise Refused(f"kind must be a Kind, not {values.sort_of(kind)}")
     return checked_by
 
 
@@ -209,7 +210,7 @@ def remember(graph, kind, rows, by) -> list[dict]:
     """Writes rows by the write rule; one receipt per row, in order: {"key", "status"} (and "reason").
 
     rows: any iterable of rows {"key", "t", "values", "relations", "entry"}. by must be a name (else
-    Refused, a ValueError, and nothing is written); kind must be a Kind (else WrongType). What a row holds
+    Refused, a ValueError, and nothing is written), and so must kind be a Kind. What a row holds
     never raises: a row that cannot be stored gets a refusal receipt and a stored WriteFailure.
 
     What is atomic: one write query. The rows of a call go in waves (the n-th row of each key in wave n),

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from dataclasses import dataclass
 
+from redis.exceptions import ResponseError
+
 from .. import clock, values
 from ..graphs import read
-from ..kinds import Kind
+from ..kinds import is_kind
 from ..values import Refused, sort_of, whole
 
 MAX_LISTED = 10_000  # refusals one call of failures() gives
@@ -106,6 +109,17 @@ def refuse(graph, kind: str, key: object, content: object, status: str, reason: 
     return {"id": key, "status": status, "reason": reason}
 
 
+def refused(
+    graph, kind: str, key: object, content: object, status: str, reason: str, by: object, *, owner=None
+) -> dict:
+    """The receipt of a refused record write, {"id": None, "status", "reason"}, with its WriteFailure
+    stored. A database that refused the write may refuse its record too: the receipt tells it all the
+    same, since a receipt-returning write does not raise for the database (API 1.4)."""
+    with contextlib.suppress(ResponseError):
+        record_failures(graph, [Failure(status, kind, key, content, reason, by, owner=owner)])
+    return {"id": None, "status": status, "reason": reason}
+
+
 def _name_or_none(given: object) -> str | None:
     try:
         return values.name(given)
@@ -121,7 +135,7 @@ def record_failure(graph, reason, kind=None, key=None, detail=None, owner=None) 
     NUL escaped. Returns None.
     """
     reason = values.name(reason, "reason")
-    label = kind.label if type(kind) is Kind else _name_or_none(kind)
+    label = kind.label if is_kind(kind) else _name_or_none(kind)
     try:
         checked_key = None if key is None else values.key(key)
     except Refused:
@@ -139,9 +153,10 @@ def record_failure(graph, reason, kind=None, key=None, detail=None, owner=None) 
 def failures(graph, kind: object = None, reason: str | None = None, limit: int = 100) -> list[dict]:
     """The stored refusals, newest first: reason, message, kind, key, content, times, first_at, last_at.
 
-    kind: a Kind or a label; limit: 1 to 10,000.
+    kind: a Kind or a label; limit: 1 to 10,000. Refused (a ValueError) for a kind that is neither, a
+    reason that is not text, or a bad limit. Nothing is written; database errors pass as ResponseError.
     """
-    if isinstance(kind, Kind):
+    if is_kind(kind):
         kind = kind.label
     if kind is not None and type(kind) is not str:
         raise Refused(f"kind must be a Kind or a label, not {sort_of(kind)}")

@@ -86,7 +86,7 @@ def _shown(given: dict) -> dict:
 def update(graph, kind, key, t, by, values=None, relations=None, entry=None) -> dict:
     """Changes what it names from t on and keeps the rest; one receipt, as remember() gives.
 
-    by must be a name (else Refused, a ValueError) and kind a Kind (else WrongType), checked before
+    by must be a name and kind a Kind (else Refused, a ValueError), checked before
     anything is written. The rest is content: what cannot be stored gives an "invalid" receipt (with
     "key": None when the key is not one) and a stored WriteFailure, never an exception. A time before
     the current State is "stale" (its reason gives that State's start); an entity that does not exist

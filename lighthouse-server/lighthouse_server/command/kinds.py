@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import audit, keys
 from ..database import opened
-from ..kinds import Kinds
+from ..declarations import Kinds
 from .options import add_common, person, settings_of
 
 

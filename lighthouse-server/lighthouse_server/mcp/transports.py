@@ -53,7 +53,8 @@ def http_app(service, *, host: str, port: int):
         allowed_hosts=allowed,
         allowed_origins=[f"http://{name}" for name in allowed],
     )
-    auth = AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None, required_scopes=[])
+    # Only named in metadata: the keys are issued by `lighthouse keys create`, not by an OAuth server here.
+    auth = AuthSettings(issuer_url=f"http://localhost:{port}", resource_server_url=None, required_scopes=[])
     return server(service, _from_token).streamable_http_app(
         streamable_http_path="/mcp",
         json_response=True,

@@ -46,6 +46,7 @@ OPERATIONS = [
                     "text": ["note"],
                     "relations": {"LOCATED_IN": "Room"},
                 },
+                {"label": "Note", "text": ["text"], "dimensions": 384},
             ]
         },
         writes=True,

@@ -13,13 +13,17 @@ import ast
 import dataclasses
 import inspect
 import re
+import tomllib
 from datetime import UTC, datetime
+from pathlib import Path
 from types import MappingProxyType
 
 import lighthouse
 import pytest
 from falkordb import Graph
 from lighthouse import SELF, WORLD, Kind
+
+PROJECT = Path(__file__).resolve().parents[1]  # lighthouse-graph
 
 API_NAMES = [
     "Kind",
@@ -215,6 +219,16 @@ def test_a_star_import_gives_the_api() -> None:
     space: dict = {}
     exec("from lighthouse import *", space)  # what a caller's star import gets
     assert set(API_NAMES) <= set(space)
+
+
+def test_the_package_ships_its_type_information() -> None:
+    # PEP 561: py.typed beside the modules, so a type checker reads the library's annotations.
+    from importlib.resources import files
+
+    assert files("lighthouse").joinpath("py.typed").is_file()
+    with open(PROJECT / "pyproject.toml", "rb") as handle:
+        wheel = tomllib.load(handle)["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["packages"] == ["lighthouse"]  # the whole folder, py.typed with it
 
 
 def test_the_constants() -> None:

@@ -1,0 +1,140 @@
+"""`lighthouse import`, `export`, `backup` and `restore`: data in and out of a tenant or the database.
+
+Thin commands over importing.py, export.py and backup.py; they run on the running server's database
+when one holds the data directory, else on one started for the command.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from lighthouse import tenant
+
+from .. import audit, keys
+from ..database import opened
+from ..declarations import Kinds
+from .options import add_common, person, settings_of
+
+
+def _refused(what: str, error: Exception) -> int:
+    print(f"lighthouse {what}: {error}", file=sys.stderr)
+    return 2
+
+
+def add(commands) -> None:
+    rows = commands.add_parser(
+        "import", help="write rows from a JSON Lines or CSV file into a kind, with a progress bar"
+    )
+    rows.add_argument("file", help="the file: one row a line (JSON Lines) or a header and rows (CSV)")
+    rows.add_argument("--tenant", required=True, help="the tenant id")
+    rows.add_argument("--kind", required=True, help="the label of a declared kind")
+    rows.add_argument(
+        "--format", choices=("jsonl", "csv"), default=None, help="default: by the file's ending"
+    )
+    rows.add_argument("--agent", default=None, help="the `by` of the rows (default: cli:<your user name>)")
+    out = commands.add_parser("export", help="a tenant's whole graph as JSON Lines: every node and edge")
+    out.add_argument("--tenant", required=True, help="the tenant id")
+    out.add_argument("--out", default=None, help="the file to write (default: standard output)")
+    copy = commands.add_parser("backup", help="a consistent copy of the whole database, taken while it runs")
+    copy.add_argument("directory", help="a new or empty directory for the copy")
+    back = commands.add_parser("restore", help="put a backup into an empty data directory (--data)")
+    back.add_argument("directory", help="the backup's directory")
+    for sub in (rows, out, copy, back):
+        add_common(sub)
+    rows.set_defaults(run=run_import)
+    out.set_defaults(run=run_export)
+    copy.set_defaults(run=run_backup)
+    back.set_defaults(run=run_restore)
+
+
+def run_import(arguments) -> int:
+    try:
+        return _import(arguments)
+    except (OSError, ValueError, TypeError, RuntimeError) as error:  # a file, a row or a backup refused
+        return _refused("import", error)
+
+
+def _import(arguments) -> int:
+    from ..importing import import_rows
+
+    chosen = arguments.format or ("csv" if arguments.file.lower().endswith(".csv") else "jsonl")
+    with opened(settings_of(arguments)) as db:
+        kind = Kinds(db).kind(arguments.tenant, arguments.kind)
+        with open(arguments.file, encoding="utf-8") as source:
+            lines = sum(1 for _ in source)
+        with click.progressbar(length=lines, label="importing", file=sys.stderr) as bar:
+            done = import_rows(
+                graph=tenant(db, arguments.tenant),
+                kind=kind,
+                by=arguments.agent or person(),
+                source=arguments.file,
+                format=chosen,
+                progress=bar.update,
+            )
+    for bad in done["bad_lines"]:
+        print(f"line {bad['line']}: {bad['error']}", file=sys.stderr)
+    print(json.dumps(done))
+    return 0
+
+
+def run_export(arguments) -> int:
+    try:
+        return _export(arguments)
+    except (OSError, ValueError, TypeError, RuntimeError) as error:  # a file, a row or a backup refused
+        return _refused("export", error)
+
+
+def _export(arguments) -> int:
+    from ..export import write_jsonl
+
+    with opened(settings_of(arguments)) as db:
+        counts = write_jsonl(tenant(db, arguments.tenant), arguments.out or sys.stdout)
+    print(json.dumps(counts), file=sys.stderr)
+    return 0
+
+
+def run_backup(arguments) -> int:
+    try:
+        return _backup(arguments)
+    except (OSError, ValueError, TypeError, RuntimeError) as error:  # a file, a row or a backup refused
+        return _refused("backup", error)
+
+
+def _backup(arguments) -> int:
+    from ..backup import backup
+
+    with opened(settings_of(arguments)) as db:
+        manifest = backup(db, arguments.directory)
+    print(json.dumps({name: manifest.get(name) for name in ("directory", "created_at", "graphs", "counts")}))
+    return 0
+
+
+def run_restore(arguments) -> int:
+    try:
+        return _restore(arguments)
+    except (OSError, ValueError, TypeError, RuntimeError) as error:  # a file, a row or a backup refused
+        return _refused("restore", error)
+
+
+def _restore(arguments) -> int:
+    from ..backup import restore
+
+    settings = settings_of(arguments)
+    report = restore(arguments.directory, settings.data)
+    with opened(settings) as db:
+        keys.ensure_service_schema(db)
+        for name in report["graphs"]:
+            if name.startswith("tenant:"):
+                what = {"backup": arguments.directory, "created_at": report["created_at"]}
+                audit.write(
+                    db,
+                    tenant=name.removeprefix("tenant:"),
+                    action="restored",
+                    who=person(),
+                    key_id=None,
+                    what=what,
+                )
+    print(json.dumps({name: report.get(name) for name in ("data_dir", "created_at", "graphs", "checked")}))
+    return 0
