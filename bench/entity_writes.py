@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -9,7 +10,9 @@ from collections import Counter
 from datetime import timedelta
 
 from fleet import AGENT, DEVICE
-from lighthouse import ensure_schema, remember
+from lighthouse import ensure_schema, open_episode, record, remember, say
+from lighthouse.references import parse_all
+from lighthouse.values import MAX_ROW, MAX_TEXT
 from registry import Context, Measured, expect, workload
 
 
@@ -194,26 +197,42 @@ def _prober(ctx: Context) -> subprocess.Popen:
     return child
 
 
-@workload(
-    "stall",
-    "rows",
-    floor="unwind_create",
-    about="the heaviest legal rows (200,000 characters; 2 x 200 new targets) while another client PINGs and reads",
-)
-def stall(ctx: Context) -> Measured:
-    """The longest PING wait and small-read latency another client sees while the heaviest legal batches
-    are written (target: under 250 ms); the rate is of those rows."""
-    graph = ctx.new_graph("stall")
-    ensure_schema(graph, [DEVICE])
+# The worst legal call of record() and of say(), each repeated: one alone is over before a probe sees it.
+STALL_CALLS = 50
+STALL_REFERENCES = 200  # cites of an entry, mentions of a message: the most one call may carry
+
+
+def _word_text(tag: str, length: int) -> str:
+    """A text of distinct short words, exactly `length` characters: the most the text index is given."""
+    spoken = " ".join(f"{tag}{n:06d}" for n in range(length // (len(tag) + 7) + 1))
+    return spoken[:length]
+
+
+def _filled(budget: int, tag: str) -> dict:
+    """Values of text that take `budget` characters as JSON, each text value within the 100,000 limit."""
+    values, left, number = {}, budget, 0
+    while left > 20:
+        name = f"{tag}{number}"
+        size = min(99_000, left - len(name) - 8)  # "name": "...", as JSON writes it in a dict
+        values[name] = _word_text(tag, size)
+        left -= len(json.dumps({name: values[name]}, ensure_ascii=False))
+        number += 1
+    return values
+
+
+def _heaviest_entry(cites: list) -> dict:
+    """Values that bring an entry of 200 cites to just under 200,000 characters, as record() measures it."""
+    return _filled(MAX_ROW - _entry_size({}, cites) - 100, "e")
+
+
+def _probed(ctx: Context, name: str, calls, count: int, unit: str) -> float:
+    """Runs `calls()` while another process probes the server; prints the line of the longest waits and
+    gives the seconds the calls took."""
     prober = _prober(ctx)
     time.sleep(0.2)
-    checked = count = 0
     began = time.perf_counter()
     try:
-        for batch in _heaviest_rows("stall", "2026-01-01T00:00:00Z"):
-            receipts = remember(graph, DEVICE, batch, AGENT)
-            checked += _all("stall", batch, receipts, "created")
-            count += len(batch)
+        calls()
     finally:
         seconds = time.perf_counter() - began
         time.sleep(0.2)
@@ -223,9 +242,94 @@ def stall(ctx: Context) -> Measured:
     waits = {"ping": float(last[0]), "read": float(last[1]), "probes": int(last[2])}
     verdict = "PASS" if max(waits["ping"], waits["read"]) < STALL_TARGET else "MISS"
     print(
-        f"stall: longest PING wait {waits['ping'] * 1000:.0f} ms, longest small read of another graph "
-        f"{waits['read'] * 1000:.0f} ms over {waits['probes']} probes (target < {STALL_TARGET * 1000:.0f} ms)"
-        f"  {verdict}",
+        f"stall {name}: {count} {unit} in {seconds:.2f} s; longest PING wait {waits['ping'] * 1000:.0f} ms, "
+        f"longest small read of another graph {waits['read'] * 1000:.0f} ms over {waits['probes']} probes "
+        f"(target < {STALL_TARGET * 1000:.0f} ms)  {verdict}",
         flush=True,
     )
-    return Measured(count, seconds, checked)
+    return seconds
+
+
+def _stall_record(ctx: Context, graph, devices: list[str]) -> int:
+    """STALL_CALLS entries of almost 200,000 characters of values, each citing 100 earlier entries and 100
+    entities; the number of receipts checked."""
+    expect(open_episode(graph, "stall-cited", AGENT)["status"] == "opened", "stall: the cited episode")
+    for n in range(STALL_REFERENCES // 2):  # the entries cited, small and not timed
+        receipt = record(graph, "stall-cited", "note", AGENT, {"n": n})
+        expect(receipt.get("status") == "recorded", f"stall: a cited entry gave {receipt}")
+    cites = [f"stall-cited/{n + 1}" for n in range(STALL_REFERENCES // 2)]
+    cites += [(DEVICE, key) for key in devices[: STALL_REFERENCES - len(cites)]]
+    values = _heaviest_entry(cites)
+    expect(open_episode(graph, "stall-heavy", AGENT)["status"] == "opened", "stall: the heavy episode")
+    receipts: list[dict] = []
+
+    def calls() -> None:
+        for _ in range(STALL_CALLS):
+            receipts.append(record(graph, "stall-heavy", "observation", AGENT, values, cites))
+
+    _probed(ctx, "record()", calls, STALL_CALLS, f"entries of {_entry_size(values, cites):,} characters")
+    for seq, receipt in enumerate(receipts, 1):
+        expected = {"id": f"stall-heavy/{seq}", "seq": seq, "status": "recorded"}
+        expect(receipt == expected, f"stall: record() gave {receipt}, not {expected}")
+    cited = graph.ro_query(
+        "MATCH (:Entry {episode: 'stall-heavy'})-[c:CITES]->() RETURN count(c)"
+    ).result_set[0][0]
+    expect(cited == STALL_CALLS * len(cites), f"stall: {cited} CITES, not {STALL_CALLS * len(cites)}")
+    return len(receipts)
+
+
+def _entry_size(values: dict, cites: list) -> int:
+    """The size of an entry as record() measures it: its JSON with the cites as the library reads them."""
+    whole = {"type": "observation", "values": values, "cites": parse_all(cites, "cites")}
+    return len(json.dumps(whole, ensure_ascii=False, default=str))
+
+
+def _stall_say(ctx: Context, graph, devices: list[str]) -> int:
+    """STALL_CALLS messages of 100,000 characters of text and values to 200,000 in all, 200 mentions
+    each; the number of receipts checked."""
+    text = _word_text("m", MAX_TEXT)
+    values = _filled(MAX_ROW - len(text) - 100, "v")
+    mentions = [(DEVICE, key) for key in devices[:STALL_REFERENCES]]
+    receipts: list[dict] = []
+
+    def calls() -> None:
+        for _ in range(STALL_CALLS):
+            receipts.append(say(graph, "stall-user", "stall-session", "user", text, AGENT, mentions, values))
+
+    size = len(text) + len(json.dumps(values, ensure_ascii=False))
+    _probed(ctx, "say()", calls, STALL_CALLS, f"messages of {size:,} characters")
+    for seq, receipt in enumerate(receipts, 1):
+        expected = {"id": "stall-session", "seq": seq, "status": "said"}
+        expect(receipt == expected, f"stall: say() gave {receipt}, not {expected}")
+    kept = graph.ro_query("MATCH (:Message)-[m:MENTIONS]->() RETURN count(m)").result_set[0][0]
+    expect(kept == STALL_CALLS * len(mentions), f"stall: {kept} MENTIONS, not {STALL_CALLS * len(mentions)}")
+    return len(receipts)
+
+
+@workload(
+    "stall",
+    "rows",
+    floor="unwind_create",
+    about="the heaviest legal calls of remember(), record() and say() while another client PINGs and reads",
+)
+def stall(ctx: Context) -> Measured:
+    """The longest PING wait and small-read latency another client sees while the heaviest legal calls
+    of remember(), record() and say() run (target: under 250 ms), one line each; the rate is of the rows
+    of remember()."""
+    graph = ctx.new_graph("stall")
+    ensure_schema(graph, [DEVICE])
+    batches = _heaviest_rows("stall", "2026-01-01T00:00:00Z")
+    receipts: list[list[dict]] = []
+
+    def calls() -> None:
+        for batch in batches:
+            receipts.append(remember(graph, DEVICE, batch, AGENT))
+
+    rows = sum(len(batch) for batch in batches)
+    seconds = _probed(ctx, "remember()", calls, rows, "rows of 200,000 characters or 2 x 200 new targets")
+    checked = sum(_all("stall", batch, got, "created") for batch, got in zip(batches, receipts, strict=True))
+    expect(len(receipts) == len(batches), f"stall: {len(receipts)} calls of remember() answered")
+    devices = [row["key"] for batch in batches for row in batch]
+    _stall_record(ctx, graph, devices)
+    _stall_say(ctx, graph, devices)
+    return Measured(rows, seconds, checked)

@@ -203,7 +203,7 @@ class Sneaky(str):
         ({"by": ""}, Refused, "must be text"),
         ({"by": Sneaky("loader")}, Refused, "must be text"),
         ({"by": None}, Refused, "must be text"),
-        ({"kind": "Device"}, WrongType, "kind must be a Kind"),
+        ({"kind": "Device"}, Refused, "kind must be a Kind"),
         ({"format": "xml"}, Refused, "format must be 'jsonl' or 'csv'"),
         ({"format": None}, Refused, "format must be"),
         ({"batch": 0}, Refused, "batch must be a whole number from 1 to 10000"),

@@ -167,3 +167,16 @@ def test_a_key_of_one_tenant_reaches_nothing_of_another(two_tenants, name):
                 SECRET
                 not in lighthouse.post(reading, TABLE[reading].example or {"question": "leak"}, key_b).text
             )
+
+
+def test_export_gives_a_tenant_its_own_graph_and_no_other(two_tenants):
+    lighthouse, a, key_a, b, key_b = two_tenants
+    mine = lighthouse.post("export", {"page_size": 1000}, key_a)
+    assert mine.status_code == 200, mine.text
+    records = mine.json()["result"]["items"]
+    assert SECRET in mine.text
+    assert {record["type"] for record in records} == {"node", "edge"}
+    nodes = [record for record in records if record["type"] == "node"]
+    assert any("Device" in node["labels"] and node["properties"].get("key") == "d1" for node in nodes)
+    theirs = lighthouse.post("export", {"page_size": 1000}, key_b)
+    assert theirs.status_code == 200 and SECRET not in theirs.text

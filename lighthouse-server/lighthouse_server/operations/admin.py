@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
 from .. import audit
+from ..export import export
 from .table import Operation, Param
+
+EXPORT_MOST = 100_000  # records of one export answer; the command line's export has no such bound
 
 
 def _declare(call, arguments: dict) -> list:
@@ -17,6 +22,10 @@ def _kinds(call, arguments: dict) -> list:
 
 def _audit(call, arguments: dict) -> list:
     return audit.read(call.service.db, call.principal.tenant, limit=10_000)
+
+
+def _export(call, arguments: dict) -> list:
+    return list(islice(export(call.graph), EXPORT_MOST))
 
 
 OPERATIONS = [
@@ -71,5 +80,17 @@ OPERATIONS = [
         "The tenant's audit records: keys created and revoked, kinds declared, forgetting. Nothing edits them.",
         paged=True,
         answer=_audit,
+    ),
+    Operation(
+        "export",
+        None,
+        "admin",
+        (),
+        '[{"type": "node", "id", "labels", "properties"} or {"type": "edge", "id", "relation", "from", "to", '
+        '"properties"}], nodes first, paged',
+        "Every node and edge of this tenant's graph with its properties, for a copy outside Lighthouse. "
+        "Page through it with the cursor; the command line's `lighthouse export` writes it whole.",
+        paged=True,
+        answer=_export,
     ),
 ]
