@@ -79,6 +79,7 @@ def test_the_operations_cover_what_the_service_promises():
         "embed",
         "kinds",
         "audit",
+        "export",
     ]
     assert sorted(promised) == sorted(TABLE)
     assert {name for name, operation in TABLE.items() if operation.heavy} == {
