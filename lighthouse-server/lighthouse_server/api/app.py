@@ -42,12 +42,16 @@ def _arguments(body: bytes) -> object:
 
 
 async def _call(service, request: Request, name: str, arguments: object) -> JSONResponse:
-    principal = await anyio.to_thread.run_sync(
-        lambda: service.principal(_secret(request), tenant_named=request.headers.get("lighthouse-tenant"))
-    )
-    idempotency_key = request.headers.get("idempotency-key")
-    result = await anyio.to_thread.run_sync(service.run, principal, name, arguments, idempotency_key)
-    return JSONResponse({"result": result})
+    secret, headers = _secret(request), request.headers
+    tenant_named, idempotency_key = headers.get("lighthouse-tenant"), headers.get("idempotency-key")
+
+    # The key check and the operation in one trip to a worker thread: each trip costs the event loop
+    # a hand-off and a wake-up, about a tenth of a millisecond.
+    def checked_and_run() -> object:
+        principal = service.principal(secret, tenant_named=tenant_named)
+        return service.run(principal, name, arguments, idempotency_key)
+
+    return JSONResponse({"result": await anyio.to_thread.run_sync(checked_and_run)})
 
 
 def _route(app: FastAPI, service, operation: Operation) -> None:
