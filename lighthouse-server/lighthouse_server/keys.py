@@ -131,26 +131,48 @@ def forget_checked() -> None:
         _checked_keys.clear()
 
 
+def _remembered(cache_key: str, lookup) -> Principal | None:
+    """lookup()'s principal, asked of the database at most once per REMEMBERED_FOR seconds."""
+    with _checked_lock:
+        known = _checked_keys.get(cache_key)
+    if known is not None and time.monotonic() - known[0] < REMEMBERED_FOR:
+        return known[1]
+    hits = lookup()
+    found = Principal(hits[0][0], hits[0][1], hits[0][2], frozenset(hits[0][3])) if hits else None
+    with _checked_lock:
+        if len(_checked_keys) > 10_000:
+            _checked_keys.clear()
+        _checked_keys[cache_key] = (time.monotonic(), found)
+    return found
+
+
 def principal(db, secret: object) -> Principal | None:
     """The principal of a key, or None for no key, an unknown one or a revoked one."""
     if type(secret) is not str or not secret.startswith(PREFIX) or len(secret) > 200:
         return None
     hashed = digest(secret)
-    with _checked_lock:
-        known = _checked_keys.get(hashed)
-    if known is not None and time.monotonic() - known[0] < REMEMBERED_FOR:
-        return known[1]
-    hits = rows(
-        service_graph(db),
-        "MATCH (k:ApiKey {hash: $hash}) WHERE k.revoked_at IS NULL RETURN k.id, k.tenant, k.agent, k.scopes",
-        {"hash": hashed},
+    return _remembered(
+        hashed,
+        lambda: rows(
+            service_graph(db),
+            "MATCH (k:ApiKey {hash: $hash}) WHERE k.revoked_at IS NULL "
+            "RETURN k.id, k.tenant, k.agent, k.scopes",
+            {"hash": hashed},
+        ),
     )
-    found = Principal(hits[0][0], hits[0][1], hits[0][2], frozenset(hits[0][3])) if hits else None
-    with _checked_lock:
-        if len(_checked_keys) > 10_000:
-            _checked_keys.clear()
-        _checked_keys[hashed] = (time.monotonic(), found)
-    return found
+
+
+def current(db, key_id: str) -> Principal | None:
+    """The principal of a key id as it is now, None once revoked: a long session (stdio MCP) checked
+    its key once at the start and asks here before each call, so a revoke reaches it too."""
+    return _remembered(
+        f"id:{key_id}",  # a hash is 64 hex digits: never this
+        lambda: rows(
+            service_graph(db),
+            "MATCH (k:ApiKey {id: $id}) WHERE k.revoked_at IS NULL RETURN k.id, k.tenant, k.agent, k.scopes",
+            {"id": key_id},
+        ),
+    )
 
 
 _schema_done = threading.Event()

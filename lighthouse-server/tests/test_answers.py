@@ -25,3 +25,12 @@ def test_an_answer_is_kept_and_found_for_the_same_call_only(graph):
 def test_a_bad_idempotency_key_is_refused(given):
     with pytest.raises(Problem):
         checked(given)
+
+
+def test_only_an_answer_that_settled_is_kept():
+    from lighthouse_server.answers import settled
+
+    assert settled([{"key": "a", "status": "created"}, {"key": "b", "status": "invalid", "reason": "r"}])
+    assert settled({"id": "s", "seq": 1, "status": "said"}) and settled(True) and settled(None)
+    assert not settled([{"key": "a", "status": "created"}, {"key": "b", "status": "failed", "reason": "r"}])
+    assert not settled({"key": "a", "status": "busy", "reason": "others wrote"})

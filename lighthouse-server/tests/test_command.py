@@ -123,21 +123,6 @@ def test_quick_looks_go_through_the_operations_table(lighthouse):
     assert json.loads(called.stdout)["items"] == ["q1"]
 
 
-def test_kinds_from_the_command_line(lighthouse, tmp_path):
-    declaration = tmp_path / "kinds.json"
-    declaration.write_text(
-        '[{"label": "Room", "key": "code"}, {"label": "Pump", "relations": {"IN": "Room"}}]'
-    )
-    declared = lighthouse.command("kinds", "declare", str(declaration), "--tenant", "cli-kinds")
-    assert declared.returncode == 0, declared.stderr
-    listed = lighthouse.command("kinds", "list", "--tenant", "cli-kinds")
-    assert [line.split('"')[3] for line in listed.stdout.splitlines()] == ["Pump", "Room"]
-    key = lighthouse.key("cli-kinds")
-    assert lighthouse.result("kinds", {}, key)[0]["relations"] == {"IN": "Room"}
-    declaration.write_text("not json")
-    assert lighthouse.command("kinds", "declare", str(declaration), "--tenant", "cli-kinds").returncode == 2
-
-
 def test_import_export_backup_and_restore(lighthouse, tmp_path):
     import json
 

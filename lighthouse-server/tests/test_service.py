@@ -70,3 +70,64 @@ def test_health_says_the_database_answers(service):
     assert service.health() == {"status": "ok", "database": "ok"}
     assert _code(lambda: service.principal(None)) == "unauthorized"
     assert _code(lambda: service.principal("lh_unknown")) == "unauthorized"
+
+
+def test_an_answer_that_did_not_settle_is_not_kept_for_the_retry(service, principal, monkeypatch):
+    from lighthouse_server.operations import TABLE, Operation
+
+    # A write whose first attempt meets a database error (a "failed" receipt), as remember can.
+    attempts: list[int] = []
+
+    def write_once_the_database_answers(call, arguments):
+        attempts.append(1)
+        if len(attempts) == 1:
+            return [{"key": "d1", "status": "failed", "reason": "the database said no"}]
+        return [{"key": "d1", "status": "created"}]
+
+    monkeypatch.setitem(
+        TABLE,
+        "flaky_write",
+        Operation(
+            "flaky_write",
+            None,
+            "write",
+            (),
+            "receipts",
+            "a write",
+            writes=True,
+            answer=write_once_the_database_answers,
+        ),
+    )
+    first = service.run(principal, "flaky_write", {}, "retry-1")
+    assert first[0]["status"] == "failed"
+    again = service.run(principal, "flaky_write", {}, "retry-1")
+    assert again == [{"key": "d1", "status": "created"}] and len(attempts) == 2
+    assert service.run(principal, "flaky_write", {}, "retry-1") == again and len(attempts) == 2
+
+
+def test_every_audit_record_can_be_paged_to(service, principal, db):
+    from lighthouse_server import audit
+
+    admin = keys.Principal("key-3", principal.tenant, "boss", frozenset(keys.SCOPES))
+    for number in range(10_005):
+        audit.write(
+            db, tenant=principal.tenant, action="kind_declared", who="boss", key_id="k", what={"n": number}
+        )
+    try:
+        page = service.run(admin, "audit", {"cursor": "10000", "page_size": 10})
+        assert [record["what"]["n"] for record in page["items"]] == [10_000, 10_001, 10_002, 10_003, 10_004]
+        assert page["next_cursor"] is None
+        first = service.run(admin, "audit", {"page_size": 2})
+        assert [record["what"]["n"] for record in first["items"]] == [0, 1] and first["next_cursor"] == "2"
+    finally:
+        keys.service_graph(db).query("MATCH (a:AuditRecord {tenant: $t}) DELETE a", {"t": principal.tenant})
+
+
+def test_every_node_of_a_large_graph_can_be_exported_page_by_page(service, principal, db):
+    admin = keys.Principal("key-4", principal.tenant, "boss", frozenset(keys.SCOPES))
+    tenant(db, principal.tenant).query("UNWIND range(0, 100004) AS n CREATE (:Thing {n: n})")
+    page = service.run(admin, "export", {"cursor": "100000", "page_size": 1000})
+    assert sorted(item["properties"]["n"] for item in page["items"]) == list(range(100_000, 100_005))
+    assert page["next_cursor"] is None
+    first = service.run(admin, "export", {"page_size": 3})
+    assert len(first["items"]) == 3 and first["next_cursor"] == "3"

@@ -68,8 +68,9 @@ def http_app(service, *, host: str, port: int):
 
 
 def run_stdio(service, principal: Principal) -> None:
-    """Serves the tools on stdin/stdout until the client closes them."""
-    mcp_server = server(service, lambda _ctx: principal)
+    """Serves the tools on stdin/stdout until the client closes them. The key is checked again before
+    each call (keys.REMEMBERED_FOR at most apart), so revoking it ends the session's access."""
+    mcp_server = server(service, lambda _ctx: service.still(principal))
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):

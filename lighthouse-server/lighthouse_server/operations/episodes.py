@@ -12,12 +12,30 @@ from lighthouse import (
     record,
 )
 
+from ..problems import Problem
 from .rows import KEY, KIND
-from .table import Operation, Param
+from .table import PAGE_DEFAULT, PAGE_MOST, Operation, Param, paged
 
 EPISODE = Param("episode_id", "text", "the episode's id, chosen by you", required=True)
 AT = Param("at", "time", "when it happened; now if not given")
 CITES = Param("cites", "refs", "what this rests on: references to entities or records")
+
+
+def _episode_page(call, arguments: dict) -> dict | None:
+    """The episode with one page of its entries (an episode holds up to 5,000, too many for a model's
+    context): "entries" from the cursor on, at most page_size of them, and "next_cursor" (None on the
+    last page), the same cursor and page_size as the paged operations'."""
+    cursor, size = arguments.pop("cursor", None), arguments.pop("page_size", PAGE_DEFAULT)
+    if cursor is not None and (not cursor.isdecimal() or len(cursor) > 12):
+        raise Problem("invalid_argument", "cursor must be the next_cursor of an earlier page")
+    if not 1 <= size <= PAGE_MOST:
+        raise Problem("invalid_argument", f"page_size must be a whole number from 1 to {PAGE_MOST}")
+    found = episode(graph=call.graph, **arguments)
+    if found is None:
+        return None
+    page = paged(found["entries"], (int(cursor or 0), size))
+    return {**found, "entries": page["items"], "next_cursor": page["next_cursor"]}
+
 
 OPERATIONS = [
     Operation(
@@ -70,10 +88,16 @@ OPERATIONS = [
         "episode",
         episode,
         "read",
-        (EPISODE,),
-        "the episode: id, by, opened_at, closed_at, about, entries in order; or null",
-        "Read one episode with all its entries.",
+        (
+            EPISODE,
+            Param("cursor", "text", "where to go on in the entries: the next_cursor of the page before"),
+            Param("page_size", "int", f"entries per page, 1 to {PAGE_MOST} (default {PAGE_DEFAULT})"),
+        ),
+        "the episode: id, by, opened_at, recorded_at, entry_count, closed_at, about, one page of its "
+        "entries in order, and next_cursor (null on the last page); or null",
+        "Read one episode with its entries in order, a page at a time: pass next_cursor as cursor for more.",
         example={"episode_id": "ep1"},
+        answer=_episode_page,
     ),
     Operation(
         "episodes_about",
