@@ -34,21 +34,38 @@ def fingerprint(operation: str, arguments: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+UNSETTLED = ("failed", "busy")  # a database error or other writers: the same call again may well succeed
+
+
+def settled(answer: object) -> bool:
+    """False when a receipt of the answer says the write did not happen for a passing reason: that
+    answer is not kept, so the client's retry with the same key writes instead of getting it back."""
+    receipts = answer if isinstance(answer, list) else [answer]
+    return not any(isinstance(receipt, dict) and receipt.get("status") in UNSETTLED for receipt in receipts)
+
+
 class Answers:
     def __init__(self) -> None:
-        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        # (graph, ident) -> [its lock, how many calls hold or wait for it]: an entry goes when its last
+        # caller leaves, never while another call still relies on it.
+        self._locks: dict[tuple[str, str], list] = {}
         self._lock = threading.Lock()
 
     @contextmanager
     def held(self, graph_name: str, ident: str):
         """One call at a time per idempotency key in this process: the second waits for the first."""
+        name = (graph_name, ident)
         with self._lock:
-            lock = self._locks.setdefault((graph_name, ident), threading.Lock())
-        with lock:
-            yield
-        with self._lock:
-            if len(self._locks) > 10_000:
-                self._locks.clear()
+            entry = self._locks.setdefault(name, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._locks[name]
 
     @staticmethod
     def ident(key_id: str, idempotency_key: str) -> str:

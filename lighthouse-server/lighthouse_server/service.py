@@ -14,7 +14,7 @@ import threading
 from lighthouse import tenant
 
 from . import audit, keys
-from .answers import Answers, checked, fingerprint
+from .answers import Answers, checked, fingerprint, settled
 from .declarations import Kinds
 from .encoding import jsonable
 from .limits import PerMinute
@@ -61,6 +61,16 @@ class Service:
             raise Problem("forbidden", "this API key belongs to another tenant")
         return found
 
+    def still(self, principal: keys.Principal) -> keys.Principal:
+        """The principal again, as its key is now; Problem unauthorized once the key is revoked."""
+        try:
+            found = keys.current(self.db, principal.key_id)
+        except Exception as error:  # noqa: BLE001 - the database's state, said in the one shape
+            raise problem_of(error) from None
+        if found is None:
+            raise Problem("unauthorized", "this API key is not known or was revoked")
+        return found
+
     def health(self) -> dict:
         try:
             self.db.connection.ping()
@@ -87,6 +97,7 @@ class Service:
         call = Call(self, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})
+            call.page = page
             if idempotency_key is None:
                 return self._run(operation, call, library, page, arguments)
             ident = self.answers.ident(principal.key_id, checked(idempotency_key))
@@ -96,7 +107,8 @@ class Service:
                 if seen:
                     return answer
                 answer = self._run(operation, call, library, page, arguments)
-                self.answers.keep(graph, ident, name, print_, answer)
+                if settled(answer):
+                    self.answers.keep(graph, ident, name, print_, answer)
                 return answer
         except Problem:
             raise
@@ -117,7 +129,7 @@ class Service:
                 result = operation.answer(call, library)
             else:
                 result = operation.function(graph=call.graph, **library)
-        if page is not None:
+        if page is not None and not operation.pages_itself:
             result = paged(result, page)
         result = jsonable(result)
         if operation.audited is not None:

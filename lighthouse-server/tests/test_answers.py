@@ -34,3 +34,34 @@ def test_only_an_answer_that_settled_is_kept():
     assert settled({"id": "s", "seq": 1, "status": "said"}) and settled(True) and settled(None)
     assert not settled([{"key": "a", "status": "created"}, {"key": "b", "status": "failed", "reason": "r"}])
     assert not settled({"key": "a", "status": "busy", "reason": "others wrote"})
+
+
+def test_a_held_idempotency_key_stays_held_however_many_others_come_and_go():
+    import threading
+
+    answers = Answers()
+    inside, release, second_in = threading.Event(), threading.Event(), threading.Event()
+
+    def first() -> None:
+        with answers.held("tenant:t", "k\x1fretry"):
+            inside.set()
+            release.wait(10)
+
+    def second() -> None:
+        with answers.held("tenant:t", "k\x1fretry"):
+            second_in.set()
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    inside.wait(10)
+    for number in range(10_002):  # more keys than any bound of the table of locks
+        with answers.held("tenant:t", f"k\x1fother-{number}"):
+            pass
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    assert not second_in.wait(0.3)  # the same key waits for the call that holds it
+    release.set()
+    assert second_in.wait(10)
+    holder.join(10)
+    waiter.join(10)
+    assert not answers._locks  # nothing kept once every call left

@@ -84,3 +84,13 @@ def test_a_key_is_checked_by_its_hash(db):
     with pytest.raises(keys.KeyRefused):
         keys.create(db, "hashed", "agent", [])
     assert not isinstance(keys.KeyRefused("x"), Problem)
+
+
+def test_a_key_id_is_current_until_its_key_is_revoked(db):
+    made = keys.create(db, "current", "agent", ["read", "write"])
+    assert keys.current(db, made["id"]) == keys.Principal(
+        made["id"], "current", "agent", frozenset({"read", "write"})
+    )
+    keys.revoke(db, made["id"])
+    assert keys.current(db, made["id"]) is None
+    assert keys.current(db, "no-such-id") is None

@@ -158,6 +158,27 @@ def test_every_tool_over_stdio(lighthouse):
     assert results["history"]["items"][0]["by"] == "planner"
 
 
+def test_a_revoked_key_ends_a_stdio_session(lighthouse):
+    tenant = f"r{uuid.uuid4().hex[:10]}"
+    key = lighthouse.key(tenant)
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "lighthouse_server.command", "mcp", "--data", str(lighthouse.data)],
+        env=environment(LIGHTHOUSE_KEY=key),
+    )
+
+    async def run() -> None:
+        async with Client(parameters) as client:
+            assert not (await client.call_tool("kinds", {})).is_error
+            assert lighthouse.command("keys", "revoke", key.split("_")[1]).returncode == 0
+            await anyio.sleep(2.5)  # keys.REMEMBERED_FOR
+            refused = await client.call_tool("kinds", {})
+            assert refused.is_error
+            assert json.loads(refused.content[0].text)["error"]["code"] == "unauthorized"
+
+    anyio.run(run)
+
+
 def test_stdio_without_a_key_says_so(lighthouse):
     done = lighthouse.command("mcp")
     assert done.returncode == 2 and "LIGHTHOUSE_KEY" in done.stderr

@@ -181,3 +181,14 @@ def test_export_gives_a_tenant_its_own_graph_and_no_other(two_tenants):
     assert any("Device" in node["labels"] and node["properties"].get("key") == "d1" for node in nodes)
     theirs = lighthouse.post("export", {"page_size": 1000}, key_b)
     assert theirs.status_code == 200 and SECRET not in theirs.text
+
+
+def test_the_query_tool_says_when_it_cut_rows(lighthouse):
+    tenant, key = lighthouse.tenant()
+    lighthouse.db().select_graph(f"tenant:{tenant}").query(
+        "UNWIND range(1, 10001) AS n CREATE (:Thing {n: n})"
+    )
+    cut = lighthouse.result("cypher", {"query": "MATCH (t:Thing) RETURN t.n ORDER BY t.n"}, key)
+    assert len(cut["rows"]) == 10_000 and cut["rows"][-1] == [10_000] and cut["truncated"] is True
+    whole = lighthouse.result("cypher", {"query": "MATCH (t:Thing) RETURN t.n ORDER BY t.n LIMIT 3"}, key)
+    assert whole == {"columns": ["t.n"], "rows": [[1], [2], [3]], "truncated": False}

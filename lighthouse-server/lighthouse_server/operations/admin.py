@@ -6,9 +6,7 @@ from itertools import islice
 
 from .. import audit
 from ..export import export
-from .table import Operation, Param
-
-EXPORT_MOST = 100_000  # records of one export answer; the command line's export has no such bound
+from .table import Operation, Param, page_of
 
 
 def _declare(call, arguments: dict) -> list:
@@ -20,12 +18,18 @@ def _kinds(call, arguments: dict) -> list:
     return [declared[label] for label in sorted(declared)]
 
 
-def _audit(call, arguments: dict) -> list:
-    return audit.read(call.service.db, call.principal.tenant, limit=10_000)
+def _audit(call, arguments: dict) -> dict:
+    # Paged in the database: every record can be reached, however many there are.
+    offset, size = call.page
+    return page_of(
+        audit.read(call.service.db, call.principal.tenant, offset=offset, limit=size + 1), call.page
+    )
 
 
-def _export(call, arguments: dict) -> list:
-    return list(islice(export(call.graph), EXPORT_MOST))
+def _export(call, arguments: dict) -> dict:
+    # Paged while streaming: every node and edge can be reached, however large the graph.
+    offset, size = call.page
+    return page_of(list(islice(export(call.graph), offset, offset + size + 1)), call.page)
 
 
 OPERATIONS = [
@@ -79,6 +83,7 @@ OPERATIONS = [
         '[{"id", "at", "action", "who", "key_id", "what"}] oldest first',
         "The tenant's audit records: keys created and revoked, kinds declared, forgetting. Nothing edits them.",
         paged=True,
+        pages_itself=True,
         answer=_audit,
     ),
     Operation(
@@ -91,6 +96,7 @@ OPERATIONS = [
         "Every node and edge of this tenant's graph with its properties, for a copy outside Lighthouse. "
         "Page through it with the cursor; the command line's `lighthouse export` writes it whole.",
         paged=True,
+        pages_itself=True,
         answer=_export,
     ),
 ]

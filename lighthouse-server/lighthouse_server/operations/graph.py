@@ -24,10 +24,15 @@ def _cypher(call, arguments: dict) -> dict:
         result = call.graph.ro_query(query, parameters, timeout=call.service.settings.query_timeout_ms)
     except ResponseError as error:
         if "empty key" in str(error):  # nothing was written to the tenant yet
-            return {"columns": [], "rows": []}
+            return {"columns": [], "rows": [], "truncated": False}
         raise
     header = [column[1] if isinstance(column, list | tuple) else column for column in (result.header or [])]
-    return {"columns": header, "rows": result.result_set[:QUERY_ROWS_MOST]}
+    # Said, not silently cut: a caller told "truncated" knows to add a LIMIT or page with SKIP.
+    return {
+        "columns": header,
+        "rows": result.result_set[:QUERY_ROWS_MOST],
+        "truncated": len(result.result_set) > QUERY_ROWS_MOST,
+    }
 
 
 def _health(call, arguments: dict) -> dict:
@@ -127,7 +132,8 @@ OPERATIONS = [
             Param("query", "text", "an openCypher query that reads (MATCH ... RETURN ...)", required=True),
             Param("parameters", "object", "the query's $parameters"),
         ),
-        '{"columns", "rows"} (at most 10000 rows; nodes as {"labels", "properties"})',
+        '{"columns", "rows", "truncated"} (at most 10000 rows, truncated true when there were more; nodes as '
+        '{"labels", "properties"})',
         "Run a read-only openCypher query on your tenant's graph, with a time limit. Writes are refused by "
         "the database. Entities are nodes labelled Entity and their kind; their versions are State nodes.",
         example={"query": "MATCH (e:Entity) RETURN e.key ORDER BY e.key LIMIT 5"},

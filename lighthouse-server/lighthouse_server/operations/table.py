@@ -91,6 +91,7 @@ class Call:
     service: object
     principal: object
     graph: object
+    page: tuple[int, int] | None = None  # (offset, size) of a paged operation
 
     def kind(self, label: object):
         return self.service.kinds.kind(self.principal.tenant, label)
@@ -113,6 +114,7 @@ class Operation:
     paged: bool = False
     audited: str | None = None  # the audit action recorded after it ran
     answer: Callable | None = None  # (call, library arguments) -> result, instead of function
+    pages_itself: bool = False  # answer reads only call.page and gives {"items", "next_cursor"} itself
 
     @property
     def read_only(self) -> bool:
@@ -206,6 +208,14 @@ def _library_value(call: Call, param: Param, value: object) -> object:
     if param.type == "refs":
         return [reference(call, item, param.name) for item in value]
     return value
+
+
+def page_of(items: list, page: tuple[int, int]) -> dict:
+    """The page of items read from the page's offset, at most one more than its size: that one more
+    says a next page exists."""
+    offset, size = page
+    more = len(items) > size
+    return {"items": items[:size], "next_cursor": str(offset + size) if more else None}
 
 
 def paged(result: object, page: tuple[int, int]) -> dict:
