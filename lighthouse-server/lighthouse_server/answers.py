@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
+import uuid
 from contextlib import contextmanager
 
 from lighthouse import now
@@ -34,6 +36,11 @@ def fingerprint(operation: str, arguments: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+# How long one call may hold its idempotency key on the server: a process that died holding it frees it
+# then. A write is bounded (the library splits it), so a live call is done long before.
+HOLD_MS = 60_000
+
+
 UNSETTLED = ("failed", "busy")  # a database error or other writers: the same call again may well succeed
 
 
@@ -52,14 +59,15 @@ class Answers:
         self._lock = threading.Lock()
 
     @contextmanager
-    def held(self, graph_name: str, ident: str):
-        """One call at a time per idempotency key in this process: the second waits for the first."""
-        name = (graph_name, ident)
+    def held(self, graph, ident: str):
+        """One call at a time per idempotency key: in this process (a lock) and across every process on
+        the same database (a key on the server, taken with SET NX): the second waits for the first."""
+        name = (graph.name, ident)
         with self._lock:
             entry = self._locks.setdefault(name, [threading.Lock(), 0])
             entry[1] += 1
         try:
-            with entry[0]:
+            with entry[0], _held_on_server(graph, ident):
                 yield
         finally:
             with self._lock:
@@ -93,3 +101,20 @@ class Answers:
             "a.answer = $answer, a.at = $at",
             {"id": ident, "operation": operation, "print": print_, "answer": json.dumps(answer), "at": now()},
         )
+
+
+@contextmanager
+def _held_on_server(graph, ident: str):
+    turn = uuid.uuid4().hex
+    held = "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1f{ident}".encode()).hexdigest()
+    deadline = time.monotonic() + HOLD_MS / 1000
+    while not graph.execute_command("SET", held, turn, "NX", "PX", HOLD_MS):
+        if time.monotonic() >= deadline:
+            raise Problem("database_unavailable", "another call held this idempotency key too long")
+        time.sleep(0.002)
+    try:
+        yield
+    finally:
+        # Only our own hold is given back: one that ran out and was taken by another call stays theirs.
+        if graph.execute_command("GET", held) in (turn, turn.encode()):
+            graph.execute_command("DEL", held)

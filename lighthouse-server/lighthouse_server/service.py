@@ -102,7 +102,7 @@ class Service:
                 return self._run(operation, call, library, page, arguments)
             ident = self.answers.ident(principal.key_id, checked(idempotency_key))
             print_ = fingerprint(name, arguments or {})
-            with self.answers.held(graph.name, ident):
+            with self.answers.held(graph, ident):
                 seen, answer = self.answers.found(graph, ident, name, print_)
                 if seen:
                     return answer

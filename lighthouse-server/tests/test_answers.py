@@ -36,26 +36,26 @@ def test_only_an_answer_that_settled_is_kept():
     assert not settled({"key": "a", "status": "busy", "reason": "others wrote"})
 
 
-def test_a_held_idempotency_key_stays_held_however_many_others_come_and_go():
+def test_a_held_idempotency_key_stays_held_however_many_others_come_and_go(graph):
     import threading
 
     answers = Answers()
     inside, release, second_in = threading.Event(), threading.Event(), threading.Event()
 
     def first() -> None:
-        with answers.held("tenant:t", "k\x1fretry"):
+        with answers.held(graph, "k\x1fretry"):
             inside.set()
             release.wait(10)
 
     def second() -> None:
-        with answers.held("tenant:t", "k\x1fretry"):
+        with answers.held(graph, "k\x1fretry"):
             second_in.set()
 
     holder = threading.Thread(target=first)
     holder.start()
     inside.wait(10)
     for number in range(10_002):  # more keys than any bound of the table of locks
-        with answers.held("tenant:t", f"k\x1fother-{number}"):
+        with answers.held(graph, f"k\x1fother-{number}"):
             pass
     waiter = threading.Thread(target=second)
     waiter.start()
@@ -65,3 +65,38 @@ def test_a_held_idempotency_key_stays_held_however_many_others_come_and_go():
     holder.join(10)
     waiter.join(10)
     assert not answers._locks  # nothing kept once every call left
+
+
+def test_two_processes_take_turns_with_one_idempotency_key(graph):
+    # Two Answers are two processes on one database (serve and a stdio mcp): each has its own locks, so
+    # only the key on the server keeps the second call out while the first runs.
+    import threading
+
+    serve, stdio = Answers(), Answers()
+    inside, release, second_in = threading.Event(), threading.Event(), threading.Event()
+
+    def first() -> None:
+        with serve.held(graph, "k\x1fretry"):
+            inside.set()
+            release.wait(10)
+
+    def second() -> None:
+        with stdio.held(graph, "k\x1fretry"):
+            second_in.set()
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert inside.wait(10)
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    assert not second_in.wait(0.3)
+    with stdio.held(graph, "k\x1fanother key"):  # another key is not held up
+        pass
+    release.set()
+    assert second_in.wait(10)
+    holder.join(10)
+    waiter.join(10)
+    import hashlib
+
+    held = "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1fk\x1fretry".encode()).hexdigest()
+    assert graph.execute_command("EXISTS", held) == 0  # nothing left held
