@@ -115,19 +115,14 @@ def open_episode(graph, episode_id: object, by: object, about: object = (), at: 
         started = clock.written_at(content["at"])
     except Refused as error:
         return refused(graph, "Episode", episode_key, content, error.reason, str(error), writer)
-    clause, params = references.finding(subjects)
-    params.update(
-        {"id": episode_key, "by": writer, "at": started, "now": clock.now(), "expected": len(subjects)}
-    )
+    params = {"id": episode_key, "by": writer, "at": started, "now": clock.now()}
     try:
-        existed, complete = graph.query(clause + _OPEN, params).result_set[0]
+        outcome = references.made_where_found(graph, subjects, _OPEN, params)
     except ResponseError as error:
         return refused(graph, "Episode", episode_key, content, "failed", str(error), writer)
-    if existed:
-        return {"id": episode_key, "status": "exists"}
-    if not complete:
+    if outcome == "missing":
         return refused(graph, "Episode", episode_key, content, "missing", MISSING, writer)
-    return {"id": episode_key, "status": "opened"}
+    return {"id": episode_key, "status": "opened" if outcome == "made" else "exists"}
 
 
 # What an entry changes on its episode: the count, and the end when it is the outcome.

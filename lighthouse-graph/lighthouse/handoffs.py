@@ -83,8 +83,7 @@ def hand_off(
     except Refused as error:
         return refused(graph, "Handoff", handoff, content, error.reason, str(error), giver)
     names = tuple(checked)
-    clause, params = references.finding(things)
-    params.update({f"value_{number}": checked[name] for number, name in enumerate(names)})
+    params = {f"value_{number}": checked[name] for number, name in enumerate(names)}
     params.update(
         {
             "id": handoff,
@@ -93,18 +92,15 @@ def hand_off(
             "at": given,
             "now": clock.now(),
             "content": json.dumps(checked, ensure_ascii=False),
-            "expected": len(things),
         }
     )
     try:
-        existed, complete = graph.query(clause + _give_query(names), params).result_set[0]
+        outcome = references.made_where_found(graph, things, _give_query(names), params)
     except ResponseError as error:
         return refused(graph, "Handoff", handoff, content, "failed", str(error), giver)
-    if existed:
-        return {"id": handoff, "status": "exists"}
-    if not complete:
+    if outcome == "missing":
         return refused(graph, "Handoff", handoff, content, "missing", MISSING, giver)
-    return {"id": handoff, "status": "given"}
+    return {"id": handoff, "status": "given" if outcome == "made" else "exists"}
 
 
 # Reads the receiver and marks the handoff in one query, so two agents that accept at the same moment

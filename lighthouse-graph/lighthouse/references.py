@@ -6,8 +6,6 @@ lesson, a playbook, a handoff, a task) by its label and id. An entry can also be
 
 from __future__ import annotations
 
-from redis.exceptions import ResponseError
-
 from .graphs import read
 from .kinds import OWNED_LABELS, PLAIN_NAME, is_kind
 from .values import MAX_REFERENCES, Refused, key, name
@@ -160,17 +158,14 @@ def describe(reference: Reference) -> str:
     return f"{reference[0]} {reference[1]!r}"
 
 
-def write_where_found(graph, things: list, query: str, params: dict, absent: str) -> list:
-    """Sends a write that first finds the nodes of references (finding) and writes only when
-    each one exists (the query starts WHERE size(found) = $expected): the rows it gave back. Raises
-    Refused "failed" when FalkorDB refused it, and "missing" ("<absent>: <what>") when it wrote nothing.
+def made_where_found(graph, things: list, query: str, params: dict) -> str:
+    """Sends a write that first finds the nodes of references (finding) and makes its record only when
+    the record is not there yet and every reference names a node. The query answers one row, [the
+    record was there, every reference was found]. Gives "exists", "missing" or "made"; one round trip.
+    A database error passes as ResponseError.
     """
     clause, found = finding(things)
-    try:
-        result = graph.query(clause + query, {**found, **params, "expected": len(things)}).result_set
-    except ResponseError as error:
-        raise Refused(str(error), "failed") from None
-    if not result:
-        shown = ", ".join(map(describe, missing(graph, things)[:5])) or "one of them"
-        raise Refused(f"{absent}: {shown}", "missing")
-    return result
+    existed, complete = graph.query(clause + query, {**found, **params, "expected": len(things)}).result_set[
+        0
+    ]
+    return "exists" if existed else "made" if complete else "missing"

@@ -218,18 +218,19 @@ def test_finding_binds_node_and_place_and_guards_the_count(graph):
     assert read(graph, clause + "RETURN size(found)", params) == [[0]]
 
 
-def test_write_where_found_writes_only_when_every_reference_exists(graph):
-    from lighthouse.references import write_where_found
+def test_made_where_found_makes_only_when_new_and_every_reference_exists(graph):
+    from lighthouse.references import made_where_found
 
     graph.query("CREATE (:Episode {id: 'e1'})")
-    query = "WHERE size(found) = $expected CREATE (:Note {text: $text}) RETURN 1"
-    with pytest.raises(Refused, match="points at nothing: Episode 'e2'") as refused:
-        write_where_found(
-            graph, [("Episode", "e1"), ("Episode", "e2")], query, {"text": "a"}, "points at nothing"
-        )
-    assert refused.value.reason == "missing"
+    query = (
+        "OPTIONAL MATCH (old:Note {text: $text}) WITH found, old, size(found) = $expected AS complete "
+        "FOREACH (making IN CASE WHEN old IS NULL AND complete THEN [1] ELSE [] END | "
+        "  CREATE (:Note {text: $text})) RETURN old IS NOT NULL, complete"
+    )
+    assert made_where_found(graph, [("Episode", "e1"), ("Episode", "e2")], query, {"text": "a"}) == "missing"
     assert graph.query("MATCH (n:Note) RETURN count(n)").result_set == [[0]]
-    assert write_where_found(graph, [("Episode", "e1")], query, {"text": "b"}, "points at nothing") == [[1]]
+    assert made_where_found(graph, [("Episode", "e1")], query, {"text": "b"}) == "made"
+    assert made_where_found(graph, [("Episode", "e1")], query, {"text": "b"}) == "exists"
     assert graph.query("MATCH (n:Note) RETURN n.text").result_set == [["b"]]
 
 
