@@ -24,14 +24,17 @@ from .handoffs import accept, hand_off, handoffs_for
 from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .kinds import SELF, Kind
 from .lessons import learn, lesson, lessons_about, retire, used, weigh
+from .notes import note, notes
 from .playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from .promotion import promote
 from .read import as_of, history, related
+from .recall.answer import recall
 from .recall.entry_vectors import embed_entries, nearest_entries
 from .recall.rank import fuse
 from .recall.text import search, search_entries, search_history
 from .recall.traverse import pointing_at, similar
 from .recall.vector import embed, nearest
+from .review import candidates, confirm, reject
 from .tasks import add_task, claim, complete, release, task, tasks
 from .trust import agent_trust
 from .whatif import what_if
@@ -114,6 +117,13 @@ __all__ = [
     "task",
     "tasks",
     "extract_again",
+    # Free text in: notes, the review of what a model drew from them, and recall over both.
+    "note",
+    "notes",
+    "candidates",
+    "confirm",
+    "reject",
+    "recall",
     "LighthouseError",
     "Refused",
     "WrongType",

@@ -21,6 +21,7 @@ TENANT_PREFIX = "tenant:"
 _RECORD_INDEXES = (
     ("State", "valid_from"),
     ("State", "by"),
+    ("State", "lh.trust"),  # candidates() finds the States waiting for a review
     ("Entry", "id"),
     ("Entry", "serial"),
     ("Episode", "id"),

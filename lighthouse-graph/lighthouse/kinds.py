@@ -25,6 +25,34 @@ REVISION = "lh.rev"  # one more on every write of the entity: the guard of a wri
 STATE_KIND = "lh.kind"  # the label of the entity a State belongs to
 VECTOR = "lh.vector"  # the vector of an entity's text
 VECTOR_MODEL = "lh.model"  # the model that vector comes from
+# A State a model drew is a candidate until a person reviews it (review.py). Structured rows carry no mark:
+# they are confirmed. What a read shows of the marks goes under TRUST_SHOWN names, which only marked States
+# hold (a candidate row may not use them as values), so a structured State keeps every value name free.
+TRUST = "lh.trust"  # "candidate" or "rejected", or "confirmed" once reviewed
+REVIEWED_BY = "lh.reviewed_by"
+REVIEWED_AT = "lh.reviewed_at"
+REVIEW_WHY = "lh.review_why"
+TRUST_SHOWN = ("trust", "review")
+TRUST_MARKS = (TRUST, REVIEWED_BY, REVIEWED_AT, REVIEW_WHY)
+
+
+def trust_shown(props: dict, from_store) -> dict:
+    """What a read shows of a State's trust marks: {} for a structured State never reviewed; else
+    {"trust"} and, once reviewed, {"review": {"trust", "by", "at", "why"}}. from_store reads a time."""
+    trust = props.get(TRUST)
+    if trust is None:
+        return {}
+    shown: dict = {"trust": trust}
+    if props.get(REVIEWED_BY) is not None:
+        at = props.get(REVIEWED_AT)
+        shown["review"] = {
+            "trust": trust,
+            "by": props[REVIEWED_BY],
+            "at": None if at is None else from_store(at),
+            "why": props.get(REVIEW_WHY),
+        }
+    return shown
+
 
 OWNED_NAMES = ENGINE_NAMES | {"key", REVISION, STATE_KIND, VECTOR, VECTOR_MODEL}
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from . import clock, values
 from .graphs import read
-from .kinds import Kind, is_kind, is_owned
+from .kinds import Kind, is_kind, is_owned, trust_shown
 from .values import Refused
 
 # What a State shows besides its values (only those that are set); words stay inside the graph.
@@ -35,7 +35,8 @@ def moment(at: object) -> str:
 
 def shown(kind: Kind, props: dict) -> dict:
     """A State as the reads give it: its values (declared times as datetime), valid_from, valid_to once
-    closed, recorded_at, by, fp, seen_last once set, and entry when it has evidence."""
+    closed, recorded_at, by, fp, seen_last once set, entry when it has evidence, and trust (with review)
+    when a model drew it or a person reviewed it (kinds.trust_shown())."""
     found: dict = {}
     for name, item in props.items():
         if item is None:
@@ -44,6 +45,7 @@ def shown(kind: Kind, props: dict) -> dict:
             found[name] = clock.from_store(item)
         elif name in _SHOWN or not is_owned(name):
             found[name] = item
+    found.update(trust_shown(props, clock.from_store))
     return found
 
 

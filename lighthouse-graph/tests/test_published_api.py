@@ -102,6 +102,12 @@ OUR_NAMES = [
     "task",
     "tasks",
     "extract_again",
+    "note",
+    "notes",
+    "candidates",
+    "confirm",
+    "reject",
+    "recall",
     "LighthouseError",
     "Refused",
     "WrongType",
@@ -205,7 +211,7 @@ def test_the_expected_signatures_are_those_of_65_functions() -> None:
 def test_all_is_exactly_the_api_and_our_documented_additions() -> None:
     assert len(lighthouse.__all__) == len(set(lighthouse.__all__)), "a name is listed twice"
     assert set(lighthouse.__all__) == set(API_NAMES) | set(OUR_NAMES)
-    assert len(lighthouse.__all__) == 78
+    assert len(lighthouse.__all__) == 84
 
 
 def test_every_name_of_all_is_there() -> None:

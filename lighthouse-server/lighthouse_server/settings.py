@@ -30,8 +30,18 @@ class Settings:
     query_timeout_ms: int = 5_000  # time limit of the read-only Cypher tool
     key: str = ""  # the API key `lighthouse mcp` (stdio) acts with
     embedder: str = (
-        ""  # "local": the bundled model gives recall its meaning ranking; empty: words and graph only
+        ""  # "local": the bundled model; "http": embeddings_url; empty: recall by words and graph only
     )
+    model_url: str = ""  # an OpenAI-compatible chat endpoint (base URL, e.g. http://host/v1); empty: no extraction
+    model_name: str = ""  # the model the extraction worker asks
+    model_key: str = ""  # its bearer key (set it in the environment, not in a file)
+    model_timeout_s: int = 60  # how long one answer of the model may take
+    model_attempts: int = 3  # failed asks of one note (bad JSON, 5xx, timeout) before it is set aside
+    prompt_entities: int = 20  # entities the note finds that its prompt carries (keys and current values)
+    worker_interval_ms: int = 1_000  # how long an idle worker waits before it looks for notes again
+    embeddings_url: str = ""  # an OpenAI-compatible embeddings endpoint (base URL), for embedder = "http"
+    embeddings_model: str = ""  # the model that endpoint runs
+    embeddings_key: str = ""  # its bearer key (set it in the environment)
 
 
 # Setting -> environment variable. FALKORDB_URL is the name the field already uses elsewhere.
@@ -46,6 +56,16 @@ ENVIRONMENT = {
     "query_timeout_ms": "LIGHTHOUSE_QUERY_TIMEOUT_MS",
     "key": "LIGHTHOUSE_KEY",
     "embedder": "LIGHTHOUSE_EMBEDDER",
+    "model_url": "LIGHTHOUSE_MODEL_URL",
+    "model_name": "LIGHTHOUSE_MODEL",
+    "model_key": "LIGHTHOUSE_MODEL_KEY",
+    "model_timeout_s": "LIGHTHOUSE_MODEL_TIMEOUT_S",
+    "model_attempts": "LIGHTHOUSE_MODEL_ATTEMPTS",
+    "prompt_entities": "LIGHTHOUSE_PROMPT_ENTITIES",
+    "worker_interval_ms": "LIGHTHOUSE_WORKER_INTERVAL_MS",
+    "embeddings_url": "LIGHTHOUSE_EMBEDDINGS_URL",
+    "embeddings_model": "LIGHTHOUSE_EMBEDDINGS_MODEL",
+    "embeddings_key": "LIGHTHOUSE_EMBEDDINGS_KEY",
 }
 CONFIG_VARIABLE = "LIGHTHOUSE_CONFIG"  # the TOML file, when --config does not name one
 _RANGES = {
@@ -53,6 +73,10 @@ _RANGES = {
     "body_limit": (1_024, 256 * 1024 * 1024),
     "heavy_per_minute": (1, 100_000),
     "query_timeout_ms": (1, 60_000),
+    "model_timeout_s": (1, 600),
+    "model_attempts": (1, 100),
+    "prompt_entities": (0, 200),
+    "worker_interval_ms": (10, 600_000),
 }
 
 
@@ -71,8 +95,10 @@ def _typed(name: str, raw: object, source: str) -> object:
         return number
     if not isinstance(raw, str):
         raise SettingsError(f"{name} ({source}) must be text, not {raw!r}")
-    if name == "embedder" and raw not in ("", "local"):
-        raise SettingsError(f"embedder ({source}) is local or empty, not {raw!r}")
+    if name == "embedder" and raw not in ("", "local", "http"):
+        raise SettingsError(f"embedder ({source}) is local, http or empty, not {raw!r}")
+    if name in ("model_url", "embeddings_url") and raw and not raw.startswith(("http://", "https://")):
+        raise SettingsError(f"{name} ({source}) must be an http:// or https:// URL, not {raw!r}")
     if name == "fsync" and raw not in ("everysec", "always"):
         raise SettingsError(f"fsync ({source}) is everysec or always, not {raw!r}")
     if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):

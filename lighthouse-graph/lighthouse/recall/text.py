@@ -21,7 +21,7 @@ from redis.exceptions import ResponseError
 from .. import clock, values
 from ..errors import Refused, TooSlow
 from ..graphs import read
-from ..kinds import ENGINE_NAMES, INTERNAL, STATE_KIND, Kind, is_kind, is_owned
+from ..kinds import ENGINE_NAMES, INTERNAL, STATE_KIND, TRUST_MARKS, Kind, is_kind, is_owned, trust_shown
 
 STOP_AFTER = 5_000  # milliseconds a search may run before FalkorDB stops it
 MAX_RESULTS = 1_000
@@ -46,11 +46,15 @@ def key_order(key: str) -> str:
     return f"CASE WHEN toString({key}) = {key} THEN 1 ELSE 0 END, {key}"
 
 
+_MARKS = ", ".join(f"'{mark}'" for mark in TRUST_MARKS)
+
+
 def shown_names(node: str) -> str:
-    """Cypher for the [name, value] pairs of a node that a read may show: not hidden, not the library's."""
+    """Cypher for the [name, value] pairs of a node that a read may show: not hidden, not the library's
+    (but a State's trust marks, which shown_values() shows as trust and review)."""
     return (
-        f"[name IN keys({node}) WHERE NOT name IN $hidden AND NOT name STARTS WITH '{INTERNAL}' "
-        f"| [name, {node}[name]]]"
+        f"[name IN keys({node}) WHERE NOT name IN $hidden "
+        f"AND (NOT name STARTS WITH '{INTERNAL}' OR name IN [{_MARKS}]) | [name, {node}[name]]]"
     )
 
 
@@ -127,10 +131,15 @@ def shown_values(kind: Kind, listed: list) -> dict:
     """The [name, value] pairs of a node as a read shows them: times (declared or the library's) as
     datetimes, the kind's own key name left out (it is the key)."""
     found = {}
+    marks = {}
     for name, item in listed:
-        if name == kind.key or (is_owned(name) and name not in SHOWN_OWN):
+        if name in TRUST_MARKS:
+            marks[name] = item
+        elif name == kind.key or (is_owned(name) and name not in SHOWN_OWN):
             continue
-        found[name] = clock.from_store(item) if name in ENGINE_TIMES or name in kind.times else item
+        else:
+            found[name] = clock.from_store(item) if name in ENGINE_TIMES or name in kind.times else item
+    found.update(trust_shown(marks, clock.from_store))
     return found
 
 

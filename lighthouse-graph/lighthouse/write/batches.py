@@ -8,9 +8,9 @@ from functools import lru_cache
 from redis.exceptions import ResponseError
 
 from .. import clock, values
-from ..errors import ReceiptMismatch
+from ..errors import ReceiptMismatch, WrongType
 from ..graphs import read
-from ..kinds import REVISION, Kind, is_kind
+from ..kinds import REVISION, TRUST_SHOWN, Kind, is_kind
 from ..values import Refused
 from .failures import REFUSALS, Failure, record_failures
 from .late import edges_from, holding, read_around, relation_types, stored_values
@@ -23,6 +23,7 @@ from .rows import Row, key_of, parameters_header, prepare, typed
 QUERY_ROWS = 500
 QUERY_CHARS = 1_000_000
 QUERY_TARGETS = 2_000
+TRUST_SHOWN_SET = frozenset(TRUST_SHOWN)
 ATTEMPTS = 5  # reads of a row that each found another writer, before it is busy
 
 
@@ -107,13 +108,13 @@ def _refuse(refusals: list, statuses: dict, kind: Kind, by: str, row: Row, statu
 
 
 def write_rows(
-    graph, kind: Kind, by: str, rows: list[Row], statuses: dict, refusals: list, partial=None
+    graph, kind: Kind, by: str, rows: list[Row], statuses: dict, refusals: list, partial=None, trust=None
 ) -> None:
     """Decides and writes rows of distinct keys; retried against a new read while another writer won.
 
     The plans of the current rows and of the late ones go in one query: what a call writes of these rows
     is written whole or not at all. partial: for update(), a function that completes a row from what the
-    current State holds.
+    current State holds. trust: "candidate" for rows a model drew (their new States carry the mark).
     """
     pending = {row.index: row for row in rows}
     for _attempt in range(ATTEMPTS):
@@ -141,6 +142,8 @@ def write_rows(
             status, plan = decide(kind, row, around, partial=partial is not None)
             decided[index] = status
             if plan is not None:
+                if trust is not None and plan.get("new"):
+                    plan["trust"] = trust
                 plans.append(plan)
             elif status in REFUSALS:
                 _refuse(refusals, statuses, kind, by, row, status, why(status, around))
@@ -206,7 +209,7 @@ def _listed(graph, kind: Kind, by: str, rows: object) -> list:
         raise Refused(message) from None
 
 
-def remember(graph, kind, rows, by) -> list[dict]:
+def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
     """Writes rows by the write rule; one receipt per row, in order: {"key", "status"} (and "reason").
 
     rows: any iterable of rows {"key", "t", "values", "relations", "entry"}. by must be a name (else
@@ -217,8 +220,14 @@ def remember(graph, kind, rows, by) -> list[dict]:
     and each wave in queries of at most 500 rows, 1,000,000 characters and 2,000 relation targets; the
     current and the late rows of one such query are written together or not at all. A database error
     fails the rows of that query only ("failed"), and the receipts say which rows were written.
+
+    candidate (keyword only): the rows were drawn by a model (by names it): the States they make are
+    candidates until a person confirms or rejects them (review.py). Such a row may not hold a value named
+    trust or review (the names the reads show the mark under): it is refused as invalid.
     """
     by = check_call(graph, kind, by)
+    if type(candidate) is not bool:
+        raise WrongType(f"candidate is True or False, not {values.sort_of(candidate)}")
     listed = _listed(graph, kind, by, rows)
     present = clock.present()
     statuses: dict[int, str] = {}
@@ -228,6 +237,8 @@ def remember(graph, kind, rows, by) -> list[dict]:
     for index, raw in enumerate(listed):
         try:
             row = prepare(kind, index, raw, present)
+            if candidate and TRUST_SHOWN_SET & set(row.values):
+                raise Refused("a row a model drew may not hold a value named trust or review")
         except Refused as error:
             keys[index] = key_of(raw)
             statuses[index] = error.reason
@@ -242,7 +253,7 @@ def remember(graph, kind, rows, by) -> list[dict]:
             _refuse(refusals, statuses, kind, by, row, "missing", f"the entry {row.entry!r} does not exist")
         else:
             ready.append(row)
-    write_ready(graph, kind, by, ready, statuses, refusals)
+    write_ready(graph, kind, by, ready, statuses, refusals, trust="candidate" if candidate else None)
     record_failures(graph, refusals)
     messages = {failure.index: failure.message for failure in refusals if failure.index is not None}
     if len(statuses) != len(listed):
@@ -279,7 +290,7 @@ def chunks(rows: list[Row]) -> list[list[Row]]:
 
 
 def write_ready(
-    graph, kind: Kind, by: str, ready: list[Row], statuses: dict, refusals: list, partial=None
+    graph, kind: Kind, by: str, ready: list[Row], statuses: dict, refusals: list, partial=None, trust=None
 ) -> None:
     """Rows in waves (the n-th row of each key in wave n), each wave in bounded queries (chunks())."""
     waves: dict[object, list[Row]] = defaultdict(list)
@@ -290,7 +301,7 @@ def write_ready(
         wave = [listed[level] for listed in waves.values() if len(listed) > level]
         for chunk in chunks(wave):
             try:
-                write_rows(graph, kind, by, chunk, statuses, refusals, partial)
+                write_rows(graph, kind, by, chunk, statuses, refusals, partial, trust)
             except ResponseError as error:
                 for row in chunk:
                     if row.index not in statuses:

@@ -17,7 +17,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from .. import clock
-from ..kinds import REVISION, STATE_KIND, VECTOR, VECTOR_MODEL, Kind
+from ..kinds import REVISION, STATE_KIND, TRUST, VECTOR, VECTOR_MODEL, Kind
 from ..values import words
 from .rows import Row, content_of, fingerprint, parameters_header, text_of, typed
 
@@ -237,7 +237,7 @@ def _needs(kind: Kind, plans: list[dict]) -> frozenset:
         ):
             if plan.get(name):
                 found.add(name)
-        for name in ("held", "next", "source", "moves", "new", "until"):
+        for name in ("held", "next", "source", "moves", "new", "until", "trust"):
             if plan.get(name) is not None and plan.get(name) != []:
                 found.add(name)
         if plan.get("new") and plan.get("held") is not None and plan.get("next") is not None:
@@ -344,7 +344,10 @@ def _apply_query(kind: Kind, needs: frozenset) -> str:
         f"FOREACH (making IN {_when('row.new')} | "
         f"  CREATE (e)-[:HAS_STATE]->(made:State {{`{STATE_KIND}`: '{kind.label}', key: row.key, "
         "    valid_from: localdatetime(row.t), by: $by, recorded_at: localdatetime($now), words: row.words, "
-        "    fp: row.fp" + (", entry: row.source" if "source" in needs else "") + "}) "
+        "    fp: row.fp"
+        + (", entry: row.source" if "source" in needs else "")
+        + (f", `{TRUST}`: row.trust" if "trust" in needs else "")
+        + "}) "
         "  SET made += row.values"
         + (
             ", made.valid_to = CASE WHEN row.until IS NULL THEN null ELSE localdatetime(row.until) END"
