@@ -22,7 +22,7 @@ from .reading import rows
 DECLARATION = "`lh.KindDeclaration`"
 FIELDS = ("label", "key", "times", "text", "relations", "dimensions")
 REREAD_AFTER = 2.0  # seconds: how stale another process's declaration may be seen here
-_SCHEMA_LOCK = threading.Lock()  # one ensure_schema at a time in this process
+SCHEMA_LOCK = threading.Lock()  # one ensure_schema at a time in this process
 
 
 class _WritersGate:
@@ -200,7 +200,7 @@ class Kinds:
                 declaration for declaration in given if before.get(declaration["label"]) != declaration
             ]
             if changed:
-                with _SCHEMA_LOCK:
+                with SCHEMA_LOCK:
                     ensure_schema(graph, kinds=list(kinds.values()))
                 for declaration in changed:
                     graph.query(

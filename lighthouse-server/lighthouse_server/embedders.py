@@ -16,6 +16,8 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
+from .problems import Unavailable
+
 MODEL_NAME = "all-MiniLM-L6-v2-int8-onnx"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # word pieces the model reads of a text; the rest is cut (sentence-transformers reads 256)
@@ -36,7 +38,7 @@ _loaded: dict = {}
 _loading = threading.Lock()
 
 
-class EmbedderUnavailable(RuntimeError):
+class EmbedderUnavailable(Unavailable):
     """The local embedder cannot run here; the message says what to install."""
 
 

@@ -61,24 +61,40 @@ def _checked(db, tenant_id: object, agent: object, scopes: object) -> list[str]:
     return sorted(set(scopes), key=SCOPES.index)
 
 
+ID_ATTEMPTS = 5
+
+
 def create(db, tenant_id: str, agent: str, scopes: list[str]) -> dict:
     """A new key: {"id", "key", "tenant", "agent", "scopes", "created_at"}. The key itself is only here."""
     chosen = _checked(db, tenant_id, agent, scopes)
-    key_id = secrets.token_hex(6)
-    secret = f"{PREFIX}{key_id}_{secrets.token_urlsafe(24)}"  # 192 random bits
     created = now()
-    service_graph(db).query(
-        "CREATE (:ApiKey {id: $id, hash: $hash, tenant: $tenant, agent: $agent, scopes: $scopes, "
-        "created_at: $at})",
-        {
-            "id": key_id,
-            "hash": digest(secret),
-            "tenant": tenant_id,
-            "agent": agent,
-            "scopes": chosen,
-            "at": created,
-        },
-    )
+    for _attempt in range(ID_ATTEMPTS):
+        key_id = secrets.token_hex(6)
+        secret = f"{PREFIX}{key_id}_{secrets.token_urlsafe(24)}"  # 192 random bits
+        # The id is the one a revoke and the audit name: made only when no key holds it yet (write
+        # queries run one at a time, so the check and the create cannot be split by another writer).
+        # count(), not "WITH taken WHERE taken IS NULL": FalkorDB 4.22.1 let that row through.
+        made = (
+            service_graph(db)
+            .query(
+                "OPTIONAL MATCH (taken:ApiKey {id: $id}) WITH count(taken) AS holders WHERE holders = 0 "
+                "CREATE (:ApiKey {id: $id, hash: $hash, tenant: $tenant, agent: $agent, scopes: $scopes, "
+                "created_at: $at}) RETURN 1",
+                {
+                    "id": key_id,
+                    "hash": digest(secret),
+                    "tenant": tenant_id,
+                    "agent": agent,
+                    "scopes": chosen,
+                    "at": created,
+                },
+            )
+            .result_set
+        )
+        if made:
+            break
+    else:
+        raise RuntimeError(f"no free key id in {ID_ATTEMPTS} draws")  # 48 random bits each: not seen
     return {
         "id": key_id,
         "key": secret,

@@ -1,35 +1,55 @@
-"""Calls per key and minute for the heavy operations: a sliding window, in this process."""
+"""Calls per key and minute for the heavy operations: a sliding window kept on the database server.
+
+The window of each key is a sorted set of its calls' times under `lighthouse:heavy:<key id>`, trimmed,
+counted and added to by one script that the server runs whole, so every process serving the same
+database counts the same calls and two of them cannot both take the last one. Times are the callers'
+wall clocks (one machine, or machines in step).
+"""
 
 from __future__ import annotations
 
 import math
-import threading
 import time
-from collections import deque
+import uuid
 
 from .problems import Problem
 
 WINDOW = 60.0
+PREFIX = "lighthouse:heavy:"
+
+# KEYS[1] the key's window; ARGV: now (seconds), window, most, a unique member. {1} when the call is
+# taken, {0, oldest} when the window is full.
+_TAKE = """
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, oldest[2]}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000))
+return {1}
+"""
 
 
 class PerMinute:
-    def __init__(self, most: int) -> None:
+    def __init__(self, db, most: int) -> None:
+        self.db = db
         self.most = most
-        self._calls: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
 
     def take(self, key_id: str, what: str) -> None:
         """Counts one call of the key, or raises Problem rate_limited with the seconds to wait."""
-        moment = time.monotonic()
-        with self._lock:
-            calls = self._calls.setdefault(key_id, deque())
-            while calls and moment - calls[0] >= WINDOW:
-                calls.popleft()
-            if len(calls) >= self.most:
-                wait = max(1, math.ceil(WINDOW - (moment - calls[0])))
-                raise Problem(
-                    "rate_limited",
-                    f"{what} is heavy: {self.most} calls per key and minute; try again in {wait} s",
-                    retry_after=wait,
-                )
-            calls.append(moment)
+        moment = time.time()
+        answer = self.db.connection.eval(
+            _TAKE, 1, PREFIX + key_id, repr(moment), repr(WINDOW), str(self.most), uuid.uuid4().hex
+        )
+        if int(answer[0]) == 1:
+            return
+        oldest = float(answer[1])
+        wait = max(1, math.ceil(WINDOW - (moment - oldest)))
+        raise Problem(
+            "rate_limited",
+            f"{what} is heavy: {self.most} calls per key and minute; try again in {wait} s",
+            retry_after=wait,
+        )

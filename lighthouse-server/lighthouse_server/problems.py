@@ -24,8 +24,14 @@ CODES = {
     "database_error": 500,
     "internal": 500,
     "database_unavailable": 503,
+    "model_unavailable": 503,
     "too_slow": 504,
 }
+
+
+class Unavailable(RuntimeError):
+    """A model the service was configured to ask (an embedder, an embeddings or chat endpoint) that
+    cannot answer: its message says which and why. Said as model_unavailable, 503."""
 
 
 class Problem(Exception):
@@ -56,6 +62,8 @@ def problem_of(error: BaseException) -> Problem:
         return Problem("too_slow", str(error) or "the question ran out of time and was stopped")
     if isinstance(error, Refused | WrongType):
         return Problem("invalid_argument", str(error))
+    if isinstance(error, Unavailable):
+        return Problem("model_unavailable", str(error)[:500] or "the configured model cannot answer")
     if isinstance(error, DatabaseDown | DatabaseTimeout | ConnectionRefusedError):
         return Problem("database_unavailable", "the database cannot be reached")
     if isinstance(error, ResponseError):

@@ -17,6 +17,7 @@ from . import audit, keys
 from .answers import Answers, checked, fingerprint, settled
 from .declarations import Kinds
 from .encoding import jsonable
+from .gathering import Gathering
 from .limits import PerMinute
 from .operations import TABLE, Call, converted, paged
 from .problems import Problem, problem_of
@@ -30,20 +31,40 @@ class Service:
         self.db = db
         self.settings = settings
         self.kinds = Kinds(db)
-        self.heavy = PerMinute(settings.heavy_per_minute)
+        self.heavy = PerMinute(db, settings.heavy_per_minute)
         self.answers = Answers()
+        self.gathering = Gathering()
+        self.workers = None  # the serve's workers' loop, woken when notes arrive
         self._embedder: tuple | None = None
         self._embedder_lock = threading.Lock()
 
+    def noted(self) -> None:
+        """Notes were kept: the workers of this process, idle, start their next round now."""
+        if self.workers is not None:
+            self.workers.wake()
+
     def embedder(self) -> tuple | None:
-        """(embedder, model, dimensions) when one is configured, loaded on first use; else None."""
+        """(embedder, model, dimensions) when one is configured, loaded on first use; else None.
+
+        "local" loads the bundled model (EmbedderUnavailable when its extra is missing); "http" asks
+        the embeddings endpoint once for its dimensions (EmbeddingsFailed when it cannot). A failed
+        load is not kept: the next call tries again."""
         if not self.settings.embedder:
             return None
         with self._embedder_lock:
             if self._embedder is None:
-                from .embedders import local_embedder
+                if self.settings.embedder == "http":
+                    from .worker.embeddings_http import http_embedder
 
-                self._embedder = local_embedder()
+                    self._embedder = http_embedder(
+                        self.settings.embeddings_url,
+                        self.settings.embeddings_model,
+                        self.settings.embeddings_key,
+                    )
+                else:
+                    from .embedders import local_embedder
+
+                    self._embedder = local_embedder()
         return self._embedder
 
     def principal(self, secret: object, *, tenant_named: str | None = None) -> keys.Principal:

@@ -56,6 +56,18 @@ def _stop_now(_signal, _frame) -> None:
     raise KeyboardInterrupt
 
 
+def _workers(server, service: Service, say):
+    """The workers' loop on a FalkorDB connection of its own, started when it has a phase to run."""
+    from .worker.loop import Loop
+
+    workers = Loop(service.settings, server.client(), kinds=service.kinds)
+    say(f"workers: {workers.describe()}", flush=True)
+    if not workers.runs_anything:
+        return None
+    service.workers = workers
+    return workers.start()
+
+
 def serve(settings: Settings, *, say=print) -> int:
     # Until uvicorn takes the signals, and once it has given them back (it raises the one it caught
     # again), a signal ends the start or the run here, so the finally below always stops FalkorDB.
@@ -63,10 +75,12 @@ def serve(settings: Settings, *, say=print) -> int:
         signal.signal(number, _stop_now)
     server = started(settings)
     announced = None
+    workers = None
     try:
         db = server.client()
         keys.ensure_service_schema(db)
         service = Service(db, settings)
+        workers = _workers(server, service, say)
         config = uvicorn.Config(
             application(service),
             host=settings.host,
@@ -86,7 +100,7 @@ def serve(settings: Settings, *, say=print) -> int:
             f"data in {server.data_dir}" if server.data_dir else f"FalkorDB at {server.host}:{server.port}"
         )
         say(
-            f"Lighthouse on http://{settings.host}:{settings.port} (API /v1, MCP /mcp, docs /docs); {where}",
+            f"Lighthouse on http://{settings.host}:{settings.port} (API /v1, MCP /mcp, docs /docs, console /console); {where}",
             flush=True,
         )
         with contextlib.suppress(KeyboardInterrupt):
@@ -97,6 +111,8 @@ def serve(settings: Settings, *, say=print) -> int:
     finally:
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, signal.SIG_IGN)
+        if workers is not None:
+            workers.stop()  # before FalkorDB goes: a worker stops between two notes
         if announced is not None:
             with contextlib.suppress(OSError):
                 announced.unlink()

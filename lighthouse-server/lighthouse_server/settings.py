@@ -32,7 +32,9 @@ class Settings:
     embedder: str = (
         ""  # "local": the bundled model; "http": embeddings_url; empty: recall by words and graph only
     )
-    model_url: str = ""  # an OpenAI-compatible chat endpoint (base URL, e.g. http://host/v1); empty: no extraction
+    model_url: str = (
+        ""  # an OpenAI-compatible chat endpoint (base URL, e.g. http://host/v1); empty: no extraction
+    )
     model_name: str = ""  # the model the extraction worker asks
     model_key: str = ""  # its bearer key (set it in the environment, not in a file)
     model_timeout_s: int = 60  # how long one answer of the model may take
@@ -67,6 +69,7 @@ ENVIRONMENT = {
     "embeddings_model": "LIGHTHOUSE_EMBEDDINGS_MODEL",
     "embeddings_key": "LIGHTHOUSE_EMBEDDINGS_KEY",
 }
+MODEL_NAME_MOST = 180
 CONFIG_VARIABLE = "LIGHTHOUSE_CONFIG"  # the TOML file, when --config does not name one
 _RANGES = {
     "port": (1, 65_535),
@@ -97,6 +100,9 @@ def _typed(name: str, raw: object, source: str) -> object:
         raise SettingsError(f"{name} ({source}) must be text, not {raw!r}")
     if name == "embedder" and raw not in ("", "local", "http"):
         raise SettingsError(f"embedder ({source}) is local, http or empty, not {raw!r}")
+    if name == "model_name" and (len(raw) > MODEL_NAME_MOST or any(ord(c) < 32 for c in raw)):
+        # the model's facts are written by "model:<name>", which must stay a name of the library's
+        raise SettingsError(f"model_name ({source}) is at most {MODEL_NAME_MOST} characters of text")
     if name in ("model_url", "embeddings_url") and raw and not raw.startswith(("http://", "https://")):
         raise SettingsError(f"{name} ({source}) must be an http:// or https:// URL, not {raw!r}")
     if name == "fsync" and raw not in ("everysec", "always"):

@@ -116,6 +116,26 @@ class Lighthouse:
         assert answer.status_code == 200, answer.text
         return answer.json()["result"]
 
+    def settled(self, key: str, timeout: float = 60.0) -> dict:
+        """The tenant's status once its workers have nothing left to do (no embedding and no note
+        waiting, and the count of what they did unchanged over two looks 0.2 s apart, so a round's own
+        bookkeeping has landed too): a test that compares a graph before and after a call waits for it
+        first, since the workers of this serve write the tenant's vectors and facts in the background."""
+        deadline = time.monotonic() + timeout
+        before = None
+        while True:
+            status = self.result("status", {}, key)
+            extraction = status["extraction"]
+            waiting = status["embedding"].get("waiting", 0)
+            if extraction["state"] != "not configured":
+                waiting += extraction.get("notes_waiting", 0)
+            done = (status["embedding"].get("embedded"), extraction.get("notes_read"))
+            if waiting == 0 and done == before:
+                return status
+            assert time.monotonic() < deadline, f"the workers still have work after {timeout} s: {status}"
+            before = done if waiting == 0 else None
+            time.sleep(0.2)
+
     def tenant(self, prefix: str = "t") -> tuple[str, str]:
         """A fresh tenant with the example kinds declared, and an admin key with every scope."""
         name = f"{prefix}{uuid.uuid4().hex[:10]}"

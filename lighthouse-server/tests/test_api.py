@@ -156,15 +156,13 @@ def test_recall_fuses_words_and_meaning_once_embedded(lighthouse):
         {"key": "n2", "t": "2026-01-01T00:00:00Z", "values": {"text": "the invoice was paid on Friday"}},
     ]
     lighthouse.result("remember", {"kind": "Note", "rows": notes}, key)
-    before = lighthouse.result(
-        "recall", {"kind": "Note", "question": "liquid spilling out of a machine"}, key
-    )
-    assert before == []  # no word in common, no vectors yet
+    asked = {"kinds": ["Note"], "question": "liquid spilling out of a machine"}
+    assert lighthouse.result("recall", asked, key)["facts"] == []  # no word in common, no vectors yet
     assert lighthouse.result("embed", {"kind": "Note"}, key) == {"embedded": 2, "waiting": 0}
-    after = lighthouse.result("recall", {"kind": "Note", "question": "liquid spilling out of a machine"}, key)
+    after = lighthouse.result("recall", asked, key)["facts"]
     assert after[0]["key"] == "n1" and set(after[0]["places"]) == {"meaning"}
-    assert after[0]["values"]["text"] == "water is leaking from the pump"
-    both = lighthouse.result("recall", {"kind": "Note", "question": "pump leaking"}, key)
+    assert after[0]["state"]["text"] == "water is leaking from the pump" and after[0]["trust"] == "confirmed"
+    both = lighthouse.result("recall", {"question": "pump leaking"}, key)["facts"]
     assert both[0]["key"] == "n1" and set(both[0]["places"]) == {"words", "meaning"}
     refused = lighthouse.post("embed", {"kind": "Device"}, key)
     assert refused.status_code == 400 and "dimensions" in refused.json()["error"]["message"]

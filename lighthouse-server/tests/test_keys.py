@@ -94,3 +94,23 @@ def test_a_key_id_is_current_until_its_key_is_revoked(db):
     keys.revoke(db, made["id"])
     assert keys.current(db, made["id"]) is None
     assert keys.current(db, "no-such-id") is None
+
+
+def test_a_key_id_already_taken_is_drawn_again(db, monkeypatch):
+    tenant = f"ids-{db.connection.incr('test:key-ids')}"
+    first = keys.create(db, tenant, "planner", ["read"])
+    drawn = iter([first["id"], first["id"], "0123456789ab"])
+    monkeypatch.setattr(keys.secrets, "token_hex", lambda _n: next(drawn))
+    second = keys.create(db, tenant, "planner", ["read"])
+    assert second["id"] == "0123456789ab" and keys.principal(db, second["key"]).key_id == "0123456789ab"
+    assert keys.principal(db, first["key"]).key_id == first["id"]  # the first key is untouched
+    keys.revoke(db, "0123456789ab")
+
+
+def test_no_free_key_id_raises_and_stores_nothing(db, monkeypatch):
+    tenant = f"ids-{db.connection.incr('test:key-ids')}"
+    first = keys.create(db, tenant, "planner", ["read"])
+    monkeypatch.setattr(keys.secrets, "token_hex", lambda _n: first["id"])
+    with pytest.raises(RuntimeError, match="no free key id"):
+        keys.create(db, tenant, "planner", ["read"])
+    assert [one["id"] for one in keys.listed(db, tenant)] == [first["id"]]

@@ -1,26 +1,84 @@
-"""The per-key, per-minute limit of heavy calls."""
+"""The per-key, per-minute limit of heavy calls, kept on the real database server."""
 
 from __future__ import annotations
 
+import threading
+import uuid
+
 import pytest
 from lighthouse_server import limits
-from lighthouse_server.limits import PerMinute
+from lighthouse_server.limits import PREFIX, PerMinute
 from lighthouse_server.problems import Problem
 
 
-def test_the_limit_counts_per_key_and_says_when_to_come_back(monkeypatch):
-    moment = [1000.0]
-    monkeypatch.setattr(limits.time, "monotonic", lambda: moment[0])
-    limit = PerMinute(2)
-    limit.take("a", "groups")
-    limit.take("a", "groups")
-    limit.take("b", "groups")
+@pytest.fixture
+def key_ids(db):
+    """Key ids of this test's own; their windows are deleted after it."""
+    made: list[str] = []
+
+    def new() -> str:
+        made.append(f"test-{uuid.uuid4().hex[:12]}")
+        return made[-1]
+
+    yield new
+    for key_id in made:
+        db.connection.delete(PREFIX + key_id)
+
+
+def test_the_limit_counts_per_key_and_says_when_to_come_back(db, key_ids, monkeypatch):
+    moment = [1_000_000.0]
+    monkeypatch.setattr(limits.time, "time", lambda: moment[0])
+    a, b = key_ids(), key_ids()
+    limit = PerMinute(db, 2)
+    limit.take(a, "groups")
+    limit.take(a, "groups")
+    limit.take(b, "groups")
     with pytest.raises(Problem) as refused:
-        limit.take("a", "groups")
+        limit.take(a, "groups")
     assert refused.value.code == "rate_limited" and refused.value.retry_after == 60
     moment[0] += 30
     with pytest.raises(Problem) as refused:
-        limit.take("a", "between")
+        limit.take(a, "between")
     assert refused.value.retry_after == 30 and "between" in refused.value.message
     moment[0] += 30
-    limit.take("a", "groups")  # the first two calls left the window
+    limit.take(a, "groups")  # the first two calls left the window
+
+
+def test_two_processes_share_one_window(db, key_ids):
+    # Two PerMinute objects stand for two serve processes on one database: together they take `most`.
+    key_id = key_ids()
+    first, second = PerMinute(db, 3), PerMinute(db, 3)
+    first.take(key_id, "groups")
+    second.take(key_id, "groups")
+    first.take(key_id, "groups")
+    with pytest.raises(Problem):
+        second.take(key_id, "groups")
+
+
+def test_racing_callers_take_exactly_the_limit(db, key_ids):
+    key_id = key_ids()
+    limit = PerMinute(db, 5)
+    taken, refused = [], []
+    barrier = threading.Barrier(12)
+
+    def call() -> None:
+        barrier.wait()
+        try:
+            limit.take(key_id, "groups")
+            taken.append(1)
+        except Problem:
+            refused.append(1)
+
+    threads = [threading.Thread(target=call) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(taken) == 5 and len(refused) == 7
+
+
+def test_the_window_expires_on_the_server(db, key_ids):
+    key_id = key_ids()
+    PerMinute(db, 1).take(key_id, "groups")
+    remaining = db.connection.pttl(PREFIX + key_id)
+    assert 0 < remaining <= 60_000

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 from lighthouse import Refused, TooSlow, WrongType
+from lighthouse_server.embedders import EmbedderUnavailable
 from lighthouse_server.problems import CODES, Problem, problem_of
+from lighthouse_server.worker.embeddings_http import EmbeddingsFailed
 from redis.exceptions import ConnectionError as DatabaseDown
 from redis.exceptions import ResponseError
 
@@ -22,6 +24,7 @@ def test_the_codes_and_their_statuses_are_pinned() -> None:
         "database_error": 500,
         "internal": 500,
         "database_unavailable": 503,
+        "model_unavailable": 503,
         "too_slow": 504,
     }
 
@@ -47,6 +50,8 @@ def test_a_code_that_is_not_in_the_table_is_a_bug() -> None:
         (ResponseError("Invalid input"), "database_error"),
         (ResponseError("graph.RO_QUERY is to be executed only on read-only queries"), "invalid_argument"),
         (DatabaseDown("refused"), "database_unavailable"),
+        (EmbeddingsFailed("the embeddings endpoint gave 502"), "model_unavailable"),
+        (EmbedderUnavailable("the embedder extra is not installed"), "model_unavailable"),
         (KeyError("x"), "internal"),
     ],
 )

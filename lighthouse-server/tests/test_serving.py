@@ -119,6 +119,15 @@ def test_a_database_that_stops_answering_is_503(tmp_path, serves):
     time.sleep(2.5)  # the key's check is remembered for 2 s
     answer = running.post("kinds", {}, key)
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "database_unavailable"
+    # MCP too: the key cannot be checked, which is not the caller's fault (503, not 401)
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    mcp = httpx.post(
+        f"{running.url}/mcp",
+        json=initialize,
+        headers={"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"},
+        timeout=30,
+    )
+    assert mcp.status_code == 503 and mcp.json()["error"]["code"] == "database_unavailable", mcp.text
     assert running.stop() == 0
 
 

@@ -42,6 +42,14 @@ def test_every_setting_has_its_variable() -> None:
         ({"LIGHTHOUSE_FSYNC": "never"}, "fsync (LIGHTHOUSE_FSYNC) is everysec or always"),
         ({"FALKORDB_URL": "http://x"}, "must be redis://host:port"),
         ({"LIGHTHOUSE_BODY_LIMIT": "10"}, "body_limit"),
+        ({"LIGHTHOUSE_MODEL_URL": "ftp://model"}, "model_url (LIGHTHOUSE_MODEL_URL) must be an http://"),
+        ({"LIGHTHOUSE_EMBEDDINGS_URL": "localhost:8000"}, "embeddings_url"),
+        ({"LIGHTHOUSE_MODEL": "m" * 181}, "model_name (LIGHTHOUSE_MODEL) is at most 180"),
+        ({"LIGHTHOUSE_MODEL": "bad\nname"}, "model_name"),
+        ({"LIGHTHOUSE_MODEL_ATTEMPTS": "0"}, "model_attempts"),
+        ({"LIGHTHOUSE_MODEL_TIMEOUT_S": "601"}, "model_timeout_s"),
+        ({"LIGHTHOUSE_PROMPT_ENTITIES": "201"}, "prompt_entities"),
+        ({"LIGHTHOUSE_WORKER_INTERVAL_MS": "5"}, "worker_interval_ms"),
     ],
 )
 def test_a_setting_that_cannot_be_used_is_refused_by_name(environ: dict, says: str) -> None:
@@ -66,8 +74,9 @@ def test_a_config_file_that_is_missing_wrong_or_unknown_is_refused(tmp_path) -> 
         load(str(typed), environ={})
 
 
-def test_the_embedder_is_local_or_none() -> None:
+def test_the_embedder_is_local_http_or_none() -> None:
     assert load(environ={"LIGHTHOUSE_EMBEDDER": "local"}).embedder == "local"
+    assert load(environ={"LIGHTHOUSE_EMBEDDER": "http"}).embedder == "http"
     assert load(environ={}).embedder == ""
     with pytest.raises(SettingsError, match="embedder"):
         load(environ={"LIGHTHOUSE_EMBEDDER": "openai"})

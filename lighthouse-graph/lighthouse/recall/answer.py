@@ -135,13 +135,14 @@ def recall(
 ) -> dict:
     """Answers a question with facts and notes: {"facts": [...], "notes": [...]}, best first.
 
-    Each fact: {"kind", "key", "score", "state" (as history() gives it), "valid_from", "valid_to" (the
+    Each fact: {"kind", "key", "score", "places" ({ranking: place}), "state" (as history() gives it), "valid_from", "valid_to" (the
     end of its window, None while open), "current", "trust" ("confirmed", "candidate" or "rejected"),
     "evidence": {"id", "text", "values", "episode", "type", "at", "by"} or None}. Each note: {"id", "score",
     "text", "source", "at", "by"}. kinds: the Kinds to look in. when: the time asked about (now without
     one). past=True adds the facts replaced before then; rejected=True the rejected ones. limit (1 to
-    1,000) bounds each list. embedder and model: a function as embed() takes, for the meaning ranking of
-    kinds with dimensions and of embedded notes. Nothing is written.
+    1,000) bounds each list. embedder and model: a function as embed() takes, asked once for the
+    question's vector, for the meaning ranking of the kinds with that many dimensions and of the notes
+    once embedded with it (other kinds are found by words only). Nothing is written.
     """
     chosen = _checked_kinds(kinds)
     if type(question) is not str:
@@ -153,16 +154,17 @@ def recall(
     if embedder is not None and not callable(embedder):
         raise WrongType("embedder is a function")
     wide = min(1_000, limit * 3)  # each ranking reads more than it gives: some hits do not count at the time
+    asked = _asked(embedder, question)
     by_label = {kind.label: kind for kind in chosen}
     hits: dict[str, list] = {}  # ranking -> [(label, key, valid_from or None)]
     for kind in chosen:
         if kind.text:
             for hit in search_history(graph, kind, question, limit=wide, match="any"):
                 hits.setdefault("words", []).append((kind.label, hit["key"], hit["state"]["valid_from"]))
-        if kind.dimensions and embedder is not None:
-            for hit in nearest(graph, kind, question, embedder, model, limit=wide):
+        if asked is not None and kind.dimensions == len(asked[0]):
+            for hit in nearest(graph, kind, question, asked[1], model, limit=wide):
                 hits.setdefault("meaning", []).append((kind.label, hit["key"], None))
-    notes = _matched_notes(graph, question, wide, embedder, model)
+    notes = _matched_notes(graph, question, wide, asked, model)
     for label, key, began in _drawn_from(graph, [item["id"] for item in notes], list(by_label)):
         hits.setdefault("notes", []).append((label, key, began))
     facts: dict = {}
@@ -183,15 +185,31 @@ def recall(
         rankings[name] = [{"key": numbers[identity]} for identity in identities]
     identities_by_number = list(facts)
     fused = fuse(rankings=rankings, limit=limit) if rankings else []
-    answer = [{**facts[identities_by_number[item["key"]]], "score": item["score"]} for item in fused]
+    answer = [
+        {**facts[identities_by_number[item["key"]]], "score": item["score"], "places": item["places"]}
+        for item in fused
+    ]
     return {"facts": answer, "notes": notes[:limit]}
 
 
-def _matched_notes(graph, question: str, limit: int, embedder, model) -> list[dict]:
-    """The notes the question finds, by words and (once embedded, with an embedder) by meaning, fused."""
+def _asked(embedder, question: str) -> tuple[list, object] | None:
+    """The question's vector, asked of the embedder once, and a function that gives it again: every
+    ranking by meaning (of each kind whose dimensions it has, and of the notes) uses the one answer."""
+    if embedder is None or not question.strip():
+        return None
+    answer = embedder([question])
+    if type(answer) is not list or len(answer) != 1 or type(answer[0]) not in (list, tuple):
+        raise WrongType("an embedder answers with one vector (a list of numbers) for each text")
+    vector = list(answer[0])
+    return vector, lambda texts: [vector for _text in texts]
+
+
+def _matched_notes(graph, question: str, limit: int, asked, model) -> list[dict]:
+    """The notes the question finds, by words and (once embedded, with an embedder of their size) by
+    meaning, fused."""
     rankings = {"words": search_entries(graph, question, limit=limit, match="any", types=[NOTE])}
-    if embedder is not None and _entries_embedded(graph):
-        rankings["meaning"] = nearest_entries(graph, question, embedder, model, limit=limit, types=[NOTE])
+    if asked is not None and _entries_embedded(graph) == len(asked[0]):
+        rankings["meaning"] = nearest_entries(graph, question, asked[1], model, limit=limit, types=[NOTE])
     entries = {hit["id"]: hit["entry"] for ranking in rankings.values() for hit in ranking}
     by_id = {name: [{"key": hit["id"]} for hit in ranking] for name, ranking in rankings.items()}
     return [
@@ -207,12 +225,12 @@ def _matched_notes(graph, question: str, limit: int, embedder, model) -> list[di
     ]
 
 
-def _entries_embedded(graph) -> bool:
-    """True when entries have a vector index, so notes can be found by meaning."""
+def _entries_embedded(graph) -> int:
+    """The dimensions of the entries' vectors, 0 while they have no index (notes found by words only)."""
     try:
-        return bool(entry_dimensions(graph))
-    except Refused:  # no index for entries' vectors: the notes are found by their words only
-        return False
+        return entry_dimensions(graph) or 0
+    except Refused:  # no index for entries' vectors yet
+        return 0
 
 
 _DRAWN_QUERY = (

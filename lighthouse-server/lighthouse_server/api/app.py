@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from ..console import console_app
 from ..operations import TABLE, Operation
 from ..problems import Problem
 
@@ -128,8 +129,13 @@ def build(service, *, lifespan=None) -> FastAPI:
     async def kinds(request: Request):
         return await _call(service, request, "kinds", {})
 
+    @app.get("/v1/status", tags=["read"], summary="what the workers did for the tenant and what waits")
+    async def status(request: Request):
+        return await _call(service, request, "status", {})
+
     for operation in TABLE.values():
         _route(app, service, operation)
+    app.mount("/console", console_app(service))  # the review console: HTML pages, same port
 
     original = app.openapi
 

@@ -10,9 +10,10 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.responses import JSONResponse
 
 from ..keys import Principal
-from ..problems import Problem
+from ..problems import Problem, problem_of
 from .tools import server
 
 
@@ -25,8 +26,11 @@ class KeyVerifier:
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
             found = await anyio.to_thread.run_sync(self.service.principal, token)
-        except Problem:
-            return None
+        except Problem as problem:
+            if problem.code in ("unauthorized", "forbidden"):
+                return None
+            raise  # the database is unreachable or failed: _unexpected() answers 503 or 500
+
         return AccessToken(
             token=token,
             client_id=found.key_id,
@@ -45,6 +49,13 @@ def _from_token(ctx) -> Principal:
     return Principal(token.client_id, token.claims["tenant"], token.claims["agent"], frozenset(token.scopes))
 
 
+async def _unexpected(_request, error: Exception) -> JSONResponse:
+    """What Starlette's outermost handler answers for an error no tool turned into a result (the key's
+    check, when the database cannot be reached): the service's one error shape."""
+    problem = problem_of(error)
+    return JSONResponse(problem.body(), status_code=problem.status)
+
+
 def http_app(service, *, host: str, port: int):
     """The Starlette app serving /mcp; its lifespan runs the SDK's session manager."""
     allowed = [f"{host}:*", "127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -55,7 +66,7 @@ def http_app(service, *, host: str, port: int):
     )
     # Only named in metadata: the keys are issued by `lighthouse keys create`, not by an OAuth server here.
     auth = AuthSettings(issuer_url=f"http://localhost:{port}", resource_server_url=None, required_scopes=[])
-    return server(service, _from_token).streamable_http_app(
+    app = server(service, _from_token).streamable_http_app(
         streamable_http_path="/mcp",
         json_response=True,
         stateless_http=True,
@@ -65,6 +76,8 @@ def http_app(service, *, host: str, port: int):
         token_verifier=KeyVerifier(service),
         max_request_body_size=service.settings.body_limit,
     )
+    app.add_exception_handler(Exception, _unexpected)  # Starlette gives Exception's handler the 500s
+    return app
 
 
 def run_stdio(service, principal: Principal) -> None:

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from . import admin, conversation, coordination, episodes, graph, lessons, recall, rows
+from . import admin, conversation, coordination, episodes, graph, lessons, notes, recall, review, rows, status
 from .table import Call, Operation, Param, converted, paged
 
 TABLE: dict[str, Operation] = {
     operation.name: operation
-    for area in (admin, rows, recall, episodes, coordination, conversation, lessons, graph)
+    for area in (
+        admin,
+        rows,
+        recall,
+        review,
+        episodes,
+        coordination,
+        conversation,
+        lessons,
+        graph,
+        status,
+        notes,
+    )
     for operation in area.OPERATIONS
 }
 

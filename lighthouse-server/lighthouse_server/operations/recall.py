@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lighthouse import embed, fuse, nearest, pointing_at, search, search_entries, search_history, similar
+from lighthouse import embed, pointing_at, search, search_entries, search_history, similar
 
 from ..problems import Problem
 from .rows import KEY, KIND
@@ -26,32 +26,12 @@ def _meaning(call, kind):
     return configured
 
 
-def _recall(call, arguments: dict) -> list:
-    """Words, meaning (with an embedder and a kind with dimensions), then the graph around the best hit,
-    fused by rank."""
-    kind, limit, question = arguments["kind"], arguments.get("limit", 10), arguments["question"]
-    rankings = {}
-    if kind.text:
-        rankings["words"] = search(graph=call.graph, kind=kind, question=question, limit=limit, match="any")
-    meaning = _meaning(call, kind)
-    if meaning is not None:
-        embedder, model, _ = meaning
-        rankings["meaning"] = nearest(
-            graph=call.graph, kind=kind, question=question, embedder=embedder, model=model, limit=limit
-        )
-    found = [hit for ranking in rankings.values() for hit in ranking]
-    if kind.relations and found:
-        rankings["graph"] = similar(graph=call.graph, kind=kind, key=found[0]["key"], limit=limit)
-    values = {hit["key"]: hit["values"] for hit in found}
-    return [{**hit, "values": values.get(hit["key"])} for hit in fuse(rankings=rankings, limit=limit)]
-
-
 def _embed(call, arguments: dict) -> dict:
     meaning = _meaning(call, arguments["kind"])
     if meaning is None:
         raise Problem(
             "invalid_argument",
-            'no embedder is configured (embedder = "local"), or the kind has no dimensions',
+            'no embedder is configured (embedder = "local" or "http"), or the kind has no dimensions',
         )
     embedder, model, _ = meaning
     return embed(
@@ -117,25 +97,13 @@ OPERATIONS = [
         example={"kind": "Device", "key": "d1"},
     ),
     Operation(
-        "recall",
-        fuse,
-        "read",
-        (KIND, QUESTION, LIMIT),
-        '[{"key", "score", "places": {ranking: place}, "values"}] best first',
-        "Recall entities for a question: a words search and (with an embedder, for a kind with dimensions) a "
-        "search by meaning, fused with the graph around the best hit. Use it first when you do not know which "
-        "search fits.",
-        example={"kind": "Device", "question": "pump sensor"},
-        answer=_recall,
-    ),
-    Operation(
         "embed",
         embed,
         "write",
         (KIND, Param("limit", "int", "how many entities to embed, 1 to 1000 (default 100)")),
         '{"embedded", "waiting"}: how many got their vectors now and how many still wait',
         "Give the entities of a kind with dimensions their meaning vectors (the configured embedder), so "
-        "recall finds them by meaning. Needs embedder = local.",
+        "recall finds them by meaning. Needs an embedder (embedder = local or http).",
         example={"kind": "Note"},
         writes=True,
         answer=_embed,

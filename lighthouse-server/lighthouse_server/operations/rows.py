@@ -16,6 +16,11 @@ def _entity(call, arguments: dict) -> dict:
     return {"key": arguments["key"], "current": state}
 
 
+def _remember(call, arguments: dict) -> list:
+    """remember(), gathered with the small calls of the same kind and agent that arrive meanwhile."""
+    return call.service.gathering.remember(call.graph, arguments["kind"], arguments["rows"], arguments["by"])
+
+
 def _entities(call, arguments: dict) -> list:
     kind = arguments["kind"]
     found = rows(
@@ -59,6 +64,7 @@ OPERATIONS = [
         },
         agent_as="by",
         writes=True,
+        answer=_remember,
     ),
     Operation(
         "update",

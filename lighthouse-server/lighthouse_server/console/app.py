@@ -1,0 +1,167 @@
+"""The console's routes: every page a GET that needs a session, every action a POST that needs the
+session's CSRF token too. Library calls run on a worker thread, as the HTTP API's do.
+
+Refusals are pages with the status of problems.py's code: no session is 401 for an action (a page sends
+the browser to the sign-in form), a wrong CSRF token or a missing scope is 403.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from ..problems import Problem, problem_of
+from . import actions, pages, records, review
+from .rendering import HEADERS, TEMPLATES, page, problem_page
+from .session import COOKIE, Sessions, check_csrf, cookie_header, signed_in_key, visitor
+
+_log = logging.getLogger(__name__)
+MOST_FORM = 1_000_000  # bytes of one form post
+
+
+def _refusal(error: Exception, who=None):
+    problem = problem_of(error)
+    if problem.code in ("internal", "database_error"):
+        _log.error("console: %s", error, exc_info=error)
+    return problem_page(problem, who)
+
+
+def _foreign(request: Request) -> bool:
+    """Whether a browser says the form came from another site: refused before anything is read, which
+    also keeps another site from signing a visitor in with a key of its choosing."""
+    origin = request.headers.get("origin")
+    return origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+
+FOREIGN = Problem("forbidden", "this form was sent from another site")
+
+
+def console_app(service) -> Starlette:
+    """The console as an ASGI app, for mounting at /console."""
+    sessions = Sessions()
+
+    def reading(handler):
+        async def endpoint(request: Request):
+            def run():
+                who, began = None, time.perf_counter()
+                try:
+                    who = visitor(service, sessions, request.cookies)
+                    if who is None:
+                        return RedirectResponse("/console/sign-in", status_code=303)
+                    answer = handler(service, who, request.query_params)
+                except Exception as error:  # noqa: BLE001 - every refusal is a page in one shape
+                    answer = _refusal(error, who)
+                # What the page cost on the server (reads and rendering), for people and for the tests.
+                answer.headers["Server-Timing"] = f"page;dur={(time.perf_counter() - began) * 1000:.1f}"
+                return answer
+
+            return await anyio.to_thread.run_sync(run)
+
+        return endpoint
+
+    def acting(handler):
+        async def endpoint(request: Request):
+            if _foreign(request):
+                return problem_page(FOREIGN)
+            if int(request.headers.get("content-length") or 0) > MOST_FORM:
+                return problem_page(Problem("body_too_large", "the form is too large"))
+            try:
+                form = await request.form(max_files=0, max_fields=2_000)
+            except Exception:  # noqa: BLE001 - a form that cannot be read is refused as a whole
+                return problem_page(Problem("invalid_body", "the form cannot be read"))
+
+            def run():
+                who = None
+                try:
+                    who = visitor(service, sessions, request.cookies)
+                    if who is None:
+                        raise Problem("unauthorized", "sign in first: this session is over or never began")
+                    check_csrf(who, form.get("csrf"))
+                    return handler(service, who, form)
+                except Exception as error:  # noqa: BLE001 - every refusal is a page in one shape
+                    return _refusal(error, who)
+
+            return await anyio.to_thread.run_sync(run)
+
+        return endpoint
+
+    async def sign_in_form(request: Request):
+        return page("sign_in.html", message=None)
+
+    async def sign_in(request: Request):
+        if _foreign(request):
+            return problem_page(FOREIGN)
+        try:
+            form = await request.form(max_files=0, max_fields=10)
+        except Exception:  # noqa: BLE001 - a form that cannot be read is refused as a whole
+            return problem_page(Problem("invalid_body", "the form cannot be read"))
+
+        def run():
+            try:
+                principal = signed_in_key(service, form.get("key"))
+            except Exception as error:  # noqa: BLE001 - said on the form itself
+                problem = problem_of(error)
+                return page("sign_in.html", status=problem.status, message=problem.message)
+            session = sessions.start(principal)
+            secure = request.url.scheme == "https"
+            return RedirectResponse(
+                "/console/",
+                status_code=303,
+                headers={"Set-Cookie": cookie_header(session.token, secure=secure), **HEADERS},
+            )
+
+        return await anyio.to_thread.run_sync(run)
+
+    def sign_out(service_, who, form):
+        sessions.end(who.session.token)
+        return RedirectResponse(
+            "/console/sign-in",
+            status_code=303,
+            headers={"Set-Cookie": cookie_header("", secure=False, clear=True)},
+        )
+
+    stylesheet = (TEMPLATES / "console.css").read_bytes()
+
+    async def css(request: Request):
+        return Response(stylesheet, media_type="text/css", headers={"Cache-Control": "max-age=300"})
+
+    routes = [
+        Route("/", reading(pages.overview)),
+        Route("/sign-in", sign_in_form, methods=["GET"]),
+        Route("/sign-in", sign_in, methods=["POST"]),
+        Route("/sign-out", acting(sign_out), methods=["POST"]),
+        Route("/console.css", css),
+        Route("/search", reading(pages.search_page)),
+        Route("/kind", reading(pages.kind_page)),
+        Route("/entity", reading(pages.entity_page)),
+        Route("/review", reading(review.review_page)),
+        Route("/review", acting(review.decide), methods=["POST"]),
+        Route("/entry", reading(actions.entry_page)),
+        Route("/entry/invalidate", acting(actions.invalidate), methods=["POST"]),
+        Route("/episodes", reading(records.episodes_page)),
+        Route("/episode", reading(records.episode_page)),
+        Route("/conversations", reading(records.users_page)),
+        Route("/conversations/user", reading(records.user_page)),
+        Route("/conversations/session", reading(records.session_page)),
+        Route("/forget", reading(actions.forget_page)),
+        Route("/forget", acting(actions.forget), methods=["POST"]),
+    ]
+    app = Starlette(routes=routes)
+
+    async def not_found(request, error):
+        status = getattr(error, "status_code", 404)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(status, "invalid_argument")
+        return problem_page(Problem(code, "there is no such page in the console"))
+
+    app.add_exception_handler(404, not_found)
+    app.add_exception_handler(405, not_found)
+    return app
+
+
+__all__ = ["COOKIE", "console_app"]

@@ -1,0 +1,237 @@
+"""The console's reading pages: the overview of a tenant, search across kinds, a kind's entities, and an
+entity's page with its timeline, its States, their evidence and what cites it.
+
+Each takes the service, the visitor and the query, and gives a response. Functions the library gains
+later (status, recall, candidates) are used when they exist; until then the page says which figures it
+cannot show, never a made-up zero.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from datetime import UTC, datetime
+
+import lighthouse
+from lighthouse import (
+    Refused,
+    WrongType,
+    as_of,
+    failures,
+    history,
+    nearest,
+    now,
+    search,
+    search_entries,
+    tenant,
+)
+
+from ..operations import TABLE
+from ..problems import Problem
+from . import reads, timeline
+from .rendering import page
+
+PAGE_SIZE = 50
+# What a State shows besides its values: shown in columns of their own, never as values.
+NOT_VALUES = frozenset(
+    {"valid_from", "valid_to", "seen_last", "recorded_at", "by", "fp", "entry", "trust", "review"}
+)
+
+
+def values_of(state: dict) -> dict:
+    return {name: value for name, value in state.items() if name not in NOT_VALUES}
+
+
+def library(name: str):
+    """A library function the console uses when the library has it (a module of the same name is not)."""
+    found = getattr(lighthouse, name, None)
+    return found if callable(found) else None
+
+
+def graph_of(service, who):
+    return tenant(service.db, who.tenant)
+
+
+def declared(service, who) -> dict:
+    return service.kinds.declared(who.tenant)[1]
+
+
+def offset_of(query) -> int:
+    given = query.get("from", "0")
+    if not given.isdecimal() or len(given) > 9:
+        raise Problem("invalid_argument", "from must be a whole number")
+    return int(given)
+
+
+def key_of(query) -> str | int:
+    key = query.get("key")
+    if key is None or key == "":
+        raise Problem("invalid_argument", "an entity is named by kind and key")
+    if query.get("int") == "1":
+        if not key.lstrip("-").isdecimal() or len(key) > 19:
+            raise Problem("invalid_argument", "this key must be a whole number")
+        return int(key)
+    return key
+
+
+def overview(service, who, query):
+    graph, kinds = graph_of(service, who), declared(service, who)
+    status, status_problem = None, None
+    if "status" in TABLE:
+        try:
+            status = service.run(who.principal, "status", {})
+        except Problem as problem:
+            status_problem = problem.message
+    candidates = library("candidates")
+    waiting = None
+    if candidates is not None and kinds:
+        waiting = len(candidates(graph, list(kinds.values()), limit=1000))
+    return page(
+        "overview.html",
+        who,
+        kinds=kinds,
+        counts=reads.counts(graph, kinds),
+        embeddings=reads.waiting_embeddings(graph, kinds),
+        notes=reads.notes_kept(graph),
+        by_reason=reads.failures_by_reason(graph),
+        recent=failures(graph, limit=10),
+        candidates_waiting=waiting,
+        worker_status=status,
+        status_problem=status_problem,
+    )
+
+
+def _by_key(graph, kinds: dict, question: str) -> list[dict]:
+    found = []
+    keys: list[object] = [question]
+    if question.lstrip("-").isdecimal() and len(question) < 19:
+        keys.append(int(question))
+    for label, kind in kinds.items():
+        for key in keys:
+            if reads.key_exists(graph, kind, key):
+                found.append({"kind": label, "key": key})
+    return found
+
+
+def _fused(service, graph, kinds: dict, question: str) -> tuple[list[dict], list[dict], str]:
+    """Facts and notes for a question: the library's recall() when it exists, else search() per kind
+    (and nearest() where an embedder fits the kind) and search_entries()."""
+    try:
+        configured = service.embedder()
+    except Exception:  # noqa: BLE001 - an embedder that cannot load leaves the words, said on the page
+        configured = None
+    recall = library("recall")
+    if recall is not None:
+        how = "recall(): words and meaning" if configured else "recall(): words"
+        try:
+            options = {"embedder": configured[0], "model": configured[1]} if configured else {}
+            answer = recall(graph, list(kinds.values()), question, limit=20, **options)
+        except (Refused, WrongType) as error:
+            if not configured:
+                raise
+            # The embedder does not fit a kind (its dimensions): words still answer, and the page says so.
+            how = f"recall(): words only, since meaning was refused ({str(error)[:200]})"
+            answer = recall(graph, list(kinds.values()), question, limit=20)
+        facts = [
+            {
+                "kind": fact["kind"].label if hasattr(fact["kind"], "label") else fact["kind"],
+                "key": fact["key"],
+                "score": fact.get("score"),
+                "values": values_of(fact.get("state") or {}),
+                "trust": fact.get("trust"),
+            }
+            for fact in answer["facts"]
+        ]
+        notes = answer["notes"]
+        return facts, notes, how
+    facts: dict[tuple, dict] = {}
+    how = "words"
+    for label, kind in kinds.items():
+        hits = search(graph, kind, question, limit=10, match="any") if kind.text else []
+        if configured is not None and kind.dimensions == configured[2]:
+            hits = hits + nearest(graph, kind, question, configured[0], configured[1], limit=10)
+            how = "words and meaning"
+        for hit in hits:
+            known = facts.get((label, hit["key"]))
+            if known is None or hit["score"] > known["score"]:
+                facts[(label, hit["key"])] = {**hit, "kind": label, "trust": None}
+    notes = [
+        {**hit["entry"], "score": hit["score"]}
+        for hit in search_entries(graph, question, limit=10, match="any")
+    ]
+    ranked = sorted(facts.values(), key=lambda fact: -fact["score"])
+    return ranked, notes, how
+
+
+def search_page(service, who, query):
+    question = query.get("q", "").strip()[:1000]
+    graph, kinds = graph_of(service, who), declared(service, who)
+    facts, notes, by_key, how = [], [], [], ""
+    if question:
+        by_key = _by_key(graph, kinds, question)
+        facts, notes, how = _fused(service, graph, kinds, question)
+    return page(
+        "search.html", who, question=question, facts=facts, notes=notes, by_key=by_key, how=how, kinds=kinds
+    )
+
+
+def kind_page(service, who, query):
+    graph = graph_of(service, who)
+    kind = service.kinds.kind(who.tenant, query.get("kind"))
+    offset = offset_of(query)
+    listed = reads.entities(graph, kind, offset, PAGE_SIZE)
+    return page(
+        "kind.html",
+        who,
+        kind=kind,
+        entities=listed[:PAGE_SIZE],
+        offset=offset,
+        next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
+        previous_from=max(offset - PAGE_SIZE, 0) if offset else None,
+    )
+
+
+def _cited_during(cites: list[dict], moments: list, state: dict) -> list[dict]:
+    """The citations whose as_of falls in the State's window; cites sorted by as_of, moments their times."""
+    low = bisect_left(moments, state["valid_from"])
+    high = len(moments) if state.get("valid_to") is None else bisect_left(moments, state["valid_to"])
+    return cites[low:high]
+
+
+def entity_facts(service, who, label: object, key: object) -> dict:
+    """Everything an entity's page shows, read in a handful of queries."""
+    graph = graph_of(service, who)
+    kind = service.kinds.kind(who.tenant, label)
+    states = history(graph, kind, key)
+    if not states and not reads.key_exists(graph, kind, key):
+        raise Problem("not_found", f"there is no {kind.label} with key {str(key)[:200]!r} in this tenant")
+    late = timeline.late_flags(states)
+    windows = reads.windows(graph, kind, key)
+    evidence = reads.entries(graph, [state["entry"] for state in states if state.get("entry")])
+    cites = [cite for cite in reads.citations(graph, kind, key) if cite["as_of"] is not None]
+    moments = [cite["as_of"] for cite in cites]
+    # Rows beside the States, never inside them: a value may be named like anything the page adds.
+    rows = [
+        {
+            "state": state,
+            "values": values_of(state),
+            "late": late[place],
+            "cited_by": _cited_during(cites, moments, state),
+            "evidence": evidence.get(state.get("entry")),
+        }
+        for place, state in enumerate(states)
+    ]
+    current = as_of(graph, kind, key, now())
+    return {
+        "kind": kind,
+        "key": key,
+        "current": current,
+        "current_values": values_of(current or {}),
+        "rows": rows,
+        "windows": windows,
+        "cites": cites,
+        "timeline": timeline.drawn(states, windows, late, datetime.now(UTC)),
+    }
+
+
+def entity_page(service, who, query):
+    return page("entity.html", who, **entity_facts(service, who, query.get("kind"), key_of(query)))

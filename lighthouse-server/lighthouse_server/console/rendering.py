@@ -1,0 +1,97 @@
+"""HTML out: the console's Jinja templates (autoescape on for every one), and the headers of every page.
+
+The library stores text as given, so every value reaches a page only through a template that escapes
+it. The Content-Security-Policy allows no script at all and styles only from the console's own file,
+so markup that slipped through anyway could not run.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import quote_plus
+
+from jinja2 import Environment, FileSystemLoader
+from starlette.responses import HTMLResponse
+
+from ..encoding import jsonable
+from ..problems import Problem
+
+TEMPLATES = Path(__file__).parent / "templates"
+HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",  # a search's words stay out of other sites' logs; Origin stays sent
+    "Cache-Control": "no-store",
+}
+SHOWN_TEXT = 2_000  # characters of one value a list shows; the entity page shows all
+
+
+def when(value: object) -> str:
+    """A time as people read it: 2026-01-31 12:00:00Z; anything else as text."""
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%SZ")
+    if isinstance(value, str) and len(value) >= 19 and value[10] == "T":
+        return value[:10] + " " + value[11:19] + "Z"
+    return "" if value is None else str(value)
+
+
+def shown(value: object, limit: int | None = None) -> str:
+    """A value as text: text as it is, times as when() gives them, the rest as JSON."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, datetime):
+        text = when(value)
+    else:
+        text = json.dumps(jsonable(value), ensure_ascii=False)
+    return text if limit is None or len(text) <= limit else text[:limit] + "…"
+
+
+@lru_cache(maxsize=4096)
+def _quoted(value: str) -> str:
+    return quote_plus(value, safe="")
+
+
+def link(path: str, **query: object) -> str:
+    """A path with its query; each value quoted once per process (a page of 1,000 States repeats them)."""
+    given = [f"{name}={_quoted(str(value))}" for name, value in query.items() if value is not None]
+    return path + ("?" + "&".join(given) if given else "")
+
+
+def entity_link(label: str, key: object) -> str:
+    """The link of an entity's page; a whole-number key says so, so "5" and 5 stay apart."""
+    if type(key) is int:
+        return link("/console/entity", kind=label, key=key, int="1")
+    return link("/console/entity", kind=label, key=key)
+
+
+_environment = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_environment.filters["when"] = when
+_environment.filters["shown"] = shown
+_environment.globals.update(entity_link=entity_link, link=link, SHOWN_TEXT=SHOWN_TEXT)
+
+
+def render(template: str, **context: object) -> str:
+    return _environment.get_template(template).render(**context)
+
+
+def page(template: str, visitor=None, *, status: int = 200, headers: dict | None = None, **context):
+    """A whole page: the template with the visitor (for the menu and the CSRF token) and the headers."""
+    body = render(template, visitor=visitor, **context)
+    return HTMLResponse(body, status_code=status, headers={**HEADERS, **(headers or {})})
+
+
+def problem_page(problem: Problem, visitor=None, headers: dict | None = None):
+    """A refusal as a page, with the status and the stable code of problems.py."""
+    return page("problem.html", visitor, status=problem.status, headers=headers, problem=problem)

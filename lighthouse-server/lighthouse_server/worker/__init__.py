@@ -1,0 +1,2 @@
+"""The workers that run beside the service: extraction of facts from notes by a model (extraction.py,
+with model.py, prompt.py and items.py), their loop over every tenant (loop.py) and their status."""

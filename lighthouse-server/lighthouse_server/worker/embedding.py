@@ -1,0 +1,252 @@
+"""The embedding worker's round and its status: vectors for every declared kind with text and
+dimensions and for the entries (a note is an entry), with the configured embedder.
+
+The worker loop calls embed_pending() once a round for each tenant; a round does a bounded amount of
+work (PER_ROUND entities of each kind and PER_ROUND entries) and never raises: what went wrong is kept
+in the tenant's graph on one node labelled `lh.Embedding` (no Kind label holds a dot), so the status
+that any process reads says it. embed() and embed_entries() move their own marks in the queries that
+store the vectors, so two processes that run rounds at once store each vector once. An embedder that
+failed rests (is not asked) for a while in this process, so an endpoint that hangs does not hold up
+the worker's other phases every round.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import UTC, datetime
+
+from lighthouse import Refused, embed, embed_entries, ensure_schema, now
+
+# The library keeps the entries' mark and index under these; the status reads them as it does.
+from lighthouse.recall.entry_vectors import entry_dimensions, mark_name
+
+# One schema change at a time in this process, declarations' and ours (see declarations.py).
+from ..declarations import SCHEMA_LOCK
+from ..embedders import MODEL_NAME as LOCAL_MODEL
+from ..reading import rows
+
+_log = logging.getLogger(__name__)
+
+PER_ROUND = 100  # entities of each kind, and entries, given vectors in one round
+REST_FIRST, REST_MOST = 1.0, 300.0  # seconds a failed embedder is left alone: the first rest, the longest
+STATE = "`lh.Embedding`"
+SHOWN = 500  # characters of an error kept
+# The configured embedder (kind, URL, model) -> (rest until, in time.monotonic(), its length, the error).
+_rests: dict[tuple, tuple[float, float, str]] = {}
+_rests_lock = threading.Lock()
+
+
+def _embeddable(kinds) -> list:
+    listed = list(kinds.values()) if isinstance(kinds, dict) else list(kinds)
+    return [kind for kind in listed if kind.text and kind.dimensions]
+
+
+def configured_model(settings) -> str | None:
+    """The model the settings name, without loading or asking it; None when no embedder is set."""
+    if settings.embedder == "http":
+        return settings.embeddings_model or None
+    return LOCAL_MODEL if settings.embedder == "local" else None
+
+
+def _said(error: BaseException) -> str:
+    text = str(error) or "no message"
+    if type(error).__name__ not in ("EmbeddingsFailed", "EmbedderUnavailable"):
+        text = f"{type(error).__name__}: {text}"
+    return text[:SHOWN]
+
+
+def _kept(graph) -> dict:
+    found = rows(
+        graph,
+        f"MATCH (e:{STATE}) RETURN e.model, e.embedded, e.failing, e.last_error, e.last_error_at, "
+        "e.last_embedded_at LIMIT 1",
+    )
+    if not found:
+        return {}
+    names = ("model", "embedded", "failing", "last_error", "last_error_at", "last_embedded_at")
+    kept = dict(zip(names, found[0], strict=True))
+    for name in ("last_error_at", "last_embedded_at"):  # stored as now() gives it: UTC without a zone
+        if kept[name] is not None:
+            kept[name] = datetime.fromisoformat(kept[name]).replace(tzinfo=UTC)
+    return kept
+
+
+def _keep_failure(graph, model: str | None, error: str) -> None:
+    try:
+        graph.query(
+            f"MERGE (e:{STATE} {{name: 'embedding'}}) "
+            "SET e.failing = true, e.last_error = $error, e.last_error_at = $at, e.failed_model = $model",
+            {"error": error, "at": now(), "model": model},
+        )
+    except Exception:  # noqa: BLE001 - a database that cannot keep the error: the log says it
+        _log.exception("the embedding error could not be kept: %s", error)
+
+
+def _keep_progress(graph, model: str, embedded: int) -> None:
+    # The count is of this model's vectors: a new model starts it again.
+    graph.query(
+        f"MERGE (e:{STATE} {{name: 'embedding'}}) "
+        "SET e.embedded = CASE WHEN e.model = $model THEN coalesce(e.embedded, 0) + $n ELSE $n END, "
+        "  e.model = $model, e.failing = false, "
+        "  e.last_embedded_at = CASE WHEN $n > 0 THEN $at ELSE e.last_embedded_at END",
+        {"model": model, "n": embedded, "at": now()},
+    )
+
+
+def _entry_index(graph, kinds: list, dimensions: int) -> str | None:
+    """Makes the entries' vector index of the embedder's dimensions when the graph has none; the
+    error when it has one of other dimensions, else None."""
+    try:
+        size = entry_dimensions(graph)
+    except Refused:  # a graph with indexes but none for entries' vectors yet
+        with SCHEMA_LOCK:
+            ensure_schema(graph, kinds=kinds, entry_dimensions=dimensions)
+        return None
+    if size is not None and size != dimensions:
+        return f"entries have a vector index of {size} dimensions; the embedder gives {dimensions}"
+    return None
+
+
+def _endpoint(settings) -> tuple:
+    return (settings.embedder, settings.embeddings_url, settings.embeddings_model)
+
+
+def _resting(settings) -> tuple[float, str] | None:
+    """(seconds left, its error) while the configured embedder rests after a failure; else None."""
+    with _rests_lock:
+        found = _rests.get(_endpoint(settings))
+    if found is None or found[0] <= time.monotonic():
+        return None
+    return found[0] - time.monotonic(), found[2]
+
+
+def _rest(settings, error: str) -> None:
+    with _rests_lock:
+        before = _rests.get(_endpoint(settings))
+        seconds = REST_FIRST if before is None else min(before[1] * 2, REST_MOST)
+        _rests[_endpoint(settings)] = (time.monotonic() + seconds, seconds, error)
+
+
+def _failed(graph, settings, model: str | None, done: dict, errors: list[str]) -> dict:
+    """The round's answer after errors, each kept as the tenant's last one (once, when it repeats)."""
+    message = "; ".join(errors)[:SHOWN]
+    kept = _kept(graph)
+    if not kept.get("failing") or kept.get("last_error") != message:
+        _keep_failure(graph, model, message)
+    if done["embedded"]:
+        _count_only(graph, model, done["embedded"])
+    return {**done, "state": "failing", "model": model, "errors": errors}
+
+
+def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
+    """One round: up to `limit` vectors for each declared kind with text and dimensions, and up to
+    `limit` for the entries. Never raises.
+
+    Returns {"state": "not configured" | "ok" | "failing", "model", "embedded", "kinds": {label:
+    {"embedded", "waiting"}}, "entries": {"embedded", "waiting"} or None, "errors": [text]}. A kind whose
+    dimensions differ from the embedder's is left out with its error. An embedder (or database) that
+    fails ends the round there, and the embedder is not asked again in this process for a rest of
+    REST_FIRST seconds, doubled after each failure up to REST_MOST (so an endpoint that hangs costs
+    the worker's other phases one timeout a rest, not one a round); "resting_s" says what is left.
+    Every error is kept as the tenant's last one.
+    """
+    settings = service.settings
+    done: dict = {"state": "ok", "model": None, "embedded": 0, "kinds": {}, "entries": None, "errors": []}
+    if not settings.embedder:
+        return {**done, "state": "not configured"}
+    resting = _resting(settings)
+    if resting is not None:
+        left, error = resting
+        return {**_failed(graph, settings, configured_model(settings), done, [error]), "resting_s": left}
+    chosen = _embeddable(kinds)
+    try:
+        embedder, model, dimensions = service.embedder()
+    except Exception as error:  # noqa: BLE001 - a model that cannot be loaded or reached is a failing status
+        message = f"the embedder cannot be used: {_said(error)}"
+        _rest(settings, message)
+        return _failed(graph, settings, configured_model(settings), done, [message])
+    done["model"] = model
+    errors = []
+    try:
+        for kind in chosen:
+            if kind.dimensions != dimensions:
+                errors.append(
+                    f"kind {kind.label!r} has {kind.dimensions} dimensions; {model} gives {dimensions}"
+                )
+                continue
+            done["kinds"][kind.label] = embed(graph, kind, embedder, model, limit)
+            done["embedded"] += done["kinds"][kind.label]["embedded"]
+        # Every entry's write gives the graph its Stamp: without one there is nothing to embed.
+        if rows(graph, "MATCH (st:Stamp) RETURN 1"):
+            problem = _entry_index(graph, chosen, dimensions)
+            if problem is not None:
+                errors.append(problem)
+            else:
+                done["entries"] = embed_entries(graph, embedder, model, limit)
+                done["embedded"] += done["entries"]["embedded"]
+    except Exception as error:  # noqa: BLE001 - the round ends; the status says why
+        errors.append(_said(error))
+        _rest(settings, _said(error))
+    else:
+        with _rests_lock:
+            _rests.pop(_endpoint(settings), None)
+    if errors:
+        return _failed(graph, settings, model, done, errors)
+    kept = _kept(graph)
+    if done["embedded"] or kept.get("failing") or kept.get("model") != model:
+        try:
+            _keep_progress(graph, model, done["embedded"])
+        except Exception as error:  # noqa: BLE001 - the vectors are stored; only their count is not
+            return {**done, "state": "failing", "errors": [_said(error)]}
+    return done
+
+
+def _count_only(graph, model: str, embedded: int) -> None:
+    """The vectors a failing round did store, counted without clearing its error."""
+    try:
+        graph.query(
+            f"MERGE (e:{STATE} {{name: 'embedding'}}) "
+            "SET e.embedded = CASE WHEN e.model = $model THEN coalesce(e.embedded, 0) + $n ELSE $n END, "
+            "  e.model = $model, e.last_embedded_at = $at",
+            {"model": model, "n": embedded, "at": now()},
+        )
+    except Exception:  # noqa: BLE001 - the error of the round is already kept
+        _log.exception("the embedding count could not be kept")
+
+
+def _waiting(graph, kinds: list, model: str | None) -> int:
+    """Entities of the kinds whose text waits for a vector, and entries past the model's mark."""
+    count = 0
+    for kind in kinds:
+        found = rows(graph, f"MATCH (e:`{kind.embed_label}`) RETURN count(e)")
+        count += found[0][0] if found else 0
+    mark = f"coalesce(st.`{mark_name(model)}`, 0)" if model else "0"
+    found = rows(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0) - {mark}")
+    return count + (max(0, found[0][0]) if found else 0)
+
+
+def embedding_status(graph, kinds, service) -> dict:
+    """{"state": "not configured" | "ok" | "failing", "waiting", "embedded", "model", "last_error",
+    "last_error_at", "last_embedded_at"}, read from the tenant's graph, so every process says the same.
+
+    "not configured" when no embedder is set (never "ok" then); "failing" when the last round that
+    did something failed. waiting: entities of kinds with text and dimensions that have no vector, and
+    entries stored past the model's mark (all of them without a model). embedded: the vectors rounds
+    gave with this model. Loads and asks no model.
+    """
+    model = configured_model(service.settings)
+    kept = _kept(graph)
+    state = "failing" if kept.get("failing") else "ok"
+    if not service.settings.embedder:
+        state = "not configured"  # whatever an earlier configuration left
+    return {
+        "state": state,
+        "waiting": _waiting(graph, _embeddable(kinds), model),
+        "embedded": (kept.get("embedded") or 0) if model is not None and kept.get("model") == model else 0,
+        "model": model,
+        "last_error": kept.get("last_error"),
+        "last_error_at": kept.get("last_error_at"),
+        "last_embedded_at": kept.get("last_embedded_at"),
+    }

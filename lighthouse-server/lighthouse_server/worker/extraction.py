@@ -1,0 +1,294 @@
+"""The extraction worker of one tenant graph: the notes past its mark, oldest first, each asked of the
+model once for all the tenant's kinds, its facts written by the write rule as candidates.
+
+The graph is the queue and holds the worker's state:
+- (:`lh.Worker` {phase: "extraction"}): the mark (the serial of the last note done), notes read, rows by
+  receipt status (rows_<status>), items refused, failed asks, the last error and its time, the worker
+  that holds the graph and when it last looked (owner, seen_at: claim.py). It changes in the query
+  that moves the mark.
+- (:`lh.Extraction` {note}) for each note asked: the model's answer, stored BEFORE any row is written
+  (state "answered"), then "applied" in the query that moves the mark. After a kill -9 anywhere in
+  between, the next run applies the stored answer again instead of asking the model again; the write
+  rule makes that replay `unchanged`. A note whose asks all failed is "set_aside" with its error (the
+  mark moves past it); replay() makes it "replay", and the worker reads it again first. A note begun
+  and not finished ("answered" or "replay") is read first wherever the mark is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections import Counter
+from datetime import UTC, datetime
+
+from lighthouse import Kind, now
+
+from ..declarations import SCHEMA_LOCK
+from ..reading import rows
+from . import items, prompt
+from .model import WAITING, Model, ModelFailure
+
+WORKER = "`lh.Worker`"
+EXTRACTION = "`lh.Extraction`"
+PHASE = "extraction"
+BATCH = 50  # notes one round reads
+STATUSES = (
+    "created",
+    "changed",
+    "inserted",
+    "unchanged",
+    "stale",
+    "conflict",
+    "missing",
+    "invalid",
+    "failed",
+    "busy",
+)
+MAX_ERROR = 2_000  # characters of an error kept
+_indexed: set[str] = set()
+_indexed_lock = threading.Lock()
+
+
+def _indexes(graph) -> None:
+    """The lookups of a note's extraction by its id; once per graph and process."""
+    with _indexed_lock, SCHEMA_LOCK:  # never beside another schema change (declarations.py)
+        if graph.name in _indexed:
+            return
+        for statement in (
+            f"CREATE INDEX FOR (x:{EXTRACTION}) ON (x.note)",
+            f"CREATE INDEX FOR (x:{EXTRACTION}) ON (x.state)",
+        ):
+            try:
+                graph.query(statement)
+            except Exception as error:  # noqa: BLE001 - an index that exists already is what we want
+                if "already indexed" not in str(error).lower() and "exists" not in str(error).lower():
+                    raise
+        _indexed.add(graph.name)
+
+
+def moment(value: object) -> datetime:
+    """A time as FalkorDB gives it back (an aware or naive datetime, or epoch seconds), in UTC."""
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return datetime.fromtimestamp(int(value), UTC)
+
+
+_NOTE = "[n.id, n.serial, n.at, n.recorded_at, n.content]"
+
+
+def _note(listed: list, state=None, answer=None, asks=None, given_back=False) -> dict:
+    note_id, serial, at, recorded_at, content = listed
+    values = json.loads(content) if content else {}
+    return {
+        "id": note_id,
+        "serial": serial,
+        "at": moment(at),
+        "recorded_at": moment(recorded_at),
+        "text": values.get("text") if isinstance(values.get("text"), str) else "",
+        "source": values.get("source"),
+        "state": state,
+        "answer": answer,
+        "asks": asks or 0,
+        "given_back": bool(given_back),  # by replay(): it lies behind the mark
+    }
+
+
+def waiting_notes(graph, limit: int = BATCH) -> list[dict]:
+    """The notes to read now, oldest first: those begun and not finished (an answer kept, or given
+    back by replay()), wherever the mark is, then those past the mark."""
+    unfinished = rows(
+        graph,
+        f"MATCH (x:{EXTRACTION}) WHERE x.state IN ['replay', 'answered'] MATCH (n:Entry {{id: x.note}}) "
+        f"RETURN {_NOTE}, x.state, x.answer, x.asks, coalesce(x.given_back, false) ORDER BY n.serial LIMIT $limit",
+        {"limit": limit},
+    )
+    pending = rows(
+        graph,
+        f"OPTIONAL MATCH (w:{WORKER} {{phase: $phase}}) WITH coalesce(w.mark, 0) AS since "
+        "MATCH (n:Entry) WHERE n.serial > since AND n.type = 'note' "
+        f"WITH n ORDER BY n.serial LIMIT $limit OPTIONAL MATCH (x:{EXTRACTION} {{note: n.id}}) "
+        f"RETURN {_NOTE}, x.state, x.answer, x.asks, coalesce(x.given_back, false) ORDER BY n.serial",
+        {"phase": PHASE, "limit": limit},
+    )
+    chosen: dict[str, dict] = {}
+    for row in unfinished + pending:
+        found = _note(*row)
+        chosen.setdefault(found["id"], found)
+    return list(chosen.values())
+
+
+def _keep_answer(graph, note: dict, answer: dict, asks: int) -> None:
+    graph.query(
+        f"MERGE (x:{EXTRACTION} {{note: $note}}) SET x.state = 'answered', x.answer = $answer, "
+        "x.asks = $asks, x.answered_at = localdatetime($now), x.error = null",
+        {"note": note["id"], "answer": json.dumps(answer, ensure_ascii=False), "asks": asks, "now": now()},
+    )
+
+
+# Moves the mark (never back), counts what the note did, and marks its extraction in one query.
+def _counting(counts: dict[str, int]) -> str:
+    return "".join(
+        f", w.`rows_{status}` = coalesce(w.`rows_{status}`, 0) + {int(counts[status])}"
+        for status in STATUSES
+        if counts.get(status)
+    )
+
+
+def _done(graph, note: dict, applied: items.Applied, failed_asks: int) -> None:
+    graph.query(
+        f"MERGE (w:{WORKER} {{phase: $phase}}) "
+        "SET w.mark = CASE WHEN coalesce(w.mark, 0) > $serial THEN w.mark ELSE $serial END, "
+        "w.notes_read = coalesce(w.notes_read, 0) + 1, w.seen_at = localdatetime($now), "
+        "w.items_refused = coalesce(w.items_refused, 0) + $refused, "
+        "w.asks_failed = coalesce(w.asks_failed, 0) + $failed"
+        f"{_counting(applied.rows)} "
+        f"WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
+        "SET x.state = 'applied', x.applied_at = localdatetime($now), x.rows = $rows, x.refused = $refused, "
+        "x.given_back = null",
+        {
+            "phase": PHASE,
+            "serial": note["serial"],
+            "refused": applied.refused,
+            "failed": failed_asks,
+            "note": note["id"],
+            "now": now(),
+            "rows": json.dumps(dict(applied.rows)),
+        },
+    )
+
+
+def _set_aside(graph, note: dict, failure: ModelFailure) -> None:
+    error = str(failure)[:MAX_ERROR]
+    graph.query(
+        f"MERGE (w:{WORKER} {{phase: $phase}}) "
+        "SET w.mark = CASE WHEN coalesce(w.mark, 0) > $serial THEN w.mark ELSE $serial END, "
+        "w.asks_failed = coalesce(w.asks_failed, 0) + $asks, "
+        "w.last_error = $error, w.last_error_at = localdatetime($now), w.seen_at = localdatetime($now) "
+        f"WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
+        "SET x.state = 'set_aside', x.error = $error, x.error_at = localdatetime($now), x.asks = $asks, "
+        "x.given_back = null",
+        {
+            "phase": PHASE,
+            "serial": note["serial"],
+            "asks": failure.asks,
+            "error": f"note {note['id']}: {error}",
+            "note": note["id"],
+            "now": now(),
+        },
+    )
+
+
+def note_error(graph, error: str) -> None:
+    """Keeps an error that stopped a round (the notes wait) as the worker's last error."""
+    graph.query(
+        f"MERGE (w:{WORKER} {{phase: $phase}}) SET w.last_error = $error, w.last_error_at = localdatetime($now)",
+        {"phase": PHASE, "error": error[:MAX_ERROR], "now": now()},
+    )
+
+
+def by_of(model: Model) -> str:
+    return f"model:{model.name or 'unnamed'}"
+
+
+def extract_notes(
+    graph,
+    kinds: dict[str, Kind],
+    model: Model,
+    *,
+    prompt_entities: int = 20,
+    meaning=None,
+    stop: threading.Event | None = None,
+    writing=contextlib.nullcontext,
+    limit: int = BATCH,
+) -> dict:
+    """One round on one tenant graph: up to `limit` waiting notes read, each asked once (or its stored
+    answer applied again), its rows written, the mark moved. Returns {"read", "set_aside", "rows",
+    "refused", "stopped"}: stopped names why the round ended early (the model unreachable, or stop).
+
+    kinds: the tenant's Kinds by label; meaning: (embedder, model, dimensions) or None; writing: a
+    context manager held while rows are written (the tenant's writers' gate in a serve).
+    """
+    stop = stop or threading.Event()
+    _indexes(graph)
+    by = by_of(model)
+    done = {"read": 0, "set_aside": 0, "rows": Counter(), "refused": 0, "stopped": None}
+    for note in waiting_notes(graph, limit):
+        if stop.is_set():
+            done["stopped"] = "stop"
+            break
+        if note["state"] in ("applied", "set_aside") and not note["given_back"]:
+            continue  # finished already (never past the mark: the two move in one query)
+        failed_asks = 0
+        if note["state"] == "answered" and note["answer"] is not None:
+            answer = json.loads(note["answer"])
+            failed_asks = max(note["asks"] - 1, 0)
+        else:
+            known = prompt.found_entities(graph, kinds, note["text"], prompt_entities, meaning)
+            try:
+                asked = model.ask(prompt.messages(kinds, note, known), shaped=items.facts_of, stop=stop)
+            except ModelFailure as failure:
+                if failure.kind in WAITING:
+                    note_error(graph, f"note {note['id']} waits: {failure}")
+                    done["stopped"] = failure.kind
+                    break
+                _set_aside(graph, note, failure)
+                done["set_aside"] += 1
+                continue
+            answer, failed_asks = asked.answer, asked.asks - 1
+            _keep_answer(graph, note, answer, asked.asks)
+        with writing():
+            applied = items.apply(graph, kinds, note, by, items.facts_of(answer))
+        _done(graph, note, applied, failed_asks)
+        done["read"] += 1
+        done["rows"].update(applied.rows)
+        done["refused"] += applied.refused
+    done["rows"] = dict(done["rows"])
+    return done
+
+
+def replay(graph, note_id: object) -> dict:
+    """Gives a set-aside note back: the worker reads it again first, asking the model anew.
+    {"note", "status": "replayed"}, or "unknown" (no such note), or "not_set_aside"."""
+    if not isinstance(note_id, str) or not 0 < len(note_id) <= 200:
+        return {"note": note_id if isinstance(note_id, str) else None, "status": "unknown"}
+    found = rows(
+        graph,
+        f"MATCH (n:Entry {{id: $note, type: 'note'}}) OPTIONAL MATCH (x:{EXTRACTION} {{note: $note}}) "
+        "RETURN x.state",
+        {"note": note_id},
+    )
+    if not found:
+        return {"note": note_id, "status": "unknown"}
+    if found[0][0] != "set_aside":
+        return {"note": note_id, "status": "not_set_aside"}
+    graph.query(
+        f"MATCH (x:{EXTRACTION} {{note: $note, state: 'set_aside'}}) "
+        "SET x.state = 'replay', x.given_back = true, x.replayed_at = localdatetime($now), x.answer = null",
+        {"note": note_id, "now": now()},
+    )
+    return {"note": note_id, "status": "replayed"}
+
+
+def set_aside(graph, limit: int = 100) -> list[dict]:
+    """The notes set aside, oldest first: [{"note", "text", "at", "error", "error_at", "asks"}]."""
+    found = rows(
+        graph,
+        f"MATCH (x:{EXTRACTION} {{state: 'set_aside'}}) MATCH (n:Entry {{id: x.note}}) "
+        "RETURN n.id, n.content, n.at, x.error, x.error_at, x.asks ORDER BY n.serial LIMIT $limit",
+        {"limit": limit},
+    )
+    listed = []
+    for note_id, content, at, error, error_at, asks in found:
+        values = json.loads(content) if content else {}
+        listed.append(
+            {
+                "note": note_id,
+                "text": values.get("text"),
+                "at": moment(at),
+                "error": error,
+                "error_at": None if error_at is None else moment(error_at),
+                "asks": asks,
+            }
+        )
+    return listed

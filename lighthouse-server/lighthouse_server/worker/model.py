@@ -1,0 +1,128 @@
+"""The model the extraction worker asks: any OpenAI-compatible chat endpoint, for one JSON answer.
+
+POST {model_url}/chat/completions with the bearer model_key, the model model_name and
+response_format json_object; the answer is the first choice's message content, read as JSON. Every way
+an ask can fail is one ModelFailure with a kind: "malformed" (the content is not a JSON object),
+"server" (5xx), "client" (4xx), "timeout", "unreachable" (no connection) or "rate_limited" (429).
+Each failed ask counts toward model_attempts except "unreachable" and "rate_limited": a model that
+cannot be reached, or asks us to slow down, says nothing about the note, so the note waits (the next
+round asks again) instead of being set aside.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+
+import httpx
+
+from ..settings import Settings
+
+BACKOFF_FIRST = 0.05  # seconds before the second ask of a note; doubled for each ask after it
+BACKOFF_MOST = 2.0  # seconds: the longest wait between two asks
+MAX_ANSWER = 1_000_000  # characters of one answer's content; more is malformed
+UNREACHABLE = "unreachable"
+BUSY = "rate_limited"
+WAITING = frozenset({UNREACHABLE, BUSY, "stopped"})  # the note waits: these say nothing about it
+
+
+class ModelFailure(Exception):
+    """One ask that gave no usable answer: `kind` says how, the message what was seen."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.asks = 1  # how many asks of the note failed before this one was raised
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {super().__str__()}"
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait after the attempt-th failed ask (1 is the first): short and bounded."""
+    return min(BACKOFF_FIRST * 2 ** (attempt - 1), BACKOFF_MOST)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A usable answer: the JSON object the model gave, and how many asks it took."""
+
+    answer: dict
+    asks: int
+
+
+class Model:
+    """One OpenAI-compatible chat endpoint, with one HTTP client kept open between asks."""
+
+    def __init__(self, settings: Settings) -> None:
+        if not settings.model_url:
+            raise ValueError("no model is configured (model_url is empty)")
+        self.url = settings.model_url.rstrip("/") + "/chat/completions"
+        self.name = settings.model_name
+        self.attempts = settings.model_attempts
+        headers = {"Authorization": f"Bearer {settings.model_key}"} if settings.model_key else {}
+        self._client = httpx.Client(headers=headers, timeout=float(settings.model_timeout_s))
+
+    def close(self) -> None:
+        self._client.close()
+
+    def ask_once(self, messages: list[dict]) -> dict:
+        """The model's JSON object for these messages; ModelFailure for every other outcome."""
+        body = {"model": self.name, "messages": messages, "response_format": {"type": "json_object"}}
+        try:
+            answered = self._client.post(self.url, json=body)
+        except httpx.TimeoutException as error:
+            raise ModelFailure(
+                "timeout", f"no answer in time from {self.url}: {type(error).__name__}"
+            ) from None
+        except httpx.HTTPError as error:
+            raise ModelFailure(UNREACHABLE, f"{self.url} cannot be reached: {error}") from None
+        if answered.status_code >= 500:
+            raise ModelFailure("server", f"{self.url} answered {answered.status_code}: {answered.text[:300]}")
+        if answered.status_code == 429:
+            raise ModelFailure(BUSY, f"{self.url} answered 429 (too many requests): {answered.text[:300]}")
+        if answered.status_code >= 400:
+            raise ModelFailure("client", f"{self.url} answered {answered.status_code}: {answered.text[:300]}")
+        return _content(answered)
+
+    def ask(self, messages: list[dict], shaped=None, stop: threading.Event | None = None) -> Asked:
+        """Asks until a usable answer comes, at most model_attempts times, with backoff between; the
+        last ModelFailure when none did. shaped(answer) raises ModelFailure "malformed" for JSON that is
+        not of the asked shape. A model unreachable or rate limited (and a stop) is raised at once:
+        the note is not to blame, so the caller lets it wait."""
+        stop = stop or threading.Event()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                answer = self.ask_once(messages)
+                if shaped is not None:
+                    shaped(answer)
+                return Asked(answer, attempt)
+            except ModelFailure as failure:
+                failure.asks = attempt
+                if failure.kind in WAITING or attempt >= self.attempts:
+                    raise
+            if stop.wait(backoff(attempt)):
+                raise ModelFailure("stopped", "the worker was stopped between two asks")
+
+
+def _content(answered: httpx.Response) -> dict:
+    """The JSON object in the first choice's message content; ModelFailure "malformed" otherwise."""
+    try:
+        envelope = answered.json()
+        content = envelope["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ModelFailure("malformed", f"not a chat completion: {answered.text[:300]}") from None
+    if not isinstance(content, str):
+        raise ModelFailure("malformed", f"the message content is not text: {str(content)[:300]}")
+    if len(content) > MAX_ANSWER:
+        raise ModelFailure("malformed", f"the answer is longer than {MAX_ANSWER:,} characters")
+    try:
+        answer = json.loads(content)
+    except ValueError as error:
+        raise ModelFailure("malformed", f"the answer is not JSON ({error}): {content[:300]}") from None
+    if not isinstance(answer, dict):
+        raise ModelFailure("malformed", f"the answer is not a JSON object: {content[:300]}")
+    return answer

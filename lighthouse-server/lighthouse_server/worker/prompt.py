@@ -1,0 +1,137 @@
+"""The one prompt of a note: every kind the tenant declared, the note with its said-time, and what
+memory already holds that the note's words (and meaning, with an embedder) find.
+
+The said-time is the reference for relative dates: "yesterday" in a note said on a Friday is the
+Thursday, whenever the worker reads it. The entities found are given with their keys and current
+values, so the model names what memory holds by its key instead of inventing a near-duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from datetime import datetime
+
+from lighthouse import Kind, as_of, nearest, now, search, stamp
+
+from ..reading import rows
+
+MAX_KEY_WORDS = 50  # words of a note tried as keys of entities
+MAX_SHOWN_TEXT = 500  # characters of one current value shown in a prompt
+# What a read shows of a State besides its values: the prompt shows only the values.
+_NOT_VALUES = frozenset(
+    {"fp", "valid_from", "valid_to", "recorded_at", "by", "seen_last", "entry", "trust", "review"}
+)
+_log = logging.getLogger(__name__)
+_KEY_WORD = re.compile(r"[\w][\w.:/-]*[\w]|[\w]")
+
+INSTRUCTIONS = """You turn one note into facts about entities of the kinds below.
+Answer with one JSON object and nothing else:
+{"facts": [{"kind": "<a kind's label>", "key": "<the entity's key>", "t": "<ISO 8601 time the fact became true>",
+"values": {"<name>": <value>, ...}, "relations": {"<RELATION>": "<target key>" or ["<target key>", ...]}}]}
+Rules:
+- Use only the kinds, values, times and relations declared below; a relation's targets are keys of its target kind.
+- Each fact is the whole current picture of the entity: repeat the values and relations it keeps.
+- An entity memory already holds (listed under "known") keeps its key: use that key, do not make a new one.
+- "t" is when the fact became true. Resolve relative dates ("yesterday", "last week", "next June") against the
+  note's said_at, never against today. Leave "t" out when the note says nothing of when: it is then said_at.
+- Times of values are ISO 8601 too. Text values are text.
+- No fact in the note: {"facts": []}."""
+
+
+def kind_described(kind: Kind) -> dict:
+    """A kind as the prompt declares it: label, key name, times, text values, relations and targets."""
+    return {
+        "label": kind.label,
+        "key": kind.key,
+        "times": list(kind.times),
+        "text": list(kind.text),
+        "relations": {relation: target.label for relation, target in kind.relations.items()},
+    }
+
+
+def _shown_value(item: object) -> object:
+    if isinstance(item, datetime):
+        return stamp(item)
+    if isinstance(item, str) and len(item) > MAX_SHOWN_TEXT:
+        return item[:MAX_SHOWN_TEXT] + "..."
+    return item
+
+
+def _values_of(state_values: dict) -> dict:
+    return {
+        name: _shown_value(item) for name, item in sorted(state_values.items()) if name not in _NOT_VALUES
+    }
+
+
+def _key_words(text: str) -> list:
+    """The words of a note that could be keys, each once: as text, and as a number when they are one."""
+    found: list = []
+    for word in _KEY_WORD.findall(text):
+        for candidate in (word, int(word) if word.isdecimal() and len(word) < 19 else None):
+            if candidate is not None and candidate not in found and len(str(candidate)) <= 200:
+                found.append(candidate)
+        if len(found) >= 2 * MAX_KEY_WORDS:
+            break
+    return found
+
+
+def _named_by_key(graph, kind: Kind, words: list, limit: int) -> list:
+    """Keys of entities of a kind that the note names word for word."""
+    if not words or limit <= 0:
+        return []
+    found = rows(
+        graph,
+        f"MATCH (e:`{kind.label}`) WHERE e.key IN $words RETURN e.key ORDER BY toString(e.key) LIMIT $limit",
+        {"words": words, "limit": limit},
+    )
+    return [key for (key,) in found]
+
+
+def found_entities(graph, kinds: dict[str, Kind], text: str, most: int, meaning=None) -> list[dict]:
+    """At most `most` entities the note finds, [{"kind", "key", "values"}]: those it names by key
+    first, then by the words of their text, then (meaning: (embedder, model, dimensions)) by meaning."""
+    if most <= 0:
+        return []
+    chosen: dict[tuple, dict] = {}
+    words = _key_words(text)
+    at = now()
+    for kind in kinds.values():
+        for key in _named_by_key(graph, kind, words, most):
+            state = as_of(graph, kind, key, at)
+            if state is not None:
+                chosen.setdefault(
+                    (kind.label, key), {"kind": kind.label, "key": key, "values": _values_of(state)}
+                )
+    for kind in kinds.values():
+        if len(chosen) >= most:
+            break
+        hits = []
+        try:
+            if kind.text:
+                hits += search(graph, kind, text, limit=most, match="any")
+            if meaning is not None and kind.dimensions and kind.dimensions == meaning[2]:
+                hits += nearest(graph, kind, text, embedder=meaning[0], model=meaning[1], limit=most)
+        except Exception as error:  # noqa: BLE001 - a slow search or a failing embedder: the prompt carries less
+            _log.warning("the entities a note finds in %s were not all read: %s", kind.label, error)
+        for hit in hits:
+            found = {"kind": kind.label, "key": hit["key"], "values": _values_of(hit["values"])}
+            chosen.setdefault((kind.label, hit["key"]), found)
+    return list(chosen.values())[:most]
+
+
+def messages(kinds: dict[str, Kind], note: dict, known: list[dict]) -> list[dict]:
+    """The chat messages of one note: the instructions and the kinds, then the note and what is known."""
+    declared = [kind_described(kinds[label]) for label in sorted(kinds)]
+    system = f"{INSTRUCTIONS}\n\nThe kinds:\n{json.dumps(declared, ensure_ascii=False)}"
+    user = {
+        "said_at": stamp(note["at"]) + "Z",
+        "source": note.get("source"),
+        "note": note.get("text", ""),
+        "known": known,
+    }
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": json.dumps(user, ensure_ascii=False, default=str)},
+    ]

@@ -1,0 +1,92 @@
+"""What the workers did and what waits, per tenant, read from the tenant's graph: the status.
+
+Each phase has a state, and a phase whose setting is empty says "not configured", never "ok":
+- extraction: "not configured" (no model_url here, and no worker of another process seen lately),
+  "no kinds" (notes wait until the tenant declares kinds), "idle" (nothing waits), "working" (notes wait
+  and a worker looked lately), "stalled" (notes wait and no worker looked for a while).
+- embedding: what worker/embedding.py's embedding_status() says, "not configured" without an embedder.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from ..reading import rows
+from . import embedding
+from .extraction import EXTRACTION, PHASE, STATUSES, WORKER, moment
+
+SEEN_LATELY = 30.0  # seconds: a worker that looked at the graph since is alive (it looks at least every 10 s)
+
+
+def _age(value: object, present: datetime) -> float | None:
+    return None if value is None else max((present - moment(value)).total_seconds(), 0.0)
+
+
+def extraction_status(graph, configured: bool, declared: bool) -> dict:
+    """The extraction phase of one tenant graph: counts, the oldest waiting note's age, its state."""
+    present = datetime.now(UTC)
+    found = rows(
+        graph,
+        f"OPTIONAL MATCH (w:{WORKER} {{phase: $phase}}) RETURN properties(w)",
+        {"phase": PHASE},
+    )
+    worker = (found[0][0] if found and found[0][0] is not None else None) or {}
+    since = worker.get("mark") or 0
+    past = rows(
+        graph,
+        "MATCH (n:Entry) WHERE n.serial > $since AND n.type = 'note' RETURN count(n), min(n.recorded_at)",
+        {"since": since},
+    )
+    # Begun and not finished behind the mark (given back by replay, or answered when a worker died) wait
+    # too; those past the mark are counted above already.
+    behind = rows(
+        graph,
+        f"MATCH (x:{EXTRACTION}) WHERE x.state IN ['replay', 'answered', 'set_aside'] "
+        "MATCH (n:Entry {id: x.note}) WITH x.state = 'set_aside' AS aside, n WHERE aside OR n.serial <= $since "
+        "RETURN aside, count(n), min(n.recorded_at)",
+        {"since": since},
+    )
+    waiting, oldest = past[0] if past else [0, None]
+    aside = 0
+    for is_aside, count, first in behind:
+        if is_aside:
+            aside = count
+            continue
+        waiting += count
+        if first is not None and (oldest is None or moment(first) < moment(oldest)):
+            oldest = first
+    seen_age = _age(worker.get("seen_at"), present)
+    alive = worker.get("owner") is not None and seen_age is not None and seen_age <= SEEN_LATELY
+    if not configured and not alive:
+        state = "not configured"
+    elif not declared:
+        state = "no kinds"
+    elif waiting == 0:
+        state = "idle"
+    else:
+        state = "working" if alive else "stalled"
+    return {
+        "state": state,
+        "model": worker.get("model"),
+        "worker": worker.get("owner"),
+        "notes_waiting": waiting,
+        "oldest_waiting_s": None if oldest is None else int(_age(oldest, present)),
+        "notes_read": worker.get("notes_read", 0),
+        "rows": {status: worker[f"rows_{status}"] for status in STATUSES if worker.get(f"rows_{status}")},
+        "items_refused": worker.get("items_refused", 0),
+        "asks_failed": worker.get("asks_failed", 0),
+        "notes_set_aside": aside,
+        "last_error": worker.get("last_error"),
+        "last_error_at": None if worker.get("last_error_at") is None else moment(worker["last_error_at"]),
+        "last_seen_s": None if seen_age is None else int(seen_age),
+    }
+
+
+def tenant_status(service, tenant_id: str, graph) -> dict:
+    """One tenant's status: {"tenant", "extraction", "embedding"}."""
+    declarations, kinds = service.kinds.declared(tenant_id)
+    return {
+        "tenant": tenant_id,
+        "extraction": extraction_status(graph, bool(service.settings.model_url), bool(declarations)),
+        "embedding": embedding.embedding_status(graph, kinds, service),
+    }

@@ -1,0 +1,49 @@
+"""`lighthouse work`, `status`, `replay` and `set-aside` on a data directory no serve holds: their
+help, and what they say with no model configured."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lighthouse_server.command import main
+from service_process import Lighthouse
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("work", ["model_url", "LIGHTHOUSE_MODEL_URL", "does not run", "one worker per database"]),
+        ("status", ["--tenant", "--key", "every tenant", "running serve"]),
+        ("replay", ["NOTE_ID", "--tenant", "set-aside"]),
+        ("set-aside", ["--tenant", "--limit"]),
+    ],
+)
+def test_each_command_says_what_it_does(capsys, command, said):
+    with pytest.raises(SystemExit) as stopped:
+        main([command, "--help"])
+    assert stopped.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    for words in said:
+        assert words in shown, words
+
+
+def test_on_a_data_directory_of_its_own(tmp_path):
+    here = Lighthouse(tmp_path / "data")
+    refused = here.command("work")
+    assert refused.returncode == 2
+    assert "extraction does not run: no model is configured" in refused.stderr
+    assert "nothing to run" in refused.stderr
+    looked = here.command("status")  # no tenant yet: nothing to say
+    assert looked.returncode == 0 and looked.stdout == "", looked.stderr
+    one = here.command("status", "--tenant", "acme")
+    assert one.returncode == 0, one.stderr
+    status = json.loads(one.stdout)
+    assert status["tenant"] == "acme" and status["extraction"]["state"] == "not configured"
+    assert status["embedding"]["state"] == "not configured"
+    replayed = here.command("replay", "acme/1", "--tenant", "acme")
+    assert replayed.returncode == 1 and json.loads(replayed.stdout)["status"] == "unknown"
+    listed = here.command("set-aside", "--tenant", "acme")
+    assert listed.returncode == 0 and listed.stdout == ""
+    bad = here.command("set-aside", "--tenant", "acme", "--limit", "0")
+    assert bad.returncode == 1 and "invalid_argument" in bad.stderr
