@@ -12,10 +12,7 @@ bench/extraction_lag.py. The service it started is stopped whatever happens.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -23,13 +20,10 @@ import time
 from pathlib import Path
 
 import httpx
-from falkordb import FalkorDB
 from lighthouse import tenant
 from lighthouse_server import keys
-from lighthouse_server.database import RUNNING
-from lighthouse_server.embedded import free_port
 from lighthouse_server.operations import TABLE
-from service import children, cpu_seconds
+from processes import Serve, WrongWork, children, cpu_seconds, expect
 
 CLIENTS = 4
 BATCH = 100
@@ -38,63 +32,6 @@ BATCH_TARGET = 5_000  # notes per second in batches of 100, from 4 clients
 TENANT = "bench-notes"
 AGENT = "bench"
 KINDS = TABLE["declare_kinds"].example["kinds"]
-
-
-class WrongWork(RuntimeError):
-    """An answer was not the one the call must give: the figure would be of other work."""
-
-
-def expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise WrongWork(message)
-
-
-class Serve:
-    """One `lighthouse serve` subprocess with the given settings (as LIGHTHOUSE_* variables)."""
-
-    def __init__(self, data: Path, **settings: str) -> None:
-        self.data = data
-        self.settings = settings
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 90.0) -> Serve:
-        own = {k: v for k, v in os.environ.items() if not k.startswith(("FALKORDB_", "LIGHTHOUSE_"))}
-        own |= {f"LIGHTHOUSE_{name.upper()}": value for name, value in self.settings.items()}
-        self.log = open(self.data.parent / f"serve-{self.port}.log", "w")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "lighthouse_server.command", "serve"]
-            + ["--data", str(self.data), "--port", str(self.port)],
-            env=own,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"serve exited: {Path(self.log.name).read_text()}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("serve did not answer /health in time")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.log.close()
-
-    def db(self) -> FalkorDB:
-        found = json.loads((self.data / RUNNING).read_text())
-        return FalkorDB(host=found["host"], port=found["port"])
 
 
 def checked_receipts(receipts: object, sent: int, seen: dict[str, int]) -> None:

@@ -31,7 +31,8 @@ from pathlib import Path
 
 import httpx
 from lighthouse_server import keys
-from notes import KINDS, Serve, WrongWork, expect
+from notes import KINDS
+from processes import Serve, WrongWork, expect
 
 TENANT = "bench-worker"
 LAG_TARGET = None  # issue 12 asks for the figures, with no target

@@ -18,9 +18,7 @@ import http.client
 import json
 import os
 import pstats
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -31,16 +29,14 @@ from urllib.parse import urlsplit
 
 import httpx
 import httpx2
-from falkordb import FalkorDB
 from lighthouse import as_of, remember, search, tenant
 from lighthouse_server import keys, settings
-from lighthouse_server.database import RUNNING
 from lighthouse_server.declarations import built, checked
-from lighthouse_server.embedded import free_port
 from lighthouse_server.operations import TABLE
 from lighthouse_server.service import Service
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from processes import Serve, WrongWork, children, cpu_seconds, expect
 
 HTTP_TARGET_MS = 2.0  # the most HTTP may add to the median of each operation
 MCP_TARGET_MS = 4.0
@@ -54,63 +50,6 @@ WRITTEN_AT = "2026-01-01T00:00:00Z"
 LOOKED_AT = "2026-01-02T00:00:00Z"
 OPERATIONS = ("remember", "search", "as_of")
 CHANNELS = ("direct", "service", "http", "mcp")
-
-
-class WrongWork(RuntimeError):
-    """An answer was not the one the call must give: the figure would be of other work."""
-
-
-def expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise WrongWork(message)
-
-
-class Serve:
-    """One `lighthouse serve` subprocess, started as the service tests start it."""
-
-    def __init__(self, data: Path, profile: str | None = None) -> None:
-        self.data = data
-        self.profile = profile  # cProfile of the server's main thread (its event loop), written on stop
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 90.0) -> None:
-        own = {k: v for k, v in os.environ.items() if not k.startswith(("FALKORDB_", "LIGHTHOUSE_"))}
-        self.log = open(self.data.parent / "serve.log", "w")  # noqa: SIM115 - closed in stop()
-        profiled = ["-m", "cProfile", "-o", self.profile] if self.profile else []
-        command = [sys.executable, *profiled, "-m", "lighthouse_server.command", "serve"]
-        self.process = subprocess.Popen(
-            [*command, "--data", str(self.data), "--port", str(self.port)],
-            env=own,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"serve exited: {(self.data.parent / 'serve.log').read_text()}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("serve did not answer /health in time")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
-
-    def db(self) -> FalkorDB:
-        found = json.loads((self.data / RUNNING).read_text())
-        return FalkorDB(host=found["host"], port=found["port"])
 
 
 # --- the calls, and what each must answer ------------------------------------------------------------
@@ -238,19 +177,6 @@ def concurrent(url: str, secret: str, seconds: float) -> tuple[int, float]:
     wall = time.perf_counter() - began
     expect(not errors, f"concurrent remember: {errors[:1]}")
     return sum(counts), wall
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time (user and system) a process has used so far, from /proc (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
-    return found
 
 
 def floors(db, http: httpx.Client, secret: str, calls: int) -> dict[str, float]:

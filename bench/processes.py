@@ -1,0 +1,92 @@
+"""The benchmark's server process: `lighthouse serve` started as the service tests start it, what a wrong
+answer raises, and the CPU a process and its children used (read from /proc, Linux)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from falkordb import FalkorDB
+from lighthouse_server.database import RUNNING
+from lighthouse_server.embedded import free_port
+
+
+class WrongWork(RuntimeError):
+    """An answer was not the one the call must give: the figure would be of other work."""
+
+
+def expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise WrongWork(message)
+
+
+class Serve:
+    """One `lighthouse serve` subprocess with the given settings (as LIGHTHOUSE_* variables); profile: a
+    path where cProfile keeps what the server's main thread (its event loop) did, written on stop."""
+
+    def __init__(self, data: Path, profile: str | None = None, **settings: str) -> None:
+        self.data = data
+        self.profile = profile
+        self.settings = settings
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+        self.log = None
+
+    def start(self, timeout: float = 90.0) -> Serve:
+        own = {k: v for k, v in os.environ.items() if not k.startswith(("FALKORDB_", "LIGHTHOUSE_"))}
+        own |= {f"LIGHTHOUSE_{name.upper()}": value for name, value in self.settings.items()}
+        self.log = open(self.data.parent / f"serve-{self.port}.log", "w")  # noqa: SIM115 - closed in stop()
+        profiled = ["-m", "cProfile", "-o", self.profile] if self.profile else []
+        self.process = subprocess.Popen(
+            [sys.executable, *profiled, "-m", "lighthouse_server.command", "serve"]
+            + ["--data", str(self.data), "--port", str(self.port)],
+            env=own,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"serve exited: {Path(self.log.name).read_text()}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("serve did not answer /health in time")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.log is not None:
+            self.log.close()
+
+    def db(self) -> FalkorDB:
+        found = json.loads((self.data / RUNNING).read_text())
+        return FalkorDB(host=found["host"], port=found["port"])
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) a process has used so far, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
