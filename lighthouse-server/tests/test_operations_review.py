@@ -121,3 +121,22 @@ def test_a_state_that_does_not_exist_is_an_unknown_receipt(drawn):
     lighthouse, _tenant, key, _said = drawn
     receipt = lighthouse.result("confirm", {"kind": "Device", "key": "d9", "valid_from": DAY2}, key)
     assert receipt["status"] == "unknown" and receipt["reason"]
+
+
+def test_every_state_the_service_gives_says_its_trust(drawn):
+    lighthouse, _tenant, key, _said = drawn
+    first, second = lighthouse.result("history", {"kind": "Device", "key": "d1"}, key)["items"]
+    assert first["trust"] == "confirmed" and "review" not in first  # a structured row
+    assert second["trust"] == "candidate"
+    assert (
+        lighthouse.result("as_of", {"kind": "Device", "key": "d1", "when": DAY1}, key)["trust"] == "confirmed"
+    )
+    assert (
+        lighthouse.result("entity", {"kind": "Device", "key": "d1"}, key)["current"]["trust"] == "candidate"
+    )
+    found = lighthouse.result("search_history", {"kind": "Device", "question": "berlin"}, key)
+    assert [hit["state"]["trust"] for hit in found] == ["confirmed"]
+    assert (
+        lighthouse.result("as_of", {"kind": "Device", "key": "d1", "when": "2025-01-01T00:00:00Z"}, key)
+        is None
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lighthouse import embed, pointing_at, search, search_entries, search_history, similar
 
 from ..problems import Problem
-from .rows import KEY, KIND
+from .rows import KEY, KIND, trusted
 from .table import Operation, Param
 
 QUESTION = Param("question", "text", "the words to look for", required=True)
@@ -43,6 +43,11 @@ def _embed(call, arguments: dict) -> dict:
     )
 
 
+def _search_history(call, arguments: dict) -> list:
+    found = search_history(graph=call.graph, **arguments)
+    return [{**hit, "state": trusted(hit["state"])} for hit in found]
+
+
 OPERATIONS = [
     Operation(
         "search",
@@ -61,6 +66,7 @@ OPERATIONS = [
         '[{"key", "score", "state"}] best first; state shaped as history gives it',
         "Find past and current versions of entities whose text held the words.",
         example={"kind": "Device", "question": "pump"},
+        answer=_search_history,
     ),
     Operation(
         "search_entries",

@@ -11,9 +11,26 @@ KIND = Param("kind", "kind", "the label of the kind (declared with declare_kinds
 KEY = Param("key", "key", "the key of the entity", required=True)
 
 
+def trusted(state: dict | None) -> dict | None:
+    """A State as the service gives it: with its trust always said. The library leaves trust out of a
+    structured State never reviewed (the published shape); such a State is confirmed. A State whose own
+    values hold a value named trust keeps it (the library draws and reviews none of those)."""
+    if state is None or "trust" in state:
+        return state
+    return {**state, "trust": "confirmed"}
+
+
 def _entity(call, arguments: dict) -> dict:
     state = as_of(graph=call.graph, kind=arguments["kind"], key=arguments["key"], when=now())
-    return {"key": arguments["key"], "current": state}
+    return {"key": arguments["key"], "current": trusted(state)}
+
+
+def _history(call, arguments: dict) -> list:
+    return [trusted(state) for state in history(graph=call.graph, **arguments)]
+
+
+def _as_of(call, arguments: dict) -> dict | None:
+    return trusted(as_of(graph=call.graph, **arguments))
 
 
 def _remember(call, arguments: dict) -> list:
@@ -92,11 +109,14 @@ OPERATIONS = [
         "read",
         (KIND, KEY),
         "the versions (States) of the entity, oldest first: its values, valid_from, valid_to once replaced, "
-        "recorded_at, by, fp, and entry when it rests on one",
+        'recorded_at, by, fp, entry when it rests on one, trust ("confirmed", "candidate" or "rejected") and '
+        "review (who, when, why) once reviewed",
         "Every version an entity has had, oldest first, each with the time it became true and the time it "
-        "stopped being true (absent while current).",
+        "stopped being true (absent while current), and its trust: what a model drew is a candidate until a "
+        "person confirms or rejects it.",
         example={"kind": "Device", "key": "d1"},
         paged=True,
+        answer=_history,
     ),
     Operation(
         "as_of",
@@ -106,6 +126,7 @@ OPERATIONS = [
         "the version that was true at that time, shaped as history gives it, or null",
         "What was true about one entity at a given time.",
         example={"kind": "Device", "key": "d1", "when": "2026-01-01T12:00:00Z"},
+        answer=_as_of,
     ),
     Operation(
         "related",
