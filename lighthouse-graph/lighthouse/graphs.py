@@ -218,7 +218,29 @@ def _every_kind(kinds: object) -> dict[str, Kind]:
     return every
 
 
-def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0) -> None:
+_INDEX_NAME = re.compile(r"\A[A-Za-z_][A-Za-z0-9_.]{0,99}\Z")  # a plain name, or one with dots (lh.*)
+
+
+def _application_indexes(indexes: object) -> list[tuple[str, str]]:
+    """The (label, property) pairs an application asks a range index on, checked: names only."""
+    if type(indexes) not in (list, tuple):
+        raise WrongType("indexes is a list of (label, property) pairs")
+    found = []
+    for pair in indexes:
+        if type(pair) not in (list, tuple) or len(pair) != 2:
+            raise WrongType("indexes is a list of (label, property) pairs")
+        label, prop = pair
+        if (
+            type(label) is not str
+            or type(prop) is not str
+            or not (_INDEX_NAME.match(label) and _INDEX_NAME.match(prop))
+        ):
+            raise Refused("an index's label and property are names (letters, digits, _ and .)")
+        found.append((label, prop))
+    return found
+
+
+def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, indexes=()) -> None:
     """Gives a graph its Stamp (once), unique constraints on the key of each Kind (and each Kind they point
     at) and on the library's records, range and full-text indexes, a vector index for each Kind with
     dimensions and for entries when entry_dimensions > 0, and waits until all are operational.
@@ -228,8 +250,13 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0) -> Non
     a wait that is not a number of seconds raises Refused (a ValueError). SchemaNotReady (a RuntimeError)
     when something is not operational within wait_seconds, has failed, or an existing vector index has
     another dimension. Other server errors pass as ResponseError. Returns None.
+
+    indexes (keyword only): (label, property) pairs of the application's own records to give range
+    indexes too, built in the same turn as the rest (FalkorDB 4.22.1 crashed when two clients changed
+    schemas at once, so an application that needs an index asks for it here rather than creating it).
     """
     every = _every_kind(kinds)
+    extra = _application_indexes(indexes)
     entry_dimensions = whole(entry_dimensions, "entry_dimensions", 0, 4096)
     if type(wait_seconds) not in (int, float) or not 0 <= wait_seconds <= 86_400:
         raise Refused("wait_seconds must be a number of seconds from 0 to 86400")
@@ -244,7 +271,9 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0) -> Non
                 f"dimensions, not {size}"
             )
     graph.query("MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 0", {"id": uuid.uuid4().hex})
-    wanted: list[tuple[str, str, str]] = [(label, prop, "RANGE") for label, prop in _RECORD_INDEXES]
+    wanted: list[tuple[str, str, str]] = [
+        (label, prop, "RANGE") for label, prop in _RECORD_INDEXES + tuple(extra)
+    ]
     wanted += [
         ("State", "words", "FULLTEXT"),
         ("Entry", "words", "FULLTEXT"),

@@ -459,3 +459,31 @@ def test_ensure_schema_says_when_the_indexes_are_not_built_in_time(graph) -> Non
     with pytest.raises(SchemaNotReady, match="schema not ready.*Team"):
         ensure_schema(graph, [TEAM], wait_seconds=0)
     ensure_schema(graph, [TEAM], wait_seconds=60)  # and once they are, it returns
+
+
+def test_an_application_asks_its_own_range_indexes_in_the_same_turn(graph) -> None:
+    ensure_schema(graph, indexes=[("lh.Extraction", "note"), ("Ticket", "number")])
+    indexed = read(graph, "CALL db.indexes() YIELD label, properties RETURN label, properties")
+    assert ["lh.Extraction", ["note"]] in indexed and ["Ticket", ["number"]] in indexed
+    graph.query("CREATE (:`lh.Extraction` {note: 'n/1'})")
+    plan = "\n".join(graph.explain("MATCH (x:`lh.Extraction` {note: 'n/1'}) RETURN x").plan)
+    assert "Index" in plan
+    ensure_schema(graph, indexes=[("lh.Extraction", "note")])  # again: nothing more to do
+
+
+@pytest.mark.parametrize(
+    ("indexes", "error"),
+    [
+        ("Ticket", WrongType),
+        ([("Ticket",)], WrongType),
+        (["Ticket.number"], WrongType),
+        ([("Ticket`) DETACH DELETE (n", "number")], Refused),
+        ([("Ticket", "num ber")], Refused),
+        ([("Ticket", 7)], Refused),
+        ([("", "number")], Refused),
+    ],
+)
+def test_an_index_that_is_not_a_pair_of_names_is_refused_before_anything(graph, indexes, error) -> None:
+    with pytest.raises(error):
+        ensure_schema(graph, indexes=indexes)
+    assert read(graph, "MATCH (n) RETURN count(n)") == []  # not even the Stamp: the graph was never made

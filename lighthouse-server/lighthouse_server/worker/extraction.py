@@ -22,7 +22,7 @@ import threading
 from collections import Counter
 from datetime import UTC, datetime
 
-from lighthouse import Kind, now
+from lighthouse import Kind, ensure_schema, now
 
 from ..declarations import SCHEMA_LOCK
 from ..reading import rows
@@ -51,19 +51,12 @@ _indexed_lock = threading.Lock()
 
 
 def _indexes(graph) -> None:
-    """The lookups of a note's extraction by its id; once per graph and process."""
-    with _indexed_lock, SCHEMA_LOCK:  # never beside another schema change (declarations.py)
+    """The lookups of a note's extraction by its id and state; once per graph and process, built in the
+    library's schema turn (FalkorDB 4.22.1 crashed when two clients changed schemas at once)."""
+    with _indexed_lock, SCHEMA_LOCK:  # never beside another schema change of this process either
         if graph.name in _indexed:
             return
-        for statement in (
-            f"CREATE INDEX FOR (x:{EXTRACTION}) ON (x.note)",
-            f"CREATE INDEX FOR (x:{EXTRACTION}) ON (x.state)",
-        ):
-            try:
-                graph.query(statement)
-            except Exception as error:  # noqa: BLE001 - an index that exists already is what we want
-                if "already indexed" not in str(error).lower() and "exists" not in str(error).lower():
-                    raise
+        ensure_schema(graph, indexes=[("lh.Extraction", "note"), ("lh.Extraction", "state")])
         _indexed.add(graph.name)
 
 
