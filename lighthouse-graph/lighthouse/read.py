@@ -10,8 +10,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import clock, values
+from .errors import WrongType
 from .graphs import read
-from .kinds import Kind, is_kind, is_owned, trust_shown
+from .kinds import TRUST, Kind, is_kind, is_owned, trust_shown
 from .values import Refused
 
 # What a State shows besides its values (only those that are set); words stay inside the graph.
@@ -79,16 +80,35 @@ def _as_of_query(kind: Kind) -> str:
     )
 
 
-def as_of(graph, kind, key, when) -> dict | None:
+@lru_cache(maxsize=256)
+def _counted_as_of_query(kind: Kind) -> str:
+    # The newest State begun by the time that a person did not reject: its window, as counted, runs on
+    # until the next State that counts, which begins after the time (else it would be the newest).
+    return (
+        f"MATCH (e:`{kind.label}` {{key: $key}}) WITH e "
+        "MATCH (e)-[:HAS_STATE]->(s) "
+        f"WHERE s.valid_from <= localdatetime($at) AND coalesce(s.`{TRUST}`, '') <> 'rejected' "
+        "RETURN properties(s) ORDER BY s.valid_from DESC LIMIT 1"
+    )
+
+
+def as_of(graph, kind, key, when, *, rejected: bool = True) -> dict | None:
     """The State with valid_from <= when < valid_to, shaped as history() gives it, or None.
 
     when is required: None, blank or unparseable raises Refused (a ValueError), as a bad key or a kind
     that is not a Kind does; a type that is not a time, WrongType (a TypeError). Nothing is written;
     database errors pass as ResponseError.
+
+    rejected (keyword only): False leaves out the States a person rejected (review.py), as the present
+    counts them: the State before a rejected one holds on through its window, so the answer is the newest
+    State begun by `when` that was not rejected (its stored valid_to may lie before `when`).
     """
     key = checked_entity(kind, key)
     at = clock.stamp_of(clock.parse(when))
-    result = read(graph, _as_of_query(kind), {"key": key, "at": at})
+    if type(rejected) is not bool:
+        raise WrongType("rejected is True or False")
+    query = _as_of_query(kind) if rejected else _counted_as_of_query(kind)
+    result = read(graph, query, {"key": key, "at": at})
     if not result:
         return None
     return shown(kind, result[0][0])

@@ -167,3 +167,43 @@ def test_arguments_raise_and_nothing_is_written(memory):
     assert recall(memory, [DEVICE], "") == {"facts": [], "notes": []}
     assert recall(memory, [], "pump") == {"facts": [], "notes": []}
     assert snapshot(memory) == before
+
+
+def test_asked_for_rejected_facts_the_confirmed_ones_stay_beside_them(memory):
+    remember(memory, DEVICE, [{"key": "d1", "t": DAY1, "values": {"place": "pump in berlin"}}], "inventory")
+    remember(
+        memory, DEVICE, [{"key": "d1", "t": DAY2, "values": {"place": "pump in paris"}}], "model:m1", candidate=True
+    )
+    reject(memory, DEVICE, "d1", DAY2, "alice", "never moved")
+    both = recall(memory, [DEVICE], "pump", rejected=True)["facts"]
+    assert sorted((fact["state"]["place"], fact["trust"], fact["current"]) for fact in both) == [
+        ("pump in berlin", "confirmed", True),
+        ("pump in paris", "rejected", True),
+    ]
+
+
+def test_a_value_named_trust_is_a_value_not_the_mark(memory):
+    rows = [
+        {"key": "d1", "t": DAY1, "values": {"place": "pump one", "trust": "rejected"}},
+        {"key": "d2", "t": DAY1, "values": {"place": "pump two", "trust": "high"}},
+    ]
+    remember(memory, DEVICE, rows, "inventory")
+    found = recall(memory, [DEVICE], "pump")["facts"]
+    assert sorted((fact["key"], fact["trust"], fact["state"]["trust"]) for fact in found) == [
+        ("d1", "confirmed", "rejected"),
+        ("d2", "confirmed", "high"),
+    ]
+
+
+def test_the_graph_around_the_best_hit_is_a_ranking_too(memory):
+    room = Kind("Room", "code")
+    placed = Kind("Machine", "tag", text=("name",), relations={"IN": room})
+    ensure_schema(memory, [room, placed])
+    rows = [
+        {"key": "m1", "t": DAY1, "values": {"name": "boiler"}, "relations": {"IN": "r1"}},
+        {"key": "m2", "t": DAY1, "values": {"name": "valve"}, "relations": {"IN": "r1"}},
+        {"key": "m3", "t": DAY1, "values": {"name": "lamp"}, "relations": {"IN": "r2"}},
+    ]
+    remember(memory, placed, rows, "inventory")
+    found = recall(memory, [placed], "boiler")["facts"]
+    assert [(fact["key"], sorted(fact["places"])) for fact in found] == [("m1", ["words"]), ("m2", ["graph"])]

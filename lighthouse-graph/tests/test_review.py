@@ -154,3 +154,17 @@ def test_arguments_raise_before_anything_is_written(drawn):
     with pytest.raises(WrongType):
         remember(drawn, DEVICE, [], "model:m1", candidate="yes")
     assert snapshot(drawn) == before and failures(drawn) == []
+
+
+def test_as_of_may_leave_out_what_a_person_rejected(drawn):
+    reject(drawn, DEVICE, "d1", DAY2, "alice", "never moved")
+    stored = as_of(drawn, DEVICE, "d1", DAY3)
+    assert stored["place"] == "paris" and stored["trust"] == "rejected"  # the published read: as stored
+    counted = as_of(drawn, DEVICE, "d1", DAY3, rejected=False)
+    assert counted["place"] == "berlin" and "trust" not in counted  # the State before it holds on
+    assert as_of(drawn, DEVICE, "d1", DAY1, rejected=False)["place"] == "berlin"
+    assert as_of(drawn, DEVICE, "d1", "2025-12-31T00:00:00Z", rejected=False) is None
+    confirm(drawn, DEVICE, "d1", DAY2, "bob", "it did move after all")
+    assert as_of(drawn, DEVICE, "d1", DAY3, rejected=False)["place"] == "paris"
+    with pytest.raises(WrongType):
+        as_of(drawn, DEVICE, "d1", DAY3, rejected="no")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import lighthouse as lh
 import pytest
+from service_process import Lighthouse
 
 DEVICE = lh.Kind("Device", "serial", text=("note",))
 DAY1, DAY2 = "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"
@@ -140,3 +141,29 @@ def test_every_state_the_service_gives_says_its_trust(drawn):
         lighthouse.result("as_of", {"kind": "Device", "key": "d1", "when": "2025-01-01T00:00:00Z"}, key)
         is None
     )
+
+
+def test_a_rejected_state_is_no_longer_current(drawn):
+    lighthouse, _tenant, key, _said = drawn
+    lighthouse.result("reject", {"kind": "Device", "key": "d1", "valid_from": DAY2, "why": "no"}, key)
+    current = lighthouse.result("entity", {"kind": "Device", "key": "d1"}, key)["current"]
+    assert current["note"] == "pump in berlin" and current["trust"] == "confirmed"
+    stored = lighthouse.result("as_of", {"kind": "Device", "key": "d1", "when": DAY2}, key)
+    assert stored["trust"] == "rejected"  # the stored window, as the published as_of reads it
+    assert lighthouse.result("recall", {"question": "pump"}, key)["meaning"] == "used"  # the bundled embedder
+
+
+def test_recall_without_a_working_embedder_ranks_by_words_and_says_why(serves, tmp_path):
+    running = Lighthouse(
+        tmp_path / "data", embedder="http", embeddings_url="http://127.0.0.1:9", embeddings_model="gone"
+    )
+    serves.append(running.start())
+    _tenant, key = running.tenant("dead")
+    row = {"key": "d1", "t": DAY1, "values": {"note": "pump in berlin"}}
+    running.result("remember", {"kind": "Device", "rows": [row]}, key)
+    answer = running.result("recall", {"question": "pump"}, key)
+    assert [fact["key"] for fact in answer["facts"]] == ["d1"]
+    assert answer["meaning"].startswith("failing:") and "embeddings" in answer["meaning"]
+    again = running.result("recall", {"question": "pump"}, key)  # while the embedder rests, the same
+    assert again["facts"] == answer["facts"] and again["meaning"].startswith("failing:")
+    assert running.stop() == 0

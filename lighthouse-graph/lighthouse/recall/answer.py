@@ -9,8 +9,10 @@ out unless past=True.
 
 Rankings, each fused by reciprocal rank (rank.fuse()): "words" (search_history() of each kind with text:
 past and current versions, so a fact is found by the words it had), "meaning" (nearest() of each kind
-with dimensions, with the caller's embedder), "notes" (the facts drawn from the notes that matched: the
-graph around a note is what was drawn from it). The matched notes come back beside the facts.
+with dimensions, with the caller's embedder), "graph" (similar(): the entities that share the most
+relation targets with the best hit of each kind with relations), "notes" (the facts drawn from the notes
+that matched: the graph around a note is what was drawn from it). The matched notes come back beside
+the facts.
 
 The rule: every argument is checked before anything is asked, Refused (a ValueError) or WrongType (a
 TypeError); nothing is written; database errors pass as ResponseError (a search past its time: TooSlow).
@@ -25,11 +27,12 @@ from functools import lru_cache
 from .. import clock, values
 from ..errors import Refused, WrongType
 from ..graphs import read
-from ..kinds import STATE_KIND, Kind
+from ..kinds import STATE_KIND, TRUST, Kind
 from ..read import shown
 from .entry_vectors import entry_dimensions, nearest_entries
 from .rank import fuse
 from .text import checked_kind, checked_limit, search_entries, search_history
+from .traverse import similar
 from .vector import nearest
 
 NOTE = "note"
@@ -78,13 +81,21 @@ def _evidence(listed: list) -> dict | None:
 
 def _windows(states: list[dict], rejected: bool) -> list[tuple[dict, datetime | None]]:
     """Each State that counts, oldest first, with the end of the window it holds: the start of the next
-    State that counts (a rejected one does not, unless rejected is True)."""
-    counted = [state for state in states if rejected or state["state"].get("trust") != "rejected"]
-    counted.sort(key=lambda state: state["state"]["valid_from"])
-    return [
+    State that counts; a rejected State never counts. With rejected=True the rejected States are given
+    beside them, each with the window it was stored with."""
+    counted = sorted(
+        (state for state in states if state["trust"] != "rejected"),
+        key=lambda state: state["state"]["valid_from"],
+    )
+    windows = [
         (state, counted[place + 1]["state"]["valid_from"] if place + 1 < len(counted) else None)
         for place, state in enumerate(counted)
     ]
+    if rejected:
+        windows += [
+            (state, state["state"].get("valid_to")) for state in states if state["trust"] == "rejected"
+        ]
+    return windows
 
 
 def _facts_of(graph, kind: Kind, keys: list, at: datetime, past: bool, rejected: bool) -> dict:
@@ -94,7 +105,14 @@ def _facts_of(graph, kind: Kind, keys: list, at: datetime, past: bool, rejected:
         return found
     by_key: dict = {}
     for key, props, entry in read(graph, _states_query(kind), {"keys": keys, "most": STATES_READ}):
-        by_key.setdefault(key, []).append({"state": shown(kind, props), "evidence": _evidence(entry)})
+        # The trust of a State is its mark, never a value of the same name a structured row may hold.
+        by_key.setdefault(key, []).append(
+            {
+                "state": shown(kind, props),
+                "trust": props.get(TRUST) or "confirmed",
+                "evidence": _evidence(entry),
+            }
+        )
     for key, states in by_key.items():
         for state, ends in _windows(states, rejected):
             began = state["state"]["valid_from"]
@@ -107,7 +125,7 @@ def _facts_of(graph, kind: Kind, keys: list, at: datetime, past: bool, rejected:
                 "valid_from": began,
                 "valid_to": ends,
                 "current": ends is None or ends > at,
-                "trust": state["state"].get("trust", "confirmed"),
+                "trust": state["trust"],
                 "evidence": state["evidence"],
             }
     return found
@@ -164,6 +182,13 @@ def recall(
         if asked is not None and kind.dimensions == len(asked[0]):
             for hit in nearest(graph, kind, question, asked[1], model, limit=wide):
                 hits.setdefault("meaning", []).append((kind.label, hit["key"], None))
+    # The graph around what was found: the entities that share the most relation targets with the best
+    # hit of each kind with relations.
+    for kind in chosen:
+        best = next((hit for ranking in hits.values() for hit in ranking if hit[0] == kind.label), None)
+        if kind.relations and best is not None:
+            for hit in similar(graph, kind, best[1], limit=wide):
+                hits.setdefault("graph", []).append((kind.label, hit["key"], None))
     notes = _matched_notes(graph, question, wide, asked, model)
     for label, key, began in _drawn_from(graph, [item["id"] for item in notes], list(by_label)):
         hits.setdefault("notes", []).append((label, key, began))

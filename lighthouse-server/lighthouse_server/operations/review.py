@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lighthouse import candidates, confirm, recall, reject
 
+from ..problems import Unavailable
 from .recall import LIMIT, QUESTION
 from .rows import KEY, KIND
 from .table import Operation, Param
@@ -26,19 +27,23 @@ def _candidates(call, arguments: dict) -> list:
 
 
 def _recall(call, arguments: dict) -> dict:
-    configured = call.service.embedder()
-    embedder, model = (configured[0], configured[1]) if configured is not None else (None, None)
-    return recall(
-        call.graph,
-        _declared(call, arguments),
-        arguments["question"],
-        when=arguments.get("when"),
-        past=arguments.get("past", False),
-        rejected=arguments.get("rejected", False),
-        limit=arguments.get("limit", 10),
-        embedder=embedder,
-        model=model,
-    )
+    """The library's recall with the configured embedder; an embedder that cannot answer leaves the
+    meaning ranking out, and "meaning" says so (as search_notes does), rather than failing the call."""
+    asked = {
+        "when": arguments.get("when"),
+        "past": arguments.get("past", False),
+        "rejected": arguments.get("rejected", False),
+        "limit": arguments.get("limit", 10),
+    }
+    kinds, question = _declared(call, arguments), arguments["question"]
+    if not call.service.settings.embedder:
+        return {**recall(call.graph, kinds, question, **asked), "meaning": "not configured"}
+    try:
+        embedder, model, _dimensions = call.service.embedder()
+        answer = recall(call.graph, kinds, question, embedder=embedder, model=model, **asked)
+    except Unavailable as error:
+        return {**recall(call.graph, kinds, question, **asked), "meaning": f"failing: {error}"[:500]}
+    return {**answer, "meaning": "used"}
 
 
 _RECEIPT = '{"key", "valid_from", "status": "%s" | "unknown" | "invalid"} (and a reason for the last two)'
@@ -98,7 +103,7 @@ OPERATIONS = [
         ),
         '{"facts": [{"kind", "key", "score", "places", "state", "valid_from", "valid_to", "current", "trust", '
         '"evidence": {"id", "text", "episode", "at", "by"} or null}], "notes": [{"id", "score", "text", '
-        '"source", "at", "by"}]}, best first',
+        '"source", "at", "by"}], "meaning": "used" | "not configured" | "failing: <why>"}, best first',
         "Answer a question from memory: the facts valid now (or at `when`) about what the question's words "
         "and meaning find, across the declared kinds, each with its validity window, its trust (confirmed, "
         "candidate, rejected) and its evidence (the note or entry it came from, with its text), and the notes "

@@ -21,7 +21,8 @@ def trusted(state: dict | None) -> dict | None:
 
 
 def _entity(call, arguments: dict) -> dict:
-    state = as_of(graph=call.graph, kind=arguments["kind"], key=arguments["key"], when=now())
+    """What counts now: a State a person rejected does not, and the one before it holds on."""
+    state = as_of(graph=call.graph, kind=arguments["kind"], key=arguments["key"], when=now(), rejected=False)
     return {"key": arguments["key"], "current": trusted(state)}
 
 
@@ -163,7 +164,8 @@ OPERATIONS = [
         "read",
         (KIND, KEY),
         '{"key", "current": the version true now (shaped as history gives it), or null}',
-        "The current values of one entity.",
+        "The current values of one entity (a version a person rejected does not count: the one before it "
+        "holds on).",
         example={"kind": "Device", "key": "d1"},
         answer=_entity,
     ),
