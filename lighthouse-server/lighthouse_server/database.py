@@ -38,14 +38,14 @@ def started(settings: Settings) -> Server:
     return external(settings) or start(data_dir=settings.data, fsync=settings.fsync)
 
 
-def announce(server: Server, http_port: int) -> Path | None:
-    """Says in the data directory where the running server's FalkorDB listens (embedded only)."""
+def announce(server: Server, http_port: int, http_host: str = "127.0.0.1") -> Path | None:
+    """Says in the data directory where the running server's FalkorDB listens and where its HTTP API
+    does (embedded only)."""
     if server.data_dir is None:
         return None
     path = Path(server.data_dir) / RUNNING
-    path.write_text(
-        json.dumps({"host": server.host, "port": server.port, "pid": os.getpid(), "http_port": http_port})
-    )
+    said = {"host": server.host, "port": server.port, "pid": os.getpid(), "http_port": http_port}
+    path.write_text(json.dumps({**said, "http_host": http_host}))
     return path
 
 

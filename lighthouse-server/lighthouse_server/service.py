@@ -8,8 +8,10 @@ lighthouse.tenant() with the key's tenant; no argument can name another.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
+import time
 
 from lighthouse import tenant
 
@@ -24,6 +26,7 @@ from .problems import Problem, problem_of
 from .settings import Settings
 
 _log = logging.getLogger(__name__)
+AUDIT_ATTEMPTS = 3  # writes of an audit record before the caller is told it was not kept
 
 
 class Service:
@@ -129,7 +132,10 @@ class Service:
                     return answer
                 answer = self._run(operation, call, library, page, arguments)
                 if settled(answer):
-                    self.answers.keep(graph, ident, name, print_, answer)
+                    try:
+                        self.answers.keep(graph, ident, name, print_, answer)
+                    except Exception:  # noqa: BLE001 - the write is done: its answer is given all the same
+                        _log.exception("%s: the answer for its idempotency key could not be kept", name)
                 return answer
         except Problem:
             raise
@@ -154,12 +160,29 @@ class Service:
             result = paged(result, page)
         result = jsonable(result)
         if operation.audited is not None:
-            audit.write(
-                self.db,
-                tenant=call.principal.tenant,
-                action=operation.audited,
-                who=call.principal.agent,
-                key_id=call.principal.key_id,
-                what={"operation": operation.name, "arguments": arguments, "answer": result},
-            )
+            self._audited(operation, call, arguments, result)
         return result
+
+    def _audited(self, operation, call: Call, arguments, result) -> None:
+        """The audit record of an administrative action that was done, tried AUDIT_ATTEMPTS times; past
+        them the caller is told that the action was done and its record could not be kept."""
+        for attempt in range(AUDIT_ATTEMPTS):
+            try:
+                audit.write(
+                    self.db,
+                    tenant=call.principal.tenant,
+                    action=operation.audited,
+                    who=call.principal.agent,
+                    key_id=call.principal.key_id,
+                    what={"operation": operation.name, "arguments": arguments, "answer": result},
+                )
+                return
+            except Exception as error:  # noqa: BLE001 - said below, once the attempts are spent
+                failure = error
+                time.sleep(0.1 * 2**attempt)
+        _log.error("%s was done; its audit record could not be kept: %s", operation.name, failure)
+        raise Problem(
+            "database_error",
+            f"{operation.name} was done (its answer: {json.dumps(result)[:300]}), but its audit record "
+            f"could not be kept: {str(failure)[:200]}",
+        )

@@ -95,7 +95,7 @@ def serve(settings: Settings, *, say=print) -> int:
             access_log=False,
         )
         web = uvicorn.Server(config)
-        announced = announce(server, settings.port)
+        announced = announce(server, settings.port, settings.host)
         where = (
             f"data in {server.data_dir}" if server.data_dir else f"FalkorDB at {server.host}:{server.port}"
         )

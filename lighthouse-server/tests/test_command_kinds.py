@@ -138,6 +138,7 @@ def test_a_server_is_found_by_its_live_announcement(tmp_path, lighthouse):
     assert (
         found is not None and found["http_port"] == lighthouse.port and found["pid"] == lighthouse.process.pid
     )
+    assert found["http_host"] == "127.0.0.1"  # where its HTTP API listens, which a declaration goes to
     # With an external FalkorDB the data directory is not the database: nothing runs on it.
     assert serving(Settings(data=str(lighthouse.data), falkordb_url="redis://127.0.0.1:1")) is None
     (tmp_path / RUNNING).write_text(json.dumps({"pid": os.getpid(), "http_port": "no port"}))

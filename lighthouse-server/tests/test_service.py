@@ -131,3 +131,36 @@ def test_every_node_of_a_large_graph_can_be_exported_page_by_page(service, princ
     assert page["next_cursor"] is None
     first = service.run(admin, "export", {"page_size": 3})
     assert len(first["items"]) == 3 and first["next_cursor"] == "3"
+
+
+def test_an_action_done_whose_audit_record_cannot_be_kept_says_so(service, principal, db, monkeypatch):
+    from lighthouse import say, sessions
+    from lighthouse_server import audit
+    from redis.exceptions import ResponseError
+
+    graph = tenant(db, principal.tenant)
+    say(graph, "u-gone", "s1", "user", "hello", "agent")
+    tries: list[int] = []
+
+    def refused(*_args, **_kwargs):
+        tries.append(1)
+        raise ResponseError("the service graph refused the write")
+
+    monkeypatch.setattr(audit, "write", refused)
+    admin = keys.Principal("key-4", principal.tenant, "boss", frozenset(keys.SCOPES))
+    with pytest.raises(Problem) as raised:
+        service.run(admin, "forget_user", {"user": "u-gone"})
+    assert raised.value.code == "database_error" and "was done" in raised.value.message
+    assert (
+        '"sessions": 1' in raised.value.message and "audit record could not be kept" in raised.value.message
+    )
+    assert len(tries) == 3 and sessions(graph, "u-gone") == []  # done, and the caller was told
+
+
+def test_a_write_done_whose_idempotency_answer_cannot_be_kept_is_answered(service, principal, monkeypatch):
+    def refused(*_args, **_kwargs):
+        raise RuntimeError("the answer store refused")
+
+    monkeypatch.setattr(service.answers, "keep", refused)
+    said = {"user": "u", "session_id": "s", "role": "user", "text": "hi"}
+    assert service.run(principal, "say", said, "once")["status"] == "said"

@@ -124,7 +124,9 @@ def _declare_here(db, tenant_id: str, declarations: list) -> list:
 def _declare_through(server: dict, settings: Settings, tenant_id: str, declarations: list) -> list:
     """The server's answer to declare_kinds; Problem (its error, or unreachable) otherwise. The tenant
     named in a header makes the server refuse a key of another tenant (403)."""
-    host = _ANY_HOST.get(settings.host, settings.host)
+    announced = server.get("http_host")  # where that serve listens (older announcements lack it)
+    chosen = announced if isinstance(announced, str) and announced else settings.host
+    host = _ANY_HOST.get(chosen, chosen)
     url = f"http://{f'[{host}]' if ':' in host else host}:{server['http_port']}/v1/declare_kinds"
     try:
         answer = httpx.post(
