@@ -172,7 +172,11 @@ def test_arguments_raise_and_nothing_is_written(memory):
 def test_asked_for_rejected_facts_the_confirmed_ones_stay_beside_them(memory):
     remember(memory, DEVICE, [{"key": "d1", "t": DAY1, "values": {"place": "pump in berlin"}}], "inventory")
     remember(
-        memory, DEVICE, [{"key": "d1", "t": DAY2, "values": {"place": "pump in paris"}}], "model:m1", candidate=True
+        memory,
+        DEVICE,
+        [{"key": "d1", "t": DAY2, "values": {"place": "pump in paris"}}],
+        "model:m1",
+        candidate=True,
     )
     reject(memory, DEVICE, "d1", DAY2, "alice", "never moved")
     both = recall(memory, [DEVICE], "pump", rejected=True)["facts"]

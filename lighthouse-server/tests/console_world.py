@@ -89,9 +89,14 @@ def trust_of(lighthouse, admin: str, entity: str) -> list[tuple]:
 def signed_in(lighthouse, key: str) -> tuple[httpx.Client, str]:
     """A client with a console session of the key, and the session's CSRF token."""
     client = httpx.Client(base_url=lighthouse.url, timeout=60)
-    answer = client.post("/console/sign-in", data={"key": key})
+    answer = client.post("/console/sign-in", data={"key": key}, headers=same_site(lighthouse))
     assert answer.status_code == 303, answer.text
     return client, csrf_of(client.get("/console/").text)
+
+
+def same_site(lighthouse) -> dict:
+    """The header a browser sends with a form of the console's own page: its Origin."""
+    return {"Origin": lighthouse.url}
 
 
 def csrf_of(html: str) -> str:

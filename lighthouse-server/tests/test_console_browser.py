@@ -11,9 +11,11 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
-from console_world import HOSTILE, USER, seeded, trust_of
+from console_world import HOSTILE, USER, kinds_of_the_example, seeded, trust_of
+from lighthouse import remember, tenant
 from playwright.sync_api import sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -170,6 +172,35 @@ def test_hostile_text_is_shown_as_text_and_no_script_runs(browser, lighthouse):
         assert page.evaluate("typeof window.__pwned") == "undefined", path
         assert HOSTILE in page.locator(where).inner_text(), path
         assert page.locator("img[src=x]").count() == 0 and page.locator("main script").count() == 0, path
+    _hostile_names(lighthouse, world)
+    named = quote(HOSTILE, safe="")
+    visits = [
+        ("/console/", "#failures"),  # a WriteFailure's key and message
+        ("/console/entity?kind=Device&key=odd-pump", "#relations"),  # a relation target and a by
+        ("/console/entity?kind=Device&key=odd-pump", "#states"),
+        ("/console/conversations", "#users"),
+        (f"/console/conversations/user?user={named}", "#user-name"),
+        (f"/console/conversations/session?user={named}&session=s9", "main"),
+        (f"/console/forget?user={named}", "h1"),
+    ]
+    for path, where in visits:
+        page.goto(f"{lighthouse.url}{path}")
+        assert page.evaluate("typeof window.__pwned") == "undefined", path
+        assert HOSTILE in page.locator(where).inner_text(), path
+        assert page.locator("img[src=x]").count() == 0 and page.locator("main script").count() == 0, path
+    html = page.goto(f"{lighthouse.url}/console/").text()
+    assert "<script>window.__pwned" not in html and "&lt;script&gt;window.__pwned=1" in html
+    messages = page.locator("#failures td.value").all_inner_texts()
+    assert any("<script>window.__pwned=1</script>" in message for message in messages)  # its message too
+    page.goto(f"{lighthouse.url}/console/entity?kind=Device&key=odd-pump")
+    lanes = page.locator("#timeline g.lane")
+    assert f"LOCATED_IN → {HOSTILE}" in [
+        lanes.nth(n).get_attribute("data-lane") for n in range(lanes.count())
+    ]
+    titles = page.locator("#timeline title").all_text_contents()
+    assert any(f"LOCATED_IN {HOSTILE}" in title for title in titles)  # the window's, with its target
+    assert any(f"by {HOSTILE}" in title for title in titles)  # the State's, with its by
+    assert page.locator("#timeline script").count() == 0 and page.locator("#timeline img").count() == 0
     page.goto(f"{lighthouse.url}/console/search")
     page.fill("input[name=q]", HOSTILE)
     page.press("input[name=q]", "Enter")
@@ -177,6 +208,24 @@ def test_hostile_text_is_shown_as_text_and_no_script_runs(browser, lighthouse):
     assert page.input_value("input[name=q]") == HOSTILE  # the value attribute held the quotes
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert errors == []
+
+
+def _hostile_names(lighthouse, world) -> None:
+    """Hostile text where it is a name, not a value: a refused write's key (and so its message), a
+    relation target and a `by` (drawn in the SVG), and a user of a conversation."""
+    refused = {"kind": "Device", "key": HOSTILE, "valid_from": "2020-01-01T00:00:00Z"}
+    assert lighthouse.result("confirm", refused, world.admin)["status"] == "unknown"
+    row = {
+        "key": "odd-pump",
+        "t": "2026-01-01T00:00:00Z",
+        "values": {"status": "ok"},
+        "relations": {"LOCATED_IN": HOSTILE},
+    }
+    graph = tenant(lighthouse.db(), world.tenant)
+    (written,) = remember(graph, kinds_of_the_example()["Device"], [row], by=HOSTILE)
+    assert written["status"] == "created", written
+    said = {"user": HOSTILE, "session_id": "s9", "role": "user", "text": "hello"}
+    assert lighthouse.result("say", said, world.admin)["status"] == "said"
 
 
 def test_a_read_only_key_is_offered_no_action(browser, lighthouse):

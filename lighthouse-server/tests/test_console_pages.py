@@ -5,10 +5,13 @@ entity, and signing out."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 import httpx
-from console_world import USER, seeded, signed_in
-from lighthouse import say, tenant
+from console_world import USER, kinds_of_the_example, seeded, signed_in
+from lighthouse import ensure_schema, history, remember, say, tenant
+from lighthouse_server.console import reads
+from lighthouse_server.console.pages import MOST_FROM
 
 
 def test_the_overview_counts_what_the_graph_holds_and_shows_the_status(lighthouse):
@@ -163,3 +166,34 @@ def test_a_long_episode_and_a_long_session_are_read_a_page_at_a_time(lighthouse)
         ).status_code
         == 400
     )
+
+
+def test_an_entity_page_reads_only_its_newest_states_in_the_shape_history_gives(graph):
+    kinds = kinds_of_the_example()
+    ensure_schema(graph, list(kinds.values()))
+    device = kinds["Device"]
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    rows = [
+        {"key": "long", "t": (start + timedelta(days=n)).isoformat(), "values": {"status": f"s{n}"}}
+        for n in range(7)
+    ]
+    remember(graph, device, rows, by="tester")
+    remember(graph, device, [{"key": "drawn", "t": start.isoformat(), "values": {}}], "m", candidate=True)
+    states, total = reads.newest_states(graph, device, "long", 3)
+    assert total == 7 and states == history(graph, device, "long")[-3:]
+    assert reads.newest_states(graph, device, "long", 100) == (history(graph, device, "long"), 7)
+    assert reads.newest_states(graph, device, "nobody", 3) == ([], 0)
+    assert reads.candidates_waiting(graph, kinds) == 1
+    assert (
+        reads.candidates_waiting(graph, {"Room": kinds["Room"]}) == 0
+        and reads.candidates_waiting(graph, {}) == 0
+    )
+
+
+def test_lists_page_by_offset_only_up_to_a_bound(lighthouse):
+    world = seeded(lighthouse)
+    client, _csrf = signed_in(lighthouse, world.admin)
+    assert client.get("/console/kind", params={"kind": "Device", "from": MOST_FROM}).status_code == 200
+    for path in ("/console/kind?kind=Device", "/console/episodes?", "/console/conversations?"):
+        answer = client.get(f"{path}&from={MOST_FROM + 1}")
+        assert answer.status_code == 400 and 'data-code="invalid_argument"' in answer.text, path

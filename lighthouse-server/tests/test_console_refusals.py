@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import httpx
-from console_world import USER, review_form, seeded, signed_in, trust_of
+from console_world import USER, review_form, same_site, seeded, signed_in, trust_of
 from lighthouse_server import keys
 
 PENDING = [("candidate", None)]
@@ -43,7 +43,7 @@ def test_without_a_session_pages_send_to_sign_in_and_actions_are_401(lighthouse)
 
 def test_sign_in_refuses_bad_keys_and_sets_a_strict_cookie_without_the_key(lighthouse):
     world = seeded(lighthouse)
-    plain = httpx.Client(base_url=lighthouse.url)
+    plain = httpx.Client(base_url=lighthouse.url, headers=same_site(lighthouse))
     for given, status in (("", 401), ("lh_000000000000_not-a-key", 401), ("x" * 5000, 401)):
         answer = plain.post("/console/sign-in", data={"key": given})
         assert answer.status_code == status and "set-cookie" not in answer.headers

@@ -62,12 +62,16 @@ def invalidate(service, who, form):
     return RedirectResponse(link("/console/entry", id=entry_id), status_code=303)
 
 
+MOST_SESSIONS_READ = 1_000  # sessions the confirmation page reads; at this many it says "or more"
+
+
 def forget_page(service, who, query):
     user = query.get("user", "")
     if not user:
         raise Problem("invalid_argument", "a user is needed")
     session_id = query.get("session") or None
-    found = sessions(graph_of(service, who), user, limit=1000)
+    found = sessions(graph_of(service, who), user, limit=MOST_SESSIONS_READ)
+    at_limit = len(found) >= MOST_SESSIONS_READ
     if session_id is not None:
         found = [one for one in found if one["id"] == session_id]
     return page(
@@ -77,7 +81,20 @@ def forget_page(service, who, query):
         user=user,
         session_id=session_id,
         sessions=found,
+        at_limit=at_limit and session_id is None,
         messages=sum(one["messages"] or 0 for one in found),
+    )
+
+
+def _forgotten(receipt: dict, session_id: str | None) -> tuple[str, str]:
+    """(status, what went) of a forget's receipt: "unknown" when it found nothing to delete."""
+    if session_id is not None:
+        status = receipt.get("status") or "unknown"
+        return status, f"{receipt.get('messages', 0):,} messages deleted"
+    status = "forgotten" if receipt.get("sessions") else "unknown"
+    return (
+        status,
+        f"{receipt.get('sessions', 0):,} sessions and {receipt.get('messages', 0):,} messages deleted",
     )
 
 
@@ -91,14 +108,16 @@ def forget(service, who, form):
         receipt = service.run(who.principal, "forget_user", {"user": user})
     else:
         receipt = service.run(who.principal, "forget_session", {"user": user, "session_id": session_id})
+    status, gone = _forgotten(receipt, session_id)
     keep_record(
         who,
         {
             "action": "forget",
             "what": user if session_id is None else f"{user} / {session_id}",
             "why": None,
-            "status": "forgotten",
+            "status": status,
+            "reason": gone,
             "receipt": receipt,
         },
     )
-    return RedirectResponse(link("/console/conversations", done="forgotten"), status_code=303)
+    return RedirectResponse(link("/console/conversations", done=status), status_code=303)

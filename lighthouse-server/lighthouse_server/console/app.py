@@ -33,13 +33,25 @@ def _refusal(error: Exception, who=None):
 
 
 def _foreign(request: Request) -> bool:
-    """Whether a browser says the form came from another site: refused before anything is read, which
-    also keeps another site from signing a visitor in with a key of its choosing."""
+    """Whether a browser says the form came from another site: refused before anything is read."""
     origin = request.headers.get("origin")
     return origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}"
 
 
+def _same_site(request: Request) -> bool:
+    """Whether the browser says the form came from this site: Origin names this host, or Sec-Fetch-Site
+    says same-origin. A sign-in that says neither is refused, so no other site can sign a visitor in
+    with a key of its choosing (login CSRF) even through a browser that leaves Origin out."""
+    origin = request.headers.get("origin")
+    if origin is not None:
+        return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
+    return request.headers.get("sec-fetch-site") == "same-origin"
+
+
 FOREIGN = Problem("forbidden", "this form was sent from another site")
+NOT_SAID = Problem(
+    "forbidden", "this sign-in does not say it came from this site (an Origin or Sec-Fetch-Site header)"
+)
 
 
 def console_app(service) -> Starlette:
@@ -97,6 +109,8 @@ def console_app(service) -> Starlette:
     async def sign_in(request: Request):
         if _foreign(request):
             return problem_page(FOREIGN)
+        if not _same_site(request):
+            return problem_page(NOT_SAID)
         try:
             form = await request.form(max_files=0, max_fields=10)
         except Exception:  # noqa: BLE001 - a form that cannot be read is refused as a whole

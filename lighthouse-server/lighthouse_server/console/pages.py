@@ -1,9 +1,8 @@
 """The console's reading pages: the overview of a tenant, search across kinds, a kind's entities, and an
 entity's page with its timeline, its States, their evidence and what cites it.
 
-Each takes the service, the visitor and the query, and gives a response. Functions the library gains
-later (status, recall, candidates) are used when they exist; until then the page says which figures it
-cannot show, never a made-up zero.
+Each takes the service, the visitor and the query, and gives a response. The worker status and the
+search answer come from the service's operations (status, recall), as the API gives them.
 """
 
 from __future__ import annotations
@@ -11,26 +10,15 @@ from __future__ import annotations
 from bisect import bisect_left
 from datetime import UTC, datetime
 
-import lighthouse
-from lighthouse import (
-    Refused,
-    WrongType,
-    as_of,
-    failures,
-    history,
-    nearest,
-    now,
-    search,
-    search_entries,
-    tenant,
-)
+from lighthouse import as_of, failures, now, tenant, values
 
-from ..operations import TABLE
 from ..problems import Problem
 from . import reads, timeline
 from .rendering import page
 
 PAGE_SIZE = 50
+MOST_FROM = 100_000  # how far a list pages by offset; past it, search finds what is wanted
+STATES_SHOWN = 2_000  # the newest States an entity's page shows
 # What a State shows besides its values: shown in columns of their own, never as values.
 NOT_VALUES = frozenset(
     {"valid_from", "valid_to", "seen_last", "recorded_at", "by", "fp", "entry", "trust", "review"}
@@ -39,12 +27,6 @@ NOT_VALUES = frozenset(
 
 def values_of(state: dict) -> dict:
     return {name: value for name, value in state.items() if name not in NOT_VALUES}
-
-
-def library(name: str):
-    """A library function the console uses when the library has it (a module of the same name is not)."""
-    found = getattr(lighthouse, name, None)
-    return found if callable(found) else None
 
 
 def graph_of(service, who):
@@ -59,6 +41,8 @@ def offset_of(query) -> int:
     given = query.get("from", "0")
     if not given.isdecimal() or len(given) > 9:
         raise Problem("invalid_argument", "from must be a whole number")
+    if int(given) > MOST_FROM:
+        raise Problem("invalid_argument", f"from is at most {MOST_FROM:,}: search finds what lies further")
     return int(given)
 
 
@@ -76,15 +60,10 @@ def key_of(query) -> str | int:
 def overview(service, who, query):
     graph, kinds = graph_of(service, who), declared(service, who)
     status, status_problem = None, None
-    if "status" in TABLE:
-        try:
-            status = service.run(who.principal, "status", {})
-        except Problem as problem:
-            status_problem = problem.message
-    candidates = library("candidates")
-    waiting = None
-    if candidates is not None and kinds:
-        waiting = len(candidates(graph, list(kinds.values()), limit=1000))
+    try:
+        status = service.run(who.principal, "status", {})
+    except Problem as problem:
+        status_problem = problem.message
     return page(
         "overview.html",
         who,
@@ -94,7 +73,7 @@ def overview(service, who, query):
         notes=reads.notes_kept(graph),
         by_reason=reads.failures_by_reason(graph),
         recent=failures(graph, limit=10),
-        candidates_waiting=waiting,
+        candidates_waiting=reads.candidates_waiting(graph, kinds),
         worker_status=status,
         status_problem=status_problem,
     )
@@ -112,65 +91,48 @@ def _by_key(graph, kinds: dict, question: str) -> list[dict]:
     return found
 
 
-def _fused(service, graph, kinds: dict, question: str) -> tuple[list[dict], list[dict], str]:
-    """Facts and notes for a question: the library's recall() when it exists, else search() per kind
-    (and nearest() where an embedder fits the kind) and search_entries()."""
+def _recalled(service, who, question: str) -> tuple[list[dict], list[dict], str]:
+    """Facts and notes for a question from the recall operation (words, and meaning where the configured
+    embedder fits a kind), shaped as its JSON answer gives them; times are ISO text."""
     try:
         configured = service.embedder()
-    except Exception:  # noqa: BLE001 - an embedder that cannot load leaves the words, said on the page
+    except Exception:  # noqa: BLE001 - recall below says why it cannot run
         configured = None
-    recall = library("recall")
-    if recall is not None:
-        how = "recall(): words and meaning" if configured else "recall(): words"
-        try:
-            options = {"embedder": configured[0], "model": configured[1]} if configured else {}
-            answer = recall(graph, list(kinds.values()), question, limit=20, **options)
-        except (Refused, WrongType) as error:
-            if not configured:
-                raise
-            # The embedder does not fit a kind (its dimensions): words still answer, and the page says so.
-            how = f"recall(): words only, since meaning was refused ({str(error)[:200]})"
-            answer = recall(graph, list(kinds.values()), question, limit=20)
-        facts = [
-            {
-                "kind": fact["kind"].label if hasattr(fact["kind"], "label") else fact["kind"],
-                "key": fact["key"],
-                "score": fact.get("score"),
-                "values": values_of(fact.get("state") or {}),
-                "trust": fact.get("trust"),
-            }
-            for fact in answer["facts"]
-        ]
-        notes = answer["notes"]
-        return facts, notes, how
-    facts: dict[tuple, dict] = {}
-    how = "words"
-    for label, kind in kinds.items():
-        hits = search(graph, kind, question, limit=10, match="any") if kind.text else []
-        if configured is not None and kind.dimensions == configured[2]:
-            hits = hits + nearest(graph, kind, question, configured[0], configured[1], limit=10)
-            how = "words and meaning"
-        for hit in hits:
-            known = facts.get((label, hit["key"]))
-            if known is None or hit["score"] > known["score"]:
-                facts[(label, hit["key"])] = {**hit, "kind": label, "trust": None}
-    notes = [
-        {**hit["entry"], "score": hit["score"]}
-        for hit in search_entries(graph, question, limit=10, match="any")
+    answer = service.run(who.principal, "recall", {"question": question, "limit": 20})
+    facts = [
+        {
+            "kind": fact["kind"],
+            "key": fact["key"],
+            "score": fact.get("score"),
+            "values": values_of(fact.get("state") or {}),
+            "trust": fact.get("trust"),
+        }
+        for fact in answer["facts"]
     ]
-    ranked = sorted(facts.values(), key=lambda fact: -fact["score"])
-    return ranked, notes, how
+    how = "recall: words, and meaning where the embedder fits a kind" if configured else "recall: words"
+    return facts, answer["notes"], how
 
 
 def search_page(service, who, query):
     question = query.get("q", "").strip()[:1000]
     graph, kinds = graph_of(service, who), declared(service, who)
-    facts, notes, by_key, how = [], [], [], ""
+    facts, notes, by_key, how, refused = [], [], [], "", None
     if question:
         by_key = _by_key(graph, kinds, question)
-        facts, notes, how = _fused(service, graph, kinds, question)
+        try:
+            facts, notes, how = _recalled(service, who, question)
+        except Problem as problem:  # the keys found still show; the page says why recall refused
+            refused = problem.message
     return page(
-        "search.html", who, question=question, facts=facts, notes=notes, by_key=by_key, how=how, kinds=kinds
+        "search.html",
+        who,
+        question=question,
+        facts=facts,
+        notes=notes,
+        by_key=by_key,
+        how=how,
+        kinds=kinds,
+        refused=refused,
     )
 
 
@@ -201,7 +163,8 @@ def entity_facts(service, who, label: object, key: object) -> dict:
     """Everything an entity's page shows, read in a handful of queries."""
     graph = graph_of(service, who)
     kind = service.kinds.kind(who.tenant, label)
-    states = history(graph, kind, key)
+    key = values.key(key)  # Refused (said as invalid_argument) for a key no entity can have
+    states, total = reads.newest_states(graph, kind, key, STATES_SHOWN)
     if not states and not reads.key_exists(graph, kind, key):
         raise Problem("not_found", f"there is no {kind.label} with key {str(key)[:200]!r} in this tenant")
     late = timeline.late_flags(states)
@@ -227,6 +190,7 @@ def entity_facts(service, who, label: object, key: object) -> dict:
         "current": current,
         "current_values": values_of(current or {}),
         "rows": rows,
+        "states_not_shown": total - len(states),
         "windows": windows,
         "cites": cites,
         "timeline": timeline.drawn(states, windows, late, datetime.now(UTC)),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 
 from lighthouse.clock import from_store
+from lighthouse.kinds import STATE_KIND, TRUST
+from lighthouse.read import shown
 
 from ..reading import rows
 
@@ -36,6 +38,32 @@ def waiting_embeddings(graph, kinds: dict) -> dict[str, int]:
             answer = rows(graph, f"MATCH (e:`{label}ToEmbed`) RETURN count(e)")
             found[label] = answer[0][0] if answer else 0
     return found
+
+
+def candidates_waiting(graph, kinds: dict) -> int:
+    """How many States of the declared kinds still wait for a review (the range index on their trust)."""
+    if not kinds:
+        return 0
+    answer = rows(
+        graph,
+        f"MATCH (s:State) WHERE s.`{TRUST}` = 'candidate' AND s.`{STATE_KIND}` IN $labels RETURN count(s)",
+        {"labels": sorted(kinds)},
+    )
+    return answer[0][0] if answer else 0
+
+
+def newest_states(graph, kind, key, most: int) -> tuple[list[dict], int]:
+    """The newest States of an entity (at most `most`), oldest first and shaped as history() gives
+    them, and how many it has in all: one query, so a long history costs the page only its window."""
+    found = rows(
+        graph,
+        f"MATCH (e:`{kind.label}` {{key: $key}})-[:HAS_STATE]->(s:State) WITH e, count(s) AS total "
+        "MATCH (e)-[:HAS_STATE]->(s:State) WITH total, s ORDER BY s.valid_from DESC LIMIT $most "
+        "RETURN total, properties(s)",
+        {"key": key, "most": most},
+    )
+    states = [shown(kind, props) for _total, props in reversed(found)]
+    return states, found[0][0] if found else 0
 
 
 def notes_kept(graph) -> int:

@@ -12,6 +12,11 @@ from .rendering import page
 
 MOST_MESSAGES = 1_000  # what messages() gives at most in one call
 ENTRIES_SHOWN = 500  # entries of an episode one page shows
+# What a forget that sent the visitor here found; any other value is not shown.
+DONE = {
+    "forgotten": "Forgotten: the sessions and messages are deleted.",
+    "unknown": "Nothing was forgotten: no such session or user was found.",
+}
 
 
 def _named(query, name: str, what: str) -> str:
@@ -63,6 +68,7 @@ def users_page(service, who, query):
         "users.html",
         who,
         users=listed[:PAGE_SIZE],
+        done=DONE.get(query.get("done")),
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
         previous_from=max(offset - PAGE_SIZE, 0) if offset else None,
     )

@@ -19,6 +19,7 @@ from ..problems import Problem
 COOKIE = "lh_console"
 IDLE_SECONDS = 8 * 3600  # a session nobody used for this long is over
 MOST_SESSIONS = 10_000  # past this the oldest sessions are dropped: memory stays bounded
+MOST_PER_KEY = 20  # past this a key's own oldest session is dropped: one key cannot crowd out the rest
 MOST_DECISIONS = 50  # the action records a session keeps to show on its next pages
 
 
@@ -61,6 +62,10 @@ class Sessions:
             seen=time.monotonic(),
         )
         with self._lock:
+            own = [one for one in self._by_token.values() if one.key_id == principal.key_id]
+            if len(own) >= MOST_PER_KEY:
+                for one in sorted(own, key=lambda one: one.seen)[: len(own) - MOST_PER_KEY + 1]:
+                    del self._by_token[one.token]
             if len(self._by_token) >= MOST_SESSIONS:
                 oldest = sorted(self._by_token.values(), key=lambda one: one.seen)[: MOST_SESSIONS // 10]
                 for one in oldest:
