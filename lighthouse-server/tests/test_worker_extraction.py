@@ -14,7 +14,7 @@ from lighthouse_server.worker import extraction, model
 from lighthouse_server.worker.extraction import extract_notes, replay, set_aside
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.status import extraction_status
-from worker_notes import DEVICE, KINDS, note, schema, settings
+from worker_notes import DEVICE, KINDS, held, note, schema, settings
 
 
 @pytest.fixture
@@ -33,7 +33,9 @@ def world(graph):
 def _run(graph, fake, **more) -> dict:
     asking = Model(settings(fake.url, **more))
     try:
-        return extract_notes(graph, KINDS, asking, prompt_entities=more.get("prompt_entities", 20))
+        return extract_notes(
+            graph, KINDS, asking, owner=held(graph), prompt_entities=more.get("prompt_entities", 20)
+        )
     finally:
         asking.close()
 
@@ -171,7 +173,7 @@ def test_an_unreachable_model_leaves_the_note_waiting(world, fake):
     url = fake.url
     fake.close()
     asking = Model(settings(url))
-    done = extract_notes(world, KINDS, asking)
+    done = extract_notes(world, KINDS, asking, owner=held(world))
     asking.close()
     assert done["stopped"] == "unreachable" and done["set_aside"] == 0
     status = _status(world)
@@ -266,11 +268,13 @@ def test_a_stored_answer_is_applied_again_without_asking_twice(world, fake):
 
     asking = Model(settings(fake.url))
     with pytest.raises(Crash):
-        extract_notes(world, KINDS, asking, writing=_crashing)  # dies after the answer is kept
+        extract_notes(
+            world, KINDS, asking, owner=held(world), writing=_crashing
+        )  # dies after the answer is kept
     assert history(world, DEVICE, "once") == [] and len(fake.asks) == 1
     stored = world.ro_query(f"MATCH (x:{extraction.EXTRACTION}) RETURN x.state, x.answer").result_set
     assert stored[0][0] == "answered" and json.loads(stored[0][1])["facts"][0]["key"] == "once"
-    done = extract_notes(world, KINDS, asking)
+    done = extract_notes(world, KINDS, asking, owner=held(world))
     asking.close()
     assert done["read"] == 1 and len(fake.asks) == 1  # the stored answer, not a second ask
     assert [state["status"] for state in history(world, DEVICE, "once")] == ["ok"]
@@ -349,11 +353,11 @@ def test_a_replayed_note_whose_answer_was_kept_is_finished_after_a_crash(world, 
     replay(world, bad)
     asking = Model(settings(fake.url))
     with pytest.raises(Crash):
-        extract_notes(world, KINDS, asking, writing=_crashing)
+        extract_notes(world, KINDS, asking, owner=held(world), writing=_crashing)
     asks = len(fake.asks)
     status = _status(world)
     assert status["notes_waiting"] == 1 and status["notes_set_aside"] == 0  # behind the mark, not lost
-    done = extract_notes(world, KINDS, asking)
+    done = extract_notes(world, KINDS, asking, owner=held(world))
     asking.close()
     assert done["read"] == 1 and len(fake.asks) == asks
     assert history(world, DEVICE, "late")[0]["entry"] == bad
@@ -381,7 +385,7 @@ def test_a_stop_between_two_asks_sets_nothing_aside(world, fake):
     fake.script = failing
     note(world, "stop now")
     asking = Model(settings(fake.url))
-    done = extract_notes(world, KINDS, asking, stop=stop)
+    done = extract_notes(world, KINDS, asking, owner=held(world), stop=stop)
     asking.close()
     assert done["stopped"] == "stopped" and done["set_aside"] == 0 and len(fake.asks) == 1
     assert _status(world)["notes_waiting"] == 1 and set_aside(world) == []

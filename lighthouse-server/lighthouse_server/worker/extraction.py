@@ -11,7 +11,13 @@ The graph is the queue and holds the worker's state:
   between, the next run applies the stored answer again instead of asking the model again; the write
   rule makes that replay `unchanged`. A note whose asks all failed is "set_aside" with its error (the
   mark moves past it); replay() makes it "replay", and the worker reads it again first. A note begun
-  and not finished ("answered" or "replay") is read first wherever the mark is.
+  and not finished ("answered" or "replay") is read first wherever the mark is. A note whose rows the
+  database refused (receipts failed or busy) stays "answered" behind the mark and the round ends: the
+  next round applies its answer again. A note an agent invalidated is skipped ("invalidated"), counted.
+- Every write of that state is guarded by the owner of the claim (claim.py): a worker that lost the
+  graph writes nothing more and ends its round.
+- A round also ends when the model cannot be reached, rate-limits us or refuses our settings (the note
+  waits), and after SET_ASIDE_IN_A_ROW notes set aside one after another for one kind of failure.
 """
 
 from __future__ import annotations
@@ -67,11 +73,11 @@ def moment(value: object) -> datetime:
     return datetime.fromtimestamp(int(value), UTC)
 
 
-_NOTE = "[n.id, n.serial, n.at, n.recorded_at, n.content]"
+_NOTE = "[n.id, n.serial, n.at, n.recorded_at, n.content, n.invalidated_at IS NOT NULL]"
 
 
 def _note(listed: list, state=None, answer=None, asks=None, given_back=False) -> dict:
-    note_id, serial, at, recorded_at, content = listed
+    note_id, serial, at, recorded_at, content, invalidated = listed
     values = json.loads(content) if content else {}
     return {
         "id": note_id,
@@ -80,6 +86,7 @@ def _note(listed: list, state=None, answer=None, asks=None, given_back=False) ->
         "recorded_at": moment(recorded_at),
         "text": values.get("text") if isinstance(values.get("text"), str) else "",
         "source": values.get("source"),
+        "invalidated": bool(invalidated),  # an agent marked it wrong (invalidate_entry): not read
         "state": state,
         "answer": answer,
         "asks": asks or 0,
@@ -111,15 +118,31 @@ def waiting_notes(graph, limit: int = BATCH) -> list[dict]:
     return list(chosen.values())
 
 
-def _keep_answer(graph, note: dict, answer: dict, asks: int) -> None:
-    graph.query(
+# Every write of the worker's state starts from this guard: only the worker that holds the graph
+# (claim.py) writes, so a worker that lost the graph mid-round (its lease ran out) writes nothing more
+# and ends the round when the guard matches nothing.
+_HELD = f"MATCH (w:{WORKER} {{phase: $phase}}) WHERE w.owner = $owner "
+
+
+def _written(graph, query: str, params: dict) -> bool:
+    return bool(graph.query(_HELD + query + " RETURN w.owner", {"phase": PHASE, **params}).result_set)
+
+
+def _keep_answer(graph, note: dict, answer: dict, asks: int, owner: str) -> bool:
+    return _written(
+        graph,
         f"MERGE (x:{EXTRACTION} {{note: $note}}) SET x.state = 'answered', x.answer = $answer, "
-        "x.asks = $asks, x.answered_at = localdatetime($now), x.error = null",
-        {"note": note["id"], "answer": json.dumps(answer, ensure_ascii=False), "asks": asks, "now": now()},
+        "x.asks = $asks, x.answered_at = localdatetime($now), x.error = null WITH w, x",
+        {
+            "owner": owner,
+            "note": note["id"],
+            "answer": json.dumps(answer, ensure_ascii=False),
+            "asks": asks,
+            "now": now(),
+        },
     )
 
 
-# Moves the mark (never back), counts what the note did, and marks its extraction in one query.
 def _counting(counts: dict[str, int]) -> str:
     return "".join(
         f", w.`rows_{status}` = coalesce(w.`rows_{status}`, 0) + {int(counts[status])}"
@@ -128,19 +151,26 @@ def _counting(counts: dict[str, int]) -> str:
     )
 
 
-def _done(graph, note: dict, applied: items.Applied, failed_asks: int) -> None:
-    graph.query(
-        f"MERGE (w:{WORKER} {{phase: $phase}}) "
-        "SET w.mark = CASE WHEN coalesce(w.mark, 0) > $serial THEN w.mark ELSE $serial END, "
-        "w.notes_read = coalesce(w.notes_read, 0) + 1, w.seen_at = localdatetime($now), "
+_MARK_PAST = "SET w.mark = CASE WHEN coalesce(w.mark, 0) > $serial THEN w.mark ELSE $serial END, "
+# An error kept, and that it came after the last note read (times are whole seconds: the flag orders
+# an error and a read of one second, for the status's "failing").
+_ERRED = "w.last_error = $error, w.last_error_at = localdatetime($now), w.erred_since_read = true"
+
+
+# Moves the mark (never back), counts what the note did, and marks its extraction in one query.
+def _done(graph, note: dict, applied: items.Applied, failed_asks: int, owner: str) -> bool:
+    return _written(
+        graph,
+        _MARK_PAST + "w.notes_read = coalesce(w.notes_read, 0) + 1, w.seen_at = localdatetime($now), "
+        "w.last_read_at = localdatetime($now), w.erred_since_read = false, "
         "w.items_refused = coalesce(w.items_refused, 0) + $refused, "
         "w.asks_failed = coalesce(w.asks_failed, 0) + $failed"
         f"{_counting(applied.rows)} "
         f"WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
         "SET x.state = 'applied', x.applied_at = localdatetime($now), x.rows = $rows, x.refused = $refused, "
-        "x.given_back = null",
+        "x.given_back = null WITH w, x",
         {
-            "phase": PHASE,
+            "owner": owner,
             "serial": note["serial"],
             "refused": applied.refused,
             "failed": failed_asks,
@@ -151,18 +181,32 @@ def _done(graph, note: dict, applied: items.Applied, failed_asks: int) -> None:
     )
 
 
-def _set_aside(graph, note: dict, failure: ModelFailure) -> None:
+def _kept_back(graph, note: dict, applied: items.Applied, owner: str) -> bool:
+    """Rows the database refused (or lost to other writers): the note stays "answered" and the mark
+    stays before it, so the next round applies the kept answer again (what was written comes back
+    unchanged). Nothing is counted yet: the counts come with the application that finishes."""
+    error = (
+        f"note {note['id']}: {applied.to_try_again} row(s) failed or busy "
+        f"({dict(applied.rows)}); its answer is applied again next round"
+    )
+    return _written(
+        graph,
+        f"SET {_ERRED}, w.seen_at = localdatetime($now) "
+        f"WITH w MERGE (x:{EXTRACTION} {{note: $note}}) SET x.error = $error WITH w, x",
+        {"owner": owner, "note": note["id"], "error": error, "now": now()},
+    )
+
+
+def _set_aside(graph, note: dict, failure: ModelFailure, owner: str) -> bool:
     error = str(failure)[:MAX_ERROR]
-    graph.query(
-        f"MERGE (w:{WORKER} {{phase: $phase}}) "
-        "SET w.mark = CASE WHEN coalesce(w.mark, 0) > $serial THEN w.mark ELSE $serial END, "
-        "w.asks_failed = coalesce(w.asks_failed, 0) + $asks, "
-        "w.last_error = $error, w.last_error_at = localdatetime($now), w.seen_at = localdatetime($now) "
-        f"WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
+    return _written(
+        graph,
+        _MARK_PAST + "w.asks_failed = coalesce(w.asks_failed, 0) + $asks, "
+        f"{_ERRED}, w.seen_at = localdatetime($now) WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
         "SET x.state = 'set_aside', x.error = $error, x.error_at = localdatetime($now), x.asks = $asks, "
-        "x.given_back = null",
+        "x.given_back = null WITH w, x",
         {
-            "phase": PHASE,
+            "owner": owner,
             "serial": note["serial"],
             "asks": failure.asks,
             "error": f"note {note['id']}: {error}",
@@ -172,10 +216,21 @@ def _set_aside(graph, note: dict, failure: ModelFailure) -> None:
     )
 
 
+def _skip_invalidated(graph, note: dict, owner: str) -> bool:
+    """A note an agent marked wrong is not read: the mark moves past it and it is counted."""
+    return _written(
+        graph,
+        _MARK_PAST + "w.notes_invalidated = coalesce(w.notes_invalidated, 0) + 1, "
+        f"w.seen_at = localdatetime($now) WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
+        "SET x.state = 'invalidated', x.skipped_at = localdatetime($now), x.given_back = null WITH w, x",
+        {"owner": owner, "serial": note["serial"], "note": note["id"], "now": now()},
+    )
+
+
 def note_error(graph, error: str) -> None:
     """Keeps an error that stopped a round (the notes wait) as the worker's last error."""
     graph.query(
-        f"MERGE (w:{WORKER} {{phase: $phase}}) SET w.last_error = $error, w.last_error_at = localdatetime($now)",
+        f"MERGE (w:{WORKER} {{phase: $phase}}) SET {_ERRED}",
         {"phase": PHASE, "error": error[:MAX_ERROR], "now": now()},
     )
 
@@ -184,11 +239,26 @@ def by_of(model: Model) -> str:
     return f"model:{model.name or 'unnamed'}"
 
 
+LOST_CLAIM = "lost_claim"  # another worker took the graph: this one writes nothing more
+WRITE_FAILED = "write_failed"  # rows failed or busy: the note's answer is applied again next round
+SET_ASIDE_IN_A_ROW = 3  # notes set aside one after another for one kind of failure that end a round
+
+
+def _answer_of(graph, kinds, model, note, prompt_entities, meaning, stop):
+    """The note's answer (kept from an earlier round, or asked now) and its failed asks; ModelFailure."""
+    if note["state"] == "answered" and note["answer"] is not None:
+        return json.loads(note["answer"]), max(note["asks"] - 1, 0), False
+    known = prompt.found_entities(graph, kinds, note["text"], prompt_entities, meaning, at=note["at"])
+    asked = model.ask(prompt.messages(kinds, note, known), shaped=items.facts_of, stop=stop)
+    return asked.answer, asked.asks - 1, True
+
+
 def extract_notes(
     graph,
     kinds: dict[str, Kind],
     model: Model,
     *,
+    owner: str,
     prompt_entities: int = 20,
     meaning=None,
     stop: threading.Event | None = None,
@@ -196,43 +266,61 @@ def extract_notes(
     limit: int = BATCH,
 ) -> dict:
     """One round on one tenant graph: up to `limit` waiting notes read, each asked once (or its stored
-    answer applied again), its rows written, the mark moved. Returns {"read", "set_aside", "rows",
-    "refused", "stopped"}: stopped names why the round ended early (the model unreachable, or stop).
+    answer applied again), its rows written, the mark moved. Returns {"read", "set_aside",
+    "invalidated", "rows", "refused", "stopped"}: stopped names why the round ended early (stop, the
+    model unreachable or refusing our settings, SET_ASIDE_IN_A_ROW notes set aside for one kind of
+    failure "repeated:<kind>", WRITE_FAILED, LOST_CLAIM).
 
-    kinds: the tenant's Kinds by label; meaning: (embedder, model, dimensions) or None; writing: a
+    owner: the worker that holds the graph (claim.py); every write of the worker's state is guarded by
+    it. kinds: the tenant's Kinds by label; meaning: (embedder, model, dimensions) or None; writing: a
     context manager held while rows are written (the tenant's writers' gate in a serve).
     """
     stop = stop or threading.Event()
     _indexes(graph)
     by = by_of(model)
-    done = {"read": 0, "set_aside": 0, "rows": Counter(), "refused": 0, "stopped": None}
+    done = {"read": 0, "set_aside": 0, "invalidated": 0, "rows": Counter(), "refused": 0, "stopped": None}
+    in_a_row: tuple[str | None, int] = (None, 0)  # the kind of the last failures that set notes aside
     for note in waiting_notes(graph, limit):
         if stop.is_set():
             done["stopped"] = "stop"
             break
-        if note["state"] in ("applied", "set_aside") and not note["given_back"]:
+        if note["state"] in ("applied", "set_aside", "invalidated") and not note["given_back"]:
             continue  # finished already (never past the mark: the two move in one query)
-        failed_asks = 0
-        if note["state"] == "answered" and note["answer"] is not None:
-            answer = json.loads(note["answer"])
-            failed_asks = max(note["asks"] - 1, 0)
-        else:
-            known = prompt.found_entities(graph, kinds, note["text"], prompt_entities, meaning)
-            try:
-                asked = model.ask(prompt.messages(kinds, note, known), shaped=items.facts_of, stop=stop)
-            except ModelFailure as failure:
-                if failure.kind in WAITING:
-                    note_error(graph, f"note {note['id']} waits: {failure}")
-                    done["stopped"] = failure.kind
-                    break
-                _set_aside(graph, note, failure)
-                done["set_aside"] += 1
-                continue
-            answer, failed_asks = asked.answer, asked.asks - 1
-            _keep_answer(graph, note, answer, asked.asks)
+        if note["invalidated"]:
+            if not _skip_invalidated(graph, note, owner):
+                done["stopped"] = LOST_CLAIM
+                break
+            done["invalidated"] += 1
+            continue
+        try:
+            answer, failed_asks, fresh = _answer_of(graph, kinds, model, note, prompt_entities, meaning, stop)
+        except ModelFailure as failure:
+            if failure.kind in WAITING:
+                note_error(graph, f"note {note['id']} waits: {failure}")
+                done["stopped"] = failure.kind
+                break
+            if not _set_aside(graph, note, failure, owner):
+                done["stopped"] = LOST_CLAIM
+                break
+            done["set_aside"] += 1
+            in_a_row = (failure.kind, in_a_row[1] + 1 if in_a_row[0] == failure.kind else 1)
+            if in_a_row[1] >= SET_ASIDE_IN_A_ROW:  # the model, not the notes: the rest wait
+                note_error(graph, f"{in_a_row[1]} notes in a row set aside ({failure}); the rest wait")
+                done["stopped"] = f"repeated:{failure.kind}"
+                break
+            continue
+        in_a_row = (None, 0)
+        if fresh and not _keep_answer(graph, note, answer, failed_asks + 1, owner):
+            done["stopped"] = LOST_CLAIM
+            break
         with writing():
             applied = items.apply(graph, kinds, note, by, items.facts_of(answer))
-        _done(graph, note, applied, failed_asks)
+        if applied.to_try_again:
+            done["stopped"] = WRITE_FAILED if _kept_back(graph, note, applied, owner) else LOST_CLAIM
+            break
+        if not _done(graph, note, applied, failed_asks, owner):
+            done["stopped"] = LOST_CLAIM
+            break
         done["read"] += 1
         done["rows"].update(applied.rows)
         done["refused"] += applied.refused

@@ -4,20 +4,31 @@ candidate drawn by the model, each bad one refused and kept as a WriteFailure wi
 The library checks what a row holds (its key, time, values, relations, sizes) and refuses a bad row
 itself with an `invalid` receipt and a WriteFailure. What never reaches it (an item that is not an
 object, without a kind, or of a kind the tenant did not declare) is kept here by record_failure().
+
+remember() takes each row as the whole picture of its entity, but the model saw a known entity cut
+short (text to 500 characters, no relations) and names only what the note says changes. So each row
+of an entity that exists is completed first from what the entity held at the row's time (its own
+values and its relations then, a rejected State not counting), the item's values and relations on top.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from lighthouse import Kind, record_failure, remember, stamp
+from lighthouse import Kind, as_of, record_failure, related, remember, stamp
 
 from .model import ModelFailure
 
 MAX_FACTS = 1_000  # facts one answer may hold
 WRITTEN = frozenset({"created", "changed", "inserted", "unchanged"})
+AGAIN = frozenset({"failed", "busy"})  # the database refused or other writers won: the row may go next time
 REFUSED_ITEM = "invalid"  # the reason of a WriteFailure for an item that never became a row
+# What a read shows of a State that the engine keeps, not the entity's own values.
+ENGINE_FIELDS = frozenset(
+    {"valid_from", "valid_to", "recorded_at", "by", "fp", "seen_last", "entry", "words", "trust", "review"}
+)
 
 
 def facts_of(answer: object) -> list:
@@ -30,12 +41,47 @@ def facts_of(answer: object) -> list:
     return answer["facts"]
 
 
+def own_values(kind: Kind, state: dict) -> dict:
+    """The entity's own values in a State as the reads give it: no engine field, no key, times as text."""
+    return {
+        name: stamp(item) if isinstance(item, datetime) else item
+        for name, item in state.items()
+        if name not in ENGINE_FIELDS and name != kind.key
+    }
+
+
+def completed(graph, kind: Kind, row: dict) -> dict:
+    """The row with what its entity held at the row's time beneath the item's values and relations.
+    A row that cannot be read as one (a bad key or time, values or relations that are not objects) is
+    given back as it is, for remember() to refuse; so is the row of an entity that holds nothing then."""
+    given_values = {} if row.get("values") is None else row["values"]
+    given_relations = {} if row.get("relations") is None else row["relations"]
+    if not isinstance(given_values, dict) or not isinstance(given_relations, dict):
+        return row
+    try:
+        state = as_of(graph, kind, row.get("key"), row["t"], rejected=False)
+        if state is None:
+            return row
+        linked = {
+            relation: related(graph, kind, row["key"], relation, when=row["t"]) for relation in kind.relations
+        }
+    except (ValueError, TypeError):  # Refused or WrongType: the write refuses the row with its reason
+        return row
+    held = {relation: targets for relation, targets in linked.items() if targets}
+    return {**row, "values": own_values(kind, state) | given_values, "relations": held | given_relations}
+
+
 @dataclass
 class Applied:
     """What one answer did: receipts by status, and how many items were refused (before or by the write)."""
 
     rows: Counter = field(default_factory=Counter)
     refused: int = 0
+
+    @property
+    def to_try_again(self) -> int:
+        """Rows the database refused or lost to other writers: the answer is to be applied again."""
+        return sum(self.rows[status] for status in AGAIN)
 
 
 def _refuse(graph, note_id: str, by: str, item: object, why: str, label: object = None) -> None:
@@ -69,7 +115,7 @@ def rows_by_kind(graph, kinds: dict[str, Kind], note: dict, by: str, facts: list
         row["entry"] = note["id"]  # whatever entry the model named: the note it read
         if row.get("t") is None:
             row["t"] = stamp(note["at"])
-        grouped.setdefault(label, []).append(row)
+        grouped.setdefault(label, []).append(completed(graph, kinds[label], row))
     return grouped, refused
 
 

@@ -21,7 +21,7 @@ from ..declarations import Kinds
 from ..service import Service
 from ..settings import Settings
 from . import extraction
-from .claim import claim, me, release
+from .claim import claim, lease_for, me, release
 from .embedding import embed_pending
 from .model import Model
 
@@ -84,7 +84,7 @@ class Loop:
         present = time.monotonic()
         if present - self._held.get(tenant_id, -SEEN_EVERY) < SEEN_EVERY:
             return True
-        holder = claim(graph, self.owner, self.model.name)
+        holder = claim(graph, self.owner, self.model.name, lease_for(self.settings))
         if holder is not None:
             if self._held.pop(tenant_id, None) is not None or tenant_id not in self._told:
                 _log.warning("tenant %s: another worker reads its notes (%s)", tenant_id, holder)
@@ -102,9 +102,12 @@ class Loop:
             self.model,
             prompt_entities=self.settings.prompt_entities,
             meaning=self._meaning(),
+            owner=self.owner,
             stop=self.stop_event,
             writing=self.service.kinds.gate(tenant_id).writing,
         )
+        if done["stopped"] == extraction.LOST_CLAIM:  # taken by another worker: ask again next round
+            self._held.pop(tenant_id, None)
         return (done["read"] + done["set_aside"]) > 0 and done["stopped"] is None
 
     def round(self) -> bool:

@@ -3,10 +3,11 @@
 POST {model_url}/chat/completions with the bearer model_key, the model model_name and
 response_format json_object; the answer is the first choice's message content, read as JSON. Every way
 an ask can fail is one ModelFailure with a kind: "malformed" (the content is not a JSON object),
-"server" (5xx), "client" (4xx), "timeout", "unreachable" (no connection) or "rate_limited" (429).
-Each failed ask counts toward model_attempts except "unreachable" and "rate_limited": a model that
-cannot be reached, or asks us to slow down, says nothing about the note, so the note waits (the next
-round asks again) instead of being set aside.
+"server" (5xx), "client" (another 4xx), "timeout", "unreachable" (no connection), "rate_limited" (429)
+or "misconfigured" (401, 403, 404: a wrong key, URL or model name). Each failed ask counts toward
+model_attempts except "unreachable", "rate_limited" and "misconfigured": a model that cannot be
+reached, asks us to slow down, or refuses our settings says nothing about the note, so the note waits
+(the next round asks again; last_error says why) instead of being set aside.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ BACKOFF_MOST = 2.0  # seconds: the longest wait between two asks
 MAX_ANSWER = 1_000_000  # characters of one answer's content; more is malformed
 UNREACHABLE = "unreachable"
 BUSY = "rate_limited"
-WAITING = frozenset({UNREACHABLE, BUSY, "stopped"})  # the note waits: these say nothing about it
+MISCONFIGURED = "misconfigured"
+SETTINGS_REFUSED = frozenset({401, 403, 404})  # the key, the URL or the model name is wrong
+WAITING = frozenset({UNREACHABLE, BUSY, MISCONFIGURED, "stopped"})  # the note waits: not its fault
 
 
 class ModelFailure(Exception):
@@ -82,6 +85,12 @@ class Model:
             raise ModelFailure("server", f"{self.url} answered {answered.status_code}: {answered.text[:300]}")
         if answered.status_code == 429:
             raise ModelFailure(BUSY, f"{self.url} answered 429 (too many requests): {answered.text[:300]}")
+        if answered.status_code in SETTINGS_REFUSED:
+            raise ModelFailure(
+                MISCONFIGURED,
+                f"{self.url} answered {answered.status_code} (check model_url, model_name and model_key): "
+                f"{answered.text[:300]}",
+            )
         if answered.status_code >= 400:
             raise ModelFailure("client", f"{self.url} answered {answered.status_code}: {answered.text[:300]}")
         return _content(answered)
@@ -89,8 +98,8 @@ class Model:
     def ask(self, messages: list[dict], shaped=None, stop: threading.Event | None = None) -> Asked:
         """Asks until a usable answer comes, at most model_attempts times, with backoff between; the
         last ModelFailure when none did. shaped(answer) raises ModelFailure "malformed" for JSON that is
-        not of the asked shape. A model unreachable or rate limited (and a stop) is raised at once:
-        the note is not to blame, so the caller lets it wait."""
+        not of the asked shape. A model unreachable, rate limited or refusing our settings (and a
+        stop) is raised at once: the note is not to blame, so the caller lets it wait."""
         stop = stop or threading.Event()
         attempt = 0
         while True:

@@ -2,8 +2,10 @@
 memory already holds that the note's words (and meaning, with an embedder) find.
 
 The said-time is the reference for relative dates: "yesterday" in a note said on a Friday is the
-Thursday, whenever the worker reads it. The entities found are given with their keys and current
-values, so the model names what memory holds by its key instead of inventing a near-duplicate.
+Thursday, whenever the worker reads it. The entities found are given with their keys and the values
+they held when the note was said (a rejected State not counting), so the model names what memory holds
+by its key instead of inventing a near-duplicate. The model names only what the note says changes:
+the worker keeps the rest (items.completed()).
 """
 
 from __future__ import annotations
@@ -11,18 +13,15 @@ from __future__ import annotations
 import json
 import logging
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 
-from lighthouse import Kind, as_of, nearest, now, search, stamp
+from lighthouse import Kind, as_of, nearest, search, stamp
 
 from ..reading import rows
+from .items import own_values
 
 MAX_KEY_WORDS = 50  # words of a note tried as keys of entities
 MAX_SHOWN_TEXT = 500  # characters of one current value shown in a prompt
-# What a read shows of a State besides its values: the prompt shows only the values.
-_NOT_VALUES = frozenset(
-    {"fp", "valid_from", "valid_to", "recorded_at", "by", "seen_last", "entry", "trust", "review"}
-)
 _log = logging.getLogger(__name__)
 _KEY_WORD = re.compile(r"[\w][\w.:/-]*[\w]|[\w]")
 
@@ -32,7 +31,8 @@ Answer with one JSON object and nothing else:
 "values": {"<name>": <value>, ...}, "relations": {"<RELATION>": "<target key>" or ["<target key>", ...]}}]}
 Rules:
 - Use only the kinds, values, times and relations declared below; a relation's targets are keys of its target kind.
-- Each fact is the whole current picture of the entity: repeat the values and relations it keeps.
+- Name only what the note says changes: the values and relations a fact gives change, the rest is kept.
+  Do not repeat what is known and unchanged.
 - An entity memory already holds (listed under "known") keeps its key: use that key, do not make a new one.
 - "t" is when the fact became true. Resolve relative dates ("yesterday", "last week", "next June") against the
   note's said_at, never against today. Leave "t" out when the note says nothing of when: it is then said_at.
@@ -52,17 +52,13 @@ def kind_described(kind: Kind) -> dict:
 
 
 def _shown_value(item: object) -> object:
-    if isinstance(item, datetime):
-        return stamp(item)
     if isinstance(item, str) and len(item) > MAX_SHOWN_TEXT:
         return item[:MAX_SHOWN_TEXT] + "..."
     return item
 
 
-def _values_of(state_values: dict) -> dict:
-    return {
-        name: _shown_value(item) for name, item in sorted(state_values.items()) if name not in _NOT_VALUES
-    }
+def _values_of(kind: Kind, state: dict) -> dict:
+    return {name: _shown_value(item) for name, item in sorted(own_values(kind, state).items())}
 
 
 def _key_words(text: str) -> list:
@@ -89,21 +85,29 @@ def _named_by_key(graph, kind: Kind, words: list, limit: int) -> list:
     return [key for (key,) in found]
 
 
-def found_entities(graph, kinds: dict[str, Kind], text: str, most: int, meaning=None) -> list[dict]:
-    """At most `most` entities the note finds, [{"kind", "key", "values"}]: those it names by key
-    first, then by the words of their text, then (meaning: (embedder, model, dimensions)) by meaning."""
+def _held_then(graph, kind: Kind, key: object, at: datetime, chosen: dict) -> None:
+    """Adds the entity as it was at the said-time (a rejected State not counting), if it was then."""
+    if (kind.label, key) in chosen:
+        return
+    state = as_of(graph, kind, key, at, rejected=False)
+    if state is not None:
+        chosen[(kind.label, key)] = {"kind": kind.label, "key": key, "values": _values_of(kind, state)}
+
+
+def found_entities(
+    graph, kinds: dict[str, Kind], text: str, most: int, meaning=None, *, at: datetime | None = None
+) -> list[dict]:
+    """At most `most` entities the note finds, [{"kind", "key", "values"}], as they were at `at` (the
+    note's said-time; now without one): those it names by key first, then by the words of their text,
+    then (meaning: (embedder, model, dimensions)) by meaning. An entity that held nothing then is left out."""
     if most <= 0:
         return []
     chosen: dict[tuple, dict] = {}
     words = _key_words(text)
-    at = now()
+    at = at or datetime.now(UTC)
     for kind in kinds.values():
         for key in _named_by_key(graph, kind, words, most):
-            state = as_of(graph, kind, key, at)
-            if state is not None:
-                chosen.setdefault(
-                    (kind.label, key), {"kind": kind.label, "key": key, "values": _values_of(state)}
-                )
+            _held_then(graph, kind, key, at, chosen)
     for kind in kinds.values():
         if len(chosen) >= most:
             break
@@ -115,9 +119,10 @@ def found_entities(graph, kinds: dict[str, Kind], text: str, most: int, meaning=
                 hits += nearest(graph, kind, text, embedder=meaning[0], model=meaning[1], limit=most)
         except Exception as error:  # noqa: BLE001 - a slow search or a failing embedder: the prompt carries less
             _log.warning("the entities a note finds in %s were not all read: %s", kind.label, error)
-        for hit in hits:
-            found = {"kind": kind.label, "key": hit["key"], "values": _values_of(hit["values"])}
-            chosen.setdefault((kind.label, hit["key"]), found)
+        for hit in hits:  # the search finds by what is held now; the prompt shows what was held then
+            if len(chosen) >= most:
+                break
+            _held_then(graph, kind, hit["key"], at, chosen)
     return list(chosen.values())[:most]
 
 

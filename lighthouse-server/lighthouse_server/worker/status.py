@@ -3,7 +3,9 @@
 Each phase has a state, and a phase whose setting is empty says "not configured", never "ok":
 - extraction: "not configured" (no model_url here, and no worker of another process seen lately),
   "no kinds" (notes wait until the tenant declares kinds), "idle" (nothing waits), "working" (notes wait
-  and a worker looked lately), "stalled" (notes wait and no worker looked for a while).
+  and a worker looked lately), "failing" (notes wait, a worker looks, and its last error is later than
+  the last note it read, or it never read one), "stalled" (notes wait and no worker looked for a while).
+  A note an agent invalidated does not wait: the worker skips it and counts it (notes_invalidated).
 - embedding: what worker/embedding.py's embedding_status() says, "not configured" without an embedder.
 """
 
@@ -22,6 +24,17 @@ def _age(value: object, present: datetime) -> float | None:
     return None if value is None else max((present - moment(value)).total_seconds(), 0.0)
 
 
+def _failing(worker: dict) -> bool:
+    """The worker's last error came after the last note it read (or it never read one). Times are whole
+    seconds, so an error and a read of one second are ordered by the flag that both writes set."""
+    if worker.get("last_error_at") is None:
+        return False
+    if worker.get("last_read_at") is None:
+        return True
+    erred, read = moment(worker["last_error_at"]), moment(worker["last_read_at"])
+    return erred > read or (erred == read and bool(worker.get("erred_since_read")))
+
+
 def extraction_status(graph, configured: bool, declared: bool) -> dict:
     """The extraction phase of one tenant graph: counts, the oldest waiting note's age, its state."""
     present = datetime.now(UTC)
@@ -34,7 +47,8 @@ def extraction_status(graph, configured: bool, declared: bool) -> dict:
     since = worker.get("mark") or 0
     past = rows(
         graph,
-        "MATCH (n:Entry) WHERE n.serial > $since AND n.type = 'note' RETURN count(n), min(n.recorded_at)",
+        "MATCH (n:Entry) WHERE n.serial > $since AND n.type = 'note' AND n.invalidated_at IS NULL "
+        "RETURN count(n), min(n.recorded_at)",
         {"since": since},
     )
     # Begun and not finished behind the mark (given back by replay, or answered when a worker died) wait
@@ -42,7 +56,8 @@ def extraction_status(graph, configured: bool, declared: bool) -> dict:
     behind = rows(
         graph,
         f"MATCH (x:{EXTRACTION}) WHERE x.state IN ['replay', 'answered', 'set_aside'] "
-        "MATCH (n:Entry {id: x.note}) WITH x.state = 'set_aside' AS aside, n WHERE aside OR n.serial <= $since "
+        "MATCH (n:Entry {id: x.note}) WHERE n.invalidated_at IS NULL "
+        "WITH x.state = 'set_aside' AS aside, n WHERE aside OR n.serial <= $since "
         "RETURN aside, count(n), min(n.recorded_at)",
         {"since": since},
     )
@@ -63,8 +78,10 @@ def extraction_status(graph, configured: bool, declared: bool) -> dict:
         state = "no kinds"
     elif waiting == 0:
         state = "idle"
+    elif not alive:
+        state = "stalled"
     else:
-        state = "working" if alive else "stalled"
+        state = "failing" if _failing(worker) else "working"
     return {
         "state": state,
         "model": worker.get("model"),
@@ -76,6 +93,8 @@ def extraction_status(graph, configured: bool, declared: bool) -> dict:
         "items_refused": worker.get("items_refused", 0),
         "asks_failed": worker.get("asks_failed", 0),
         "notes_set_aside": aside,
+        "notes_invalidated": worker.get("notes_invalidated", 0),
+        "last_read_at": None if worker.get("last_read_at") is None else moment(worker["last_read_at"]),
         "last_error": worker.get("last_error"),
         "last_error_at": None if worker.get("last_error_at") is None else moment(worker["last_error_at"]),
         "last_seen_s": None if seen_age is None else int(seen_age),
