@@ -16,7 +16,7 @@ from lighthouse_server.command.kinds import serving
 from lighthouse_server.database import RUNNING
 from lighthouse_server.embedded import start
 from lighthouse_server.settings import Settings
-from service_process import Lighthouse
+from service_process import Lighthouse, environment
 
 KINDS = [{"label": "Room", "key": "code"}, {"label": "Pump", "relations": {"IN": "Room"}}]
 
@@ -152,3 +152,47 @@ def test_declare_help_says_when_a_key_is_needed(capsys):
     shown = " ".join(capsys.readouterr().out.split())
     for said in ("--key", "LIGHTHOUSE_KEY", "admin", "lighthouse serve", "--tenant", "--data"):
         assert said in shown
+
+
+def test_with_an_external_falkordb_a_key_declares_through_the_serve_and_none_says_it_goes_direct(
+    tmp_path, declaration, serves
+):
+    external = start()
+    try:
+        url = f"redis://127.0.0.1:{external.port}"
+        running = Lighthouse(tmp_path / "data")
+        running.extra = {"FALKORDB_URL": url}
+        serves.append(running.start())
+        tenant = _fresh()
+        made = keys.create(external.client(), tenant, "planner", ["admin"])
+        where = {"FALKORDB_URL": url, "LIGHTHOUSE_PORT": str(running.port)}
+
+        def declare(tenant_id: str, **more: str) -> subprocess.CompletedProcess:
+            command = [
+                sys.executable,
+                "-m",
+                "lighthouse_server.command",
+                "kinds",
+                "declare",
+                str(declaration),
+            ]
+            return subprocess.run(
+                [*command, "--tenant", tenant_id, "--data", str(running.data)],
+                env=environment(**where, **more),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+
+        through = declare(tenant, LIGHTHOUSE_KEY=made["key"])
+        assert through.returncode == 0, through.stderr
+        (record,) = _declared_by_audit(external.client(), tenant)
+        assert record["who"] == "planner" and record["key_id"] == made["id"]  # the serve declared it
+        other = _fresh()
+        direct = declare(other)
+        assert direct.returncode == 0 and "declared directly" in direct.stderr
+        (record,) = _declared_by_audit(external.client(), other)
+        assert record["who"].startswith("cli") and record["key_id"] is None
+        assert running.stop() == 0
+    finally:
+        external.stop()

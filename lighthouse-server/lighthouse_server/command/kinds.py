@@ -2,7 +2,9 @@
 
 While a `lighthouse serve` runs on the data directory, `declare` sends the declarations to that server
 (`POST /v1/declare_kinds` with an admin key of the tenant), so the server holds its writers of the
-tenant back while ensure_schema() runs; a declaration written to its FalkorDB from here would not.
+tenant back while ensure_schema() runs; a declaration written to its FalkorDB from here would not. With
+an external FalkorDB (falkordb_url) no announcement names the serve: with a key, the declaration goes
+to the serve the settings name (host, port); without one it is written directly, and says so.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def add(commands) -> None:
         description="Declare kinds from a JSON file: one declaration or a list. While a `lighthouse serve` "
         "runs on the data directory, the declarations go to that server with an admin key of the tenant "
         "(--key or LIGHTHOUSE_KEY), so it holds the tenant's writers back while it makes the schema; "
-        "otherwise they are written to the database directly.",
+        "otherwise they are written to the database directly. With FALKORDB_URL and a key they go to the "
+        "serve at the settings' host and port (LIGHTHOUSE_HOST, LIGHTHOUSE_PORT).",
     )
     declare.add_argument(
         "file", help='JSON: {"label", "key", "times", "text", "relations", "dimensions"} or a list'
@@ -43,7 +46,7 @@ def add(commands) -> None:
         "--key",
         default=None,
         help="an API key of the tenant with the admin scope (default: LIGHTHOUSE_KEY); "
-        "needed only while a server runs on the data directory",
+        "needed while a server runs on the data directory, and with FALKORDB_URL to go through a serve",
     )
     listing = actions.add_parser("list", help="list the declared kinds as JSON")
     for sub in (declare, listing):
@@ -65,6 +68,17 @@ def run_declare(arguments) -> int:
     declarations = given if isinstance(given, list) else [given]
     settings = settings_of(arguments, key=arguments.key)
     server = serving(settings)
+    if settings.falkordb_url and settings.key:
+        # The database is elsewhere, so no announcement says which serve uses it: with a key, the
+        # declaration goes to the serve these settings name (host and port), which holds its writers back.
+        server = {"http_host": settings.host, "http_port": settings.port, "pid": "at those settings"}
+    elif settings.falkordb_url:
+        print(
+            f"lighthouse kinds declare: declared directly on {settings.falkordb_url}; a serve using that "
+            "database does not hold its writers back meanwhile: give --key (and its --host/--port settings) "
+            "to declare through it",
+            file=sys.stderr,
+        )
     if server is None:
         with opened(settings) as db:
             # A serve that started since the look above holds the directory, and db is its FalkorDB.
