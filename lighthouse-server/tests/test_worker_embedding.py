@@ -247,3 +247,28 @@ def test_the_local_embedder_still_serves_its_kinds_and_notes(db, graph):
         nearest_entries(graph, "a cat", embedder, model)[0]["entry"]["text"] == "the kitten purrs on the sofa"
     )
     assert embedding_status(graph, [wide], service)["model"] == model
+
+
+def _contents(graph) -> list:
+    nodes = graph.ro_query("MATCH (n) RETURN labels(n), properties(n) ORDER BY id(n)").result_set
+    edges = graph.ro_query("MATCH ()-[r]->() RETURN type(r), properties(r) ORDER BY id(r)").result_set
+    indexes = graph.ro_query("CALL db.indexes() YIELD label, properties RETURN label, properties").result_set
+    return [nodes, edges, sorted(map(repr, indexes))]
+
+
+def test_an_idle_round_writes_nothing(db, graph, fake):
+    # A tenant whose kinds wait for nothing: the round asks no model and changes nothing in its graph.
+    ensure_schema(graph, [MEMO, ROOM])
+    remember(graph, ROOM, [{"key": "r1", "t": "2026-01-01T00:00:00Z"}], by="feed")
+    service = _service(db, fake)
+    before = _contents(graph)
+    done = embed_pending(graph, [MEMO, ROOM], service)
+    assert done["state"] == "ok" and done["embedded"] == 0 and fake.asked[1:] == []
+    assert _contents(graph) == before
+    # Once there is something to embed, the round writes it; after that, idle again.
+    remember(
+        graph, MEMO, [{"key": "m1", "t": "2026-01-01T00:00:00Z", "values": {"body": "a cat"}}], by="feed"
+    )
+    assert embed_pending(graph, [MEMO, ROOM], service)["embedded"] == 1
+    settled = _contents(graph)
+    assert embed_pending(graph, [MEMO, ROOM], service)["embedded"] == 0 and _contents(graph) == settled

@@ -169,6 +169,10 @@ def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
         return _failed(graph, settings, configured_model(settings), done, [message])
     done["model"] = model
     errors = []
+    kept = _kept(graph)
+    # An idle round writes nothing: a kind is asked only when some entity waits for a vector, or when the
+    # model changed since the last vectors (embed() then marks its entities again).
+    switched = kept.get("model") is not None and kept.get("model") != model
     try:
         for kind in chosen:
             if kind.dimensions != dimensions:
@@ -176,10 +180,12 @@ def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
                     f"kind {kind.label!r} has {kind.dimensions} dimensions; {model} gives {dimensions}"
                 )
                 continue
+            if not switched and not _waiting(graph, [kind], None, entries=False):
+                continue
             done["kinds"][kind.label] = embed(graph, kind, embedder, model, limit)
             done["embedded"] += done["kinds"][kind.label]["embedded"]
-        # Every entry's write gives the graph its Stamp: without one there is nothing to embed.
-        if rows(graph, "MATCH (st:Stamp) RETURN 1"):
+        # Entries are asked once some were stored past the model's mark (or the model changed).
+        if switched or _waiting(graph, [], model) > 0:
             problem = _entry_index(graph, chosen, dimensions)
             if problem is not None:
                 errors.append(problem)
@@ -194,8 +200,7 @@ def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
             _rests.pop(_endpoint(settings), None)
     if errors:
         return _failed(graph, settings, model, done, errors)
-    kept = _kept(graph)
-    if done["embedded"] or kept.get("failing") or kept.get("model") != model:
+    if done["embedded"] or kept.get("failing") or switched:
         try:
             _keep_progress(graph, model, done["embedded"])
         except Exception as error:  # noqa: BLE001 - the vectors are stored; only their count is not
@@ -216,12 +221,15 @@ def _count_only(graph, model: str, embedded: int) -> None:
         _log.exception("the embedding count could not be kept")
 
 
-def _waiting(graph, kinds: list, model: str | None) -> int:
-    """Entities of the kinds whose text waits for a vector, and entries past the model's mark."""
+def _waiting(graph, kinds: list, model: str | None, *, entries: bool = True) -> int:
+    """Entities of the kinds whose text waits for a vector, and (entries=True) entries past the model's
+    mark."""
     count = 0
     for kind in kinds:
         found = rows(graph, f"MATCH (e:`{kind.embed_label}`) RETURN count(e)")
         count += found[0][0] if found else 0
+    if not entries:
+        return count
     mark = f"coalesce(st.`{mark_name(model)}`, 0)" if model else "0"
     found = rows(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0) - {mark}")
     return count + (max(0, found[0][0]) if found else 0)
