@@ -146,9 +146,12 @@ class Service:
             raise problem from None
 
     def _run(self, operation, call: Call, library: dict, page, arguments) -> object:
+        # Every call of the tenant but the administrative ones (a declaration takes the gate itself) waits
+        # while its schema changes: FalkorDB 4.22.1 crashed when a query, read or write, used a label's
+        # index while a new index of that label was being built.
         gate = (
             self.kinds.gate(call.principal.tenant).writing()
-            if operation.writes and operation.scope != "admin"
+            if operation.scope != "admin"
             else contextlib.nullcontext()
         )
         with gate:

@@ -18,6 +18,7 @@ import time
 from datetime import UTC, datetime
 
 from lighthouse import Refused, embed, embed_entries, ensure_schema, now
+from lighthouse.graphs import TENANT_PREFIX  # the one name tenant() gives a tenant's graph
 
 # The library keeps the entries' mark and index under these; the status reads them as it does.
 from lighthouse.recall.entry_vectors import entry_dimensions, mark_name
@@ -95,13 +96,16 @@ def _keep_progress(graph, model: str, embedded: int) -> None:
     )
 
 
-def _entry_index(graph, kinds: list, dimensions: int) -> str | None:
+def _entry_index(graph, kinds: list, dimensions: int, service) -> str | None:
     """Makes the entries' vector index of the embedder's dimensions when the graph has none; the
-    error when it has one of other dimensions, else None."""
+    error when it has one of other dimensions, else None. The index is made while the tenant's calls
+    in this process are held back, as a declaration's are: FalkorDB 4.22.1 crashed (SIGSEGV in its
+    index lookup) when a query used a label's index while a new index of that label was being built."""
     try:
         size = entry_dimensions(graph)
     except Refused:  # a graph with indexes but none for entries' vectors yet
-        with SCHEMA_LOCK:
+        tenant_id = graph.name.removeprefix(TENANT_PREFIX)
+        with service.kinds.gate(tenant_id).changing(), SCHEMA_LOCK:  # the order declare() takes them in
             ensure_schema(graph, kinds=kinds, entry_dimensions=dimensions)
         return None
     if size is not None and size != dimensions:
@@ -186,7 +190,7 @@ def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
             done["embedded"] += done["kinds"][kind.label]["embedded"]
         # Entries are asked once some were stored past the model's mark (or the model changed).
         if switched or _waiting(graph, [], model) > 0:
-            problem = _entry_index(graph, chosen, dimensions)
+            problem = _entry_index(graph, chosen, dimensions, service)
             if problem is not None:
                 errors.append(problem)
             else:

@@ -16,6 +16,7 @@ import threading
 import time
 
 from lighthouse import tenant
+from lighthouse.graphs import TENANT_PREFIX  # the one name tenant() gives a tenant's graph
 
 from ..declarations import Kinds
 from ..service import Service
@@ -25,7 +26,6 @@ from .claim import claim, lease_for, me, release
 from .embedding import embed_pending
 from .model import Model
 
-TENANT_PREFIX = "tenant:"  # what tenant() names a tenant's graph
 SEEN_EVERY = 10.0  # seconds between two marks that a worker looks at a graph (status reads them)
 _log = logging.getLogger(__name__)
 
