@@ -14,7 +14,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-from lighthouse import SELF, Kind, ensure_schema, now, tenant
+from lighthouse import SELF, Kind, SchemaNotReady, ensure_schema, now, tenant
 
 from .problems import Problem
 from .reading import rows
@@ -137,8 +137,11 @@ def built(declarations: dict[str, dict]) -> dict[str, Kind]:
 class Kinds:
     """The declared kinds of every tenant, as this process last read them."""
 
-    def __init__(self, db) -> None:
+    def __init__(self, db, entry_dimensions=None) -> None:
         self.db = db
+        # A function giving the size of the entries' vectors to make with a declaration (0: none), so
+        # the embedding worker need not build that index later while the tenant's calls run.
+        self._entry_dimensions = entry_dimensions
         self._known: dict[str, tuple[float, dict[str, dict], dict[str, Kind]]] = {}
         self._gates: dict[str, _WritersGate] = {}
         self._lock = threading.Lock()
@@ -178,6 +181,17 @@ class Kinds:
             raise Problem("not_found", f"no kind {label[:200]!r} is declared in this tenant")
         return kinds[label]
 
+    def _schema(self, graph, kinds: list) -> None:
+        """ensure_schema() for the kinds, and the entries' vector index when an embedder says its size
+        (left as it is when the graph has one of another size: the embedding status says so)."""
+        size = self._entry_dimensions() if self._entry_dimensions is not None else 0
+        try:
+            ensure_schema(graph, kinds=kinds, entry_dimensions=size)
+        except SchemaNotReady as error:
+            if not size or "Entry already has a vector index" not in str(error):
+                raise
+            ensure_schema(graph, kinds=kinds)
+
     def declare(self, tenant_id: str, declarations: list, by: str) -> list[dict]:
         """Stores the declarations (a new one, or a changed one with the same key) and runs
         ensure_schema() once for the tenant's kinds, its writers held back meanwhile."""
@@ -201,7 +215,7 @@ class Kinds:
             ]
             if changed:
                 with SCHEMA_LOCK:
-                    ensure_schema(graph, kinds=list(kinds.values()))
+                    self._schema(graph, list(kinds.values()))
                 for declaration in changed:
                     graph.query(
                         f"MERGE (d:{DECLARATION} {{label: $label}}) SET d.declaration = $declaration, "

@@ -22,7 +22,7 @@ from .encoding import jsonable
 from .gathering import Gathering
 from .limits import PerMinute
 from .operations import TABLE, Call, converted, paged
-from .problems import Problem, problem_of
+from .problems import Problem, Unavailable, problem_of
 from .settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -33,13 +33,27 @@ class Service:
     def __init__(self, db, settings: Settings) -> None:
         self.db = db
         self.settings = settings
-        self.kinds = Kinds(db)
+        self.kinds = Kinds(db, entry_dimensions=self.entry_dimensions)
         self.heavy = PerMinute(db, settings.heavy_per_minute)
         self.answers = Answers()
         self.gathering = Gathering()
         self.workers = None  # the serve's workers' loop, woken when notes arrive
         self._embedder: tuple | None = None
         self._embedder_lock = threading.Lock()
+
+    def entry_dimensions(self) -> int:
+        """The size of the vectors the configured embedder gives (0 without one, or when it cannot say):
+        what a declaration makes the entries' vector index with."""
+        if not self.settings.embedder:
+            return 0
+        if self.settings.embedder == "local":
+            from .embedders import DIMENSIONS
+
+            return DIMENSIONS
+        try:
+            return self.embedder()[2]
+        except Unavailable:
+            return 0
 
     def noted(self) -> None:
         """Notes were kept: the workers of this process, idle, start their next round now."""

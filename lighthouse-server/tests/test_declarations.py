@@ -107,3 +107,30 @@ def test_checked_gives_every_field():
         "dimensions": 0,
     }
     assert set(built({"Room": checked(ROOM)})) == {"Room"}
+
+
+def _entry_vector_size(graph) -> int | None:
+    found = graph.ro_query(
+        "CALL db.indexes() YIELD label, types, options WHERE label = 'Entry' RETURN types, options"
+    ).result_set
+    for types, options in found:
+        if "VECTOR" in (types or {}).get("lh.vector", []):
+            return int(options["lh.vector"]["dimension"])
+    return None
+
+
+def test_a_declaration_makes_the_entries_vector_index_the_embedder_needs(db, tenant_id):
+    # So the embedding worker never builds it later while the tenant's calls run.
+    Kinds(db, entry_dimensions=lambda: 8).declare(tenant_id, [ROOM], "admin")
+    assert _entry_vector_size(tenant(db, tenant_id)) == 8
+    # An index of another size is left as it is (the embedding status says so), the declaration is made.
+    assert (
+        Kinds(db, entry_dimensions=lambda: 16).declare(tenant_id, [DEVICE], "admin")[0]["status"]
+        == "declared"
+    )
+    assert _entry_vector_size(tenant(db, tenant_id)) == 8
+
+
+def test_without_an_embedder_a_declaration_makes_no_entries_vector_index(db, tenant_id):
+    Kinds(db, entry_dimensions=lambda: 0).declare(tenant_id, [ROOM], "admin")
+    assert _entry_vector_size(tenant(db, tenant_id)) is None

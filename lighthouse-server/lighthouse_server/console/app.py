@@ -66,7 +66,10 @@ def console_app(service) -> Starlette:
                     who = visitor(service, sessions, request.cookies)
                     if who is None:
                         return RedirectResponse("/console/sign-in", status_code=303)
-                    answer = handler(service, who, request.query_params)
+                    # A page's reads wait while the tenant's schema changes, as the service's calls do
+                    # (FalkorDB 4.22.1 crashed on an index lookup while a new index was being built).
+                    with service.kinds.gate(who.principal.tenant).writing():
+                        answer = handler(service, who, request.query_params)
                 except Exception as error:  # noqa: BLE001 - every refusal is a page in one shape
                     answer = _refusal(error, who)
                 # What the page cost on the server (reads and rendering), for people and for the tests.
