@@ -23,7 +23,7 @@ import httpx
 from lighthouse import tenant
 from lighthouse_server import keys
 from lighthouse_server.operations import TABLE
-from processes import Serve, WrongWork, children, cpu_seconds, expect
+from processes import Serve, WrongWork, children, cpu_seconds, expect, together
 
 CLIENTS = 4
 BATCH = 100
@@ -51,9 +51,8 @@ def clients(url: str, secret: str, seconds: float, batch: int | None) -> tuple[i
     /v1/notes. The notes accepted and the wall time."""
     counts = [0] * CLIENTS
     errors: list[str] = []
-    start = threading.Barrier(CLIENTS + 1)
 
-    def work(worker: int) -> None:
+    def work(start: threading.Barrier, worker: int) -> None:
         seen: dict[str, int] = {}
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {secret}"}, timeout=60) as http:
             start.wait()
@@ -78,14 +77,7 @@ def clients(url: str, secret: str, seconds: float, batch: int | None) -> tuple[i
                 errors.append(f"{answer.status_code} {error}")
             counts[worker] = n
 
-    threads = [threading.Thread(target=work, args=(worker,)) for worker in range(CLIENTS)]
-    for thread in threads:
-        thread.start()
-    start.wait()
-    began = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - began
+    wall = together(CLIENTS, work)
     expect(not errors, f"notes: {errors[:1]}")
     return sum(counts), wall
 

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -90,3 +91,17 @@ def children(pid: int) -> list[int]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         found += [int(child) for child in (task / "children").read_text().split()]
     return found
+
+
+def together(count: int, work) -> float:
+    """Runs work(start, n) for n in range(count), each in a thread of its own; each calls start.wait()
+    once it is ready, and the clock starts when all are. The wall time until the last one ends."""
+    start = threading.Barrier(count + 1)
+    threads = [threading.Thread(target=work, args=(start, n)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - began

@@ -36,7 +36,7 @@ from lighthouse_server.operations import TABLE
 from lighthouse_server.service import Service
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from processes import Serve, WrongWork, children, cpu_seconds, expect
+from processes import Serve, WrongWork, children, cpu_seconds, expect, together
 
 HTTP_TARGET_MS = 2.0  # the most HTTP may add to the median of each operation
 MCP_TARGET_MS = 4.0
@@ -142,11 +142,10 @@ def concurrent(url: str, secret: str, seconds: float) -> tuple[int, float]:
     writing one-row remembers for `seconds`."""
     counts = [0] * CLIENTS
     errors: list[str] = []
-    start = threading.Barrier(CLIENTS + 1)
     where = urlsplit(url)
     headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
 
-    def work(worker: int) -> None:
+    def work(start: threading.Barrier, worker: int) -> None:
         connection = http.client.HTTPConnection(where.hostname, where.port, timeout=60)
         try:
             start.wait()
@@ -167,14 +166,7 @@ def concurrent(url: str, secret: str, seconds: float) -> tuple[int, float]:
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=work, args=(worker,)) for worker in range(CLIENTS)]
-    for thread in threads:
-        thread.start()
-    start.wait()
-    began = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - began
+    wall = together(CLIENTS, work)
     expect(not errors, f"concurrent remember: {errors[:1]}")
     return sum(counts), wall
 
