@@ -32,8 +32,11 @@ OPERATIONS = [
         "read",
         (),
         '{"tenant", "extraction": {"state", "model", "worker", "notes_waiting", "oldest_waiting_s", "notes_read", '
-        '"rows": {status: count}, "items_refused", "asks_failed", "notes_set_aside", "last_error", '
-        '"last_error_at", "last_seen_s"}, "embedding": {"state", ...}}',
+        '"rows": {status: count}, "items_refused", "asks_failed", "notes_set_aside", "notes_invalidated", '
+        '"last_read_at", "last_error", "last_error_at", "last_seen_s"}, "embedding": {"state", "waiting", '
+        '"embedded", "model", "last_error", "last_error_at", "last_embedded_at"}}; a state is "not configured", '
+        '"no kinds", "idle", "working", "failing" or "stalled" (extraction), "not configured", "ok" or '
+        '"failing" (embedding)',
         "What the workers did for this tenant and what waits: notes waiting and the oldest one's age, notes "
         "read, rows written by receipt status, items of the model refused, notes set aside, the last error. "
         'A phase whose setting is empty says "not configured".',
