@@ -1,5 +1,7 @@
 """A fake OpenAI-compatible chat endpoint for the worker's tests: a real HTTP server on loopback, in a
-thread, that answers each ask as a script says and records every prompt it got.
+thread, that answers each ask as a script says and records every prompt it got. Run as a script it is
+the README's stand-in model: `python lighthouse-server/tests/fake_model.py --port 8001` draws one fact
+from each note written as "<Kind> <key> <value name>: <value>" and none from any other.
 
 The script is a function of the ask (the request's JSON, with the note read out of the prompt) that
 gives one of: a dict (the JSON answer, sent as the message content), Raw(text) (content that is not
@@ -48,7 +50,7 @@ class Ask:
 
 
 class FakeModel:
-    def __init__(self, script=None) -> None:
+    def __init__(self, script=None, port: int = 0) -> None:
         self.script = script or (lambda ask: {"facts": []})
         self.asks: list[Ask] = []
         self.answered: Counter = Counter()  # note text -> answers sent whole (a usable answer or not)
@@ -64,7 +66,7 @@ class FakeModel:
                 body = json.loads(self.rfile.read(length))
                 model.handle(self, body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -132,3 +134,24 @@ class FakeModel:
     def asks_of(self, note: str) -> int:
         with self._lock:
             return sum(1 for ask in self.asks if ask.note == note)
+
+
+def stand_in(ask: Ask) -> dict:
+    """The stand-in's rule: "Device d1 status: hot" is the fact that d1's status is hot."""
+    head, _, value = ask.note.partition(":")
+    words = head.split()
+    if len(words) != 3 or not value.strip():
+        return {"facts": []}
+    kind, key, name = words
+    return {"facts": [{"kind": kind, "key": key, "values": {name: value.strip()}}]}
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="a stand-in OpenAI-compatible chat model on loopback")
+    parser.add_argument("--port", type=int, default=8001)
+    port = parser.parse_args().port
+    model = FakeModel(stand_in, port=port)
+    print(f"stand-in model at {model.url}", flush=True)
+    model.thread.join()
