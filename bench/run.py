@@ -34,6 +34,7 @@ WORKLOAD_MODULES = (
     "episode_work",
     "coordination",
     "conversation_work",
+    "single_write_shapes",
     "recall_work",
     "graph_work",
 )

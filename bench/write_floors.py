@@ -87,6 +87,7 @@ def unwind_shape(ctx: Context) -> Measured:
     """What the server alone needs for the graph a create leaves: a reference, with no target."""
     shape_graph = ctx.new_graph("shape")
     ensure_schema(shape_graph, [DEVICE])  # the same indexes as the library's graph
+    ctx.shared["shape_graph"] = shape_graph  # where the single-write shapes write, at the same size
     created = ctx.fleet.create_rows()
     rows = [_shaped(row) for row in created]
     batches = [rows[start : start + ctx.batch] for start in range(0, len(rows), ctx.batch)]

@@ -22,7 +22,7 @@ from collections import Counter
 
 from . import clock, values
 from .errors import Refused, WrongType
-from .graphs import read
+from .graphs import STAMP_SERIAL, read
 from .kinds import Kind
 from .recall.text import checked_kind, entry_fields, entry_shown
 from .write.batches import write_ready
@@ -45,7 +45,8 @@ def _mark_name(kind: Kind, types: list[str] | None) -> str:
 def _entries_query(mark: str) -> str:
     return (
         "MATCH (st:Stamp) "
-        f"WITH st, coalesce(st.`{mark}`, 0) AS since, st.serial AS last "
+        + STAMP_SERIAL
+        + f"WITH st, coalesce(st.`{mark}`, 0) AS since, last_serial AS last "
         "OPTIONAL MATCH (n:Entry) WHERE n.serial > since AND n.serial <= since + $slice "
         "  AND n.words <> '' AND ($types IS NULL OR n.type IN $types) "
         "  AND NOT (n)-[:READ_BY {kind: $kind}]->(:Agent) "

@@ -24,6 +24,7 @@ _RECORD_INDEXES = (
     ("State", "lh.trust"),  # candidates() finds the States waiting for a review
     ("Entry", "id"),
     ("Entry", "serial"),
+    ("Stamp", "id"),  # registers the label before the Stamp's MERGE: see ensure_schema()
     ("Episode", "id"),
     ("Agent", "name"),
     ("Handoff", "id"),
@@ -218,6 +219,15 @@ def _every_kind(kinds: object) -> dict[str, Kind]:
     return every
 
 
+# From a bound `st`, the serial of the graph's last entry: on the Stamp's LH_TALLY loop edge, where record()
+# and note() move it (an edge SET beside a CREATE is cheap, a node SET is not), else where a graph written
+# before the tally kept it, on the Stamp.
+STAMP_SERIAL = (
+    "OPTIONAL MATCH (st)-[serials:LH_TALLY]->(st) "
+    "WITH st, coalesce(max(serials.serial), st.serial, 0) AS last_serial "
+)
+
+
 _INDEX_NAME = re.compile(r"\A[A-Za-z_][A-Za-z0-9_.]{0,99}\Z")  # a plain name, or one with dots (lh.*)
 
 
@@ -270,7 +280,6 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
                 f"schema not ready: {label} already has a vector index of {found.get('dimension')} "
                 f"dimensions, not {size}"
             )
-    graph.query("MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 0", {"id": uuid.uuid4().hex})
     wanted: list[tuple[str, str, str]] = [
         (label, prop, "RANGE") for label, prop in _RECORD_INDEXES + tuple(extra)
     ]
@@ -315,4 +324,12 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
     ]
     if statements or lacking:
         _build_alone(graph, statements, lacking, wait_seconds)
+    # After the index on Stamp.id registered the label: on a label the graph had never seen, callers of
+    # ensure_schema() at once each made a Stamp (found 2026-12-01, 3 rounds of 10), and two Stamps fail
+    # every record(). The MERGE reads no index, so it need not wait for the build.
+    graph.query(
+        "MERGE (s:Stamp) ON CREATE SET s.id = $id "
+        "MERGE (s)-[serials:LH_TALLY]->(s) ON CREATE SET serials.serial = coalesce(s.serial, 0)",
+        {"id": uuid.uuid4().hex},
+    )
     _wait_until_built(graph, wait_seconds)

@@ -112,6 +112,7 @@ OWNED_RELATIONS = frozenset(
         "REPLACES",
         "SHOWN_IN",
         "PROMOTED_BY",
+        "LH_TALLY",  # the counters of a Session, an Episode and the Stamp, on a loop edge
     }
 )
 

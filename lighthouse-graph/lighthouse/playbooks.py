@@ -105,7 +105,8 @@ _NEWEST = (
 )
 
 # The next version of the name, written in the query that reads the newest, so two writers never take
-# one version; it switches the one before off.
+# one version; it switches the one before off. Guarded, it writes only while the newest is still the one
+# the caller read ($over), so promoters deciding at once from one read write one version.
 _WRITE = (
     "CALL { UNWIND $episodes AS drawn_id MATCH (drawn_ep:Episode {id: drawn_id}) "
     "  WHERE drawn_ep.closed_at IS NOT NULL RETURN collect(drawn_ep) AS drawn } "
@@ -114,7 +115,8 @@ _WRITE = (
     "WITH drawn, reduce(top = null, one IN versions | "
     "  CASE WHEN top IS NULL OR one.version > top.version THEN one ELSE top END) AS p "
     "WITH drawn, p AS newest, coalesce(p.version, 0) + 1 AS next_version, "
-    "  CASE WHEN size(drawn) < size($episodes) THEN 'missing' WHEN size(drawn) < $needs THEN 'unsupported' "
+    "  CASE WHEN $guarded AND coalesce(p.id, '') <> coalesce($over, '') THEN 'moved' "
+    "    WHEN size(drawn) < size($episodes) THEN 'missing' WHEN size(drawn) < $needs THEN 'unsupported' "
     "    ELSE 'written' END AS verdict "
     "FOREACH (go IN CASE WHEN verdict = 'written' THEN [1] ELSE [] END | "
     "  CREATE (made:Playbook {id: $name + '#' + toString(next_version), name: $name, version: next_version, "
@@ -147,6 +149,18 @@ def write_playbook(
     written. The content never raises: "invalid", "missing" (an episode is unknown or has not ended),
     "unsupported" (fewer distinct ended episodes than needs) or "failed", with a stored WriteFailure.
     """
+    return _write(graph, name, by, trigger, steps, supported_by, needs, at, (False, None))
+
+
+def write_over(graph, newest_id, name, by, trigger, steps, supported_by, needs=NEEDS) -> dict:
+    """write_playbook(), only while newest_id (None: no version yet) is still the name's newest version.
+    When another writer came first, nothing is written: {"id": its newest, "status": "unchanged"}.
+    What promote() writes with, so promoters at once write one version. Raises and refuses as
+    write_playbook() does."""
+    return _write(graph, name, by, trigger, steps, supported_by, needs, None, (True, newest_id))
+
+
+def _write(graph, name, by, trigger, steps, supported_by, needs, at, guard: tuple[bool, str | None]) -> dict:
     playbook_name = limits.name(name, "a playbook name")
     writer = limits.name(by, "by")
     content: object = {"trigger": trigger, "steps": steps, "supported_by": supported_by}
@@ -167,13 +181,20 @@ def write_playbook(
     internal = {TRIGGER: canonical(conditions), STEPS: canonical(ordered)}
     internal.update({WHEN + key: canonical(item) for key, item in conditions.items()})
     params = {"episodes": episodes, "name": playbook_name, "by": writer, "needs": wanted}
-    params.update({"internal": internal, "at": moment, "now": clock.now()})
+    params.update(
+        {"internal": internal, "at": moment, "now": clock.now(), "guarded": guard[0], "over": guard[1]}
+    )
     try:
         verdict, version = graph.query(_WRITE, params).result_set[0]
     except ResponseError as error:
         return refused(graph, KIND, playbook_name, content, "failed", str(error), writer)
     if verdict == "written":
         return {"id": f"{playbook_name}#{version}", "version": version, "status": "written"}
+    if verdict == "moved":
+        return {
+            "id": f"{playbook_name}#{version - 1}" if version > 1 else playbook_name,
+            "status": "unchanged",
+        }
     if verdict == "missing":
         return refused(graph, KIND, playbook_name, content, "missing", EPISODE_MISSING, writer)
     reason = f"a playbook rests on at least {wanted} episodes that ended, not {len(episodes)}"

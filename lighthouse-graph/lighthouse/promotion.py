@@ -30,7 +30,7 @@ from . import clock, lessons, playbooks
 from . import values as limits
 from .episodes import OUTCOME, episodes_by_id
 from .errors import Refused, WrongType
-from .graphs import read
+from .graphs import STAMP_SERIAL, read
 
 MAX_CLAIMS = limits.MAX_VALUES  # claims one episode may show
 SLICE = 10_000  # serials read in one query while looking for ended episodes
@@ -55,7 +55,9 @@ _ENDED = (
 
 def _ended_since(graph, by: str, limit: int | None) -> tuple[list[tuple[str, int]], int]:
     """Episodes that ended past the mark, (id, serial) in the order they ended, and the new mark."""
-    found = read(graph, f"MATCH (st:Stamp) RETURN coalesce(st.`{_mark_name(by)}`, 0), coalesce(st.serial, 0)")
+    found = read(
+        graph, f"MATCH (st:Stamp) {STAMP_SERIAL}RETURN coalesce(st.`{_mark_name(by)}`, 0), last_serial"
+    )
     if not found:
         return [], 0
     after, last = found[0]
@@ -290,8 +292,8 @@ def _promote_playbook(
     best = max(writable, key=lambda vote: len(tallies[vote["key"]]["pros"]), default=None)
     agree = tallies[best["key"]]["pros"] if best is not None else []
     if best is not None and len(agree) >= threshold:
-        receipt = playbooks.write_playbook(
-            graph, name, by, best["trigger"], best["steps"], agree[:CHUNK], needs=at_least
+        receipt = playbooks.write_over(
+            graph, newest["id"], name, by, best["trigger"], best["steps"], agree[:CHUNK], needs=at_least
         )
         return _put_back(receipt, name)
     if newest["id"] is not None and best is None:

@@ -97,13 +97,38 @@ def pattern(label: str, variable: str, key_expression: str) -> str:
     return f"({variable}:`{label}`:Entity {{key: {key_expression}}})"
 
 
+# Up to this many references are found by one OPTIONAL MATCH each: measured on 4.22.1 at 20,000 nodes,
+# a CALL {} with UNWIND cost 0.05 ms more inside FalkorDB per label than an OPTIONAL MATCH, and a second
+# label in the pattern (`:Kind:Entity`) 0.03 ms more than a label test after the index lookup.
+FEW = 4
+
+
+def _found_one_by_one(references: list[Reference], into: str) -> tuple[str, dict]:
+    parts: list[str] = []
+    params: dict = {}
+    for place, (label, given) in enumerate(references):
+        node, key = f"ref_node_{place}", f"ref_key_{place}"
+        params[key] = given
+        if label in RECORDS:
+            parts.append(f"OPTIONAL MATCH {pattern(label, node, '$' + key)} ")
+        else:
+            if not PLAIN_NAME.match(label):
+                raise Refused(f"not a plain label: {label[:80]!r}")
+            parts.append(f"OPTIONAL MATCH ({node}:`{label}` {{key: ${key}}}) WHERE {node}:Entity ")
+    pairs = ", ".join(f"[ref_node_{place}, {place}]" for place in range(len(references)))
+    return "".join(parts) + f"WITH [pair IN [{pairs}] WHERE pair[0] IS NOT NULL] AS {into} ", params
+
+
 def finding(references: list[Reference], into: str = "found") -> tuple[str, dict]:
     """Cypher that starts a query and binds `into` to [node, place] for each referenced node that exists.
 
     place is the reference's position in the list, so the caller knows which were found and keeps their
-    order. One CALL {} per label, each with variables of its own (FalkorDB 4.22 lets a name bound inside
-    CALL {} clash with the same name later). Compare size(into) with len(references) to know all exist.
+    order. A few references: one OPTIONAL MATCH each. More: one CALL {} per label, each with variables of
+    its own (FalkorDB 4.22 lets a name bound inside CALL {} clash with the same name later). Compare
+    size(into) with len(references) to know all exist.
     """
+    if 0 < len(references) <= FEW:
+        return _found_one_by_one(references, into)
     by_label: dict[str, list[dict]] = {}
     for place, (label, given) in enumerate(references):
         by_label.setdefault(label, []).append({"key": given, "place": place})

@@ -63,13 +63,53 @@ def test_message_node_has_its_model(chat):
     assert props["words"] == f"hello wörld {talk.user_word('ann')}"
     assert clock.from_store(props["at"]) == datetime(2026, 1, 1, 10, tzinfo=UTC)
     assert abs((clock.from_store(props["recorded_at"]) - clock.present()).total_seconds()) < 10
-    session = chat.query("MATCH (s:Session) RETURN properties(s)").result_set[0][0]
+    found = chat.query("MATCH (s:Session)-[t:LH_TALLY]->(s) RETURN properties(s), properties(t)").result_set
+    session, tally = found[0]
     assert session["key"] == "ann\x1fmain" and session["user"] == "ann" and session["id"] == "main"
-    assert session["count"] == 1 and session["upto"] == 0
-    stored = clock.from_store(session["active_at"])
+    assert session["upto"] == 0 and "count" not in session and "active_at" not in session
+    assert tally["count"] == 1  # on a loop edge: a node SET beside a CREATE costs time per node of the graph
+    stored = clock.from_store(tally["active_at"])
     assert abs((stored - clock.present()).total_seconds()) < 10  # the library's time, not at
-    assert session["opened_at"] == session["active_at"]
+    assert session["opened_at"] == tally["active_at"]
     assert props["mentions"] == "[]"  # the references, under a name no value can take
+    say(chat, "ann", "main", "user", "again", by="ann")
+    counted = "MATCH (s:Session)-[t:LH_TALLY]->(s) RETURN count(t), max(t.count)"
+    assert chat.query(counted).result_set == [[1, 2]]
+
+
+def test_a_message_keeps_its_values_beside_its_own_fields(chat):
+    values = {"mood": "calm", "score_given": 3, "tags": ["a", "b"], "at_home": True}
+    say(chat, "ann", "main", "user", "with values", by="ann", values=values)
+    props = chat.query("MATCH (m:Message) RETURN properties(m)").result_set[0][0]
+    assert {name: props[name] for name in values} == values
+    assert {name: messages(chat, "ann", "main")[0][name] for name in values} == values
+
+
+def test_a_session_kept_before_the_tally_reads_and_goes_on(chat):
+    """A session written by an earlier version kept its count and last activity on the node."""
+    for seq in (1, 2):
+        say(chat, "ann", "old", "user", f"message {seq}", by="ann")
+    chat.query(
+        "MATCH (s:Session)-[t:LH_TALLY]->(s) SET s.count = t.count, s.active_at = t.active_at DELETE t"
+    )
+    assert [m["text"] for m in messages(chat, "ann", "old")] == ["message 1", "message 2"]
+    assert sessions(chat, "ann")[0]["messages"] == 2
+    assert context(chat, "ann", "old")["messages"][-1]["seq"] == 2
+    assert say(chat, "ann", "old", "user", "message 3", by="ann")["seq"] == 3
+    assert [m["seq"] for m in messages(chat, "ann", "old")] == [1, 2, 3]
+    assert sessions(chat, "ann")[0]["messages"] == 3
+    assert summarize(chat, "ann", "old", "three said", 3, by="ann")["status"] == "summed"
+
+
+def test_two_tallies_never_double_a_message(chat):
+    """Were two first messages to make a tally each (LH_TALLY not registered), each later message is
+    still one message with the next number."""
+    say(chat, "ann", "main", "user", "one", by="ann")
+    chat.query("MATCH (s:Session)-[t:LH_TALLY]->(s) CREATE (s)-[:LH_TALLY {count: t.count}]->(s)")
+    assert say(chat, "ann", "main", "user", "two", by="ann")["seq"] == 2
+    assert [m["seq"] for m in messages(chat, "ann", "main")] == [1, 2]
+    assert chat.query("MATCH (m:Message) RETURN count(m)").result_set == [[2]]
+    assert sessions(chat, "ann")[0]["messages"] == 2
 
 
 def test_the_words_of_a_text_are_those_values_words_gives():

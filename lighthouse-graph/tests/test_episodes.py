@@ -91,7 +91,7 @@ def pumps(graph):
 
 
 def serial(graph) -> int:
-    return read(graph, "MATCH (s:Stamp) RETURN s.serial")[0][0]
+    return read(graph, "MATCH (s:Stamp)-[t:LH_TALLY]->(s) RETURN t.serial")[0][0]
 
 
 # open_episode()
@@ -402,3 +402,33 @@ def test_an_entry_marked_wrong_shows_its_marks_and_the_others_none(pumps):
         "the sensor broke",
     )
     assert not {"invalidated_at", "invalidated_by", "invalidated_why"} & set(clean)
+
+
+def test_an_episode_kept_before_the_tally_reads_and_counts_on(pumps):
+    """An episode written before its count moved to an LH_TALLY loop edge kept entry_count on the node."""
+    assert record(pumps, "p1-hot", "seen", "agent", {"n": 1})["seq"] == 1
+    assert record(pumps, "p1-hot", "seen", "agent", {"n": 2})["seq"] == 2
+    pumps.query(
+        "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) SET ep.entry_count = t.entries DELETE t"
+    )
+    assert episode(pumps, "p1-hot")["entry_count"] == 2
+    assert record(pumps, "p1-hot", "seen", "agent", {"n": 3}) == {
+        "id": "p1-hot/3",
+        "seq": 3,
+        "status": "recorded",
+    }
+    closed = close_episode(pumps, "p1-hot", "agent", {"done": True}, cites=["p1-hot/3"])
+    assert closed == {"id": "p1-hot/4", "seq": 4, "status": "recorded"}
+    found = episode(pumps, "p1-hot")
+    assert found["entry_count"] == 4 and [entry["seq"] for entry in found["entries"]] == [1, 2, 3, 4]
+    assert episodes_about(pumps, PUMP, "p1")[0]["outcome"]["done"] is True
+    tallies = "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN count(t), max(t.entries)"
+    assert read(pumps, tallies) == [[1, 4]]
+
+
+def test_an_episode_keeps_its_count_on_a_loop_edge_not_on_the_node(pumps):
+    record(pumps, "p1-hot", "seen", "agent")
+    node, tally = read(
+        pumps, "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN properties(ep), t.entries"
+    )[0]
+    assert tally == 1 and "entry_count" not in node

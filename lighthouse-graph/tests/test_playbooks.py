@@ -199,6 +199,23 @@ def test_eight_writers_take_one_version_each(world, db):
     assert [playbook(world, "hot", n)["enabled"] for n in range(1, 9)] == [False] * 7 + [True]
 
 
+def test_write_over_writes_only_over_the_version_read(world):
+    from lighthouse.playbooks import write_over
+
+    over = lambda newest: write_over(  # noqa: E731
+        world, newest, "hot", "promoter", {"status": "hot"}, STEPS, ["e1", "e2", "e3"]
+    )
+    assert over("hot#1") == {"id": "hot", "status": "unchanged"}  # read a version that is not there
+    assert over(None) == {"id": "hot#1", "version": 1, "status": "written"}
+    assert over(None) == {"id": "hot#1", "status": "unchanged"}  # another came first: nothing written
+    assert over("hot#1") == {"id": "hot#2", "version": 2, "status": "written"}
+    assert [playbook(world, "hot", n)["enabled"] for n in (1, 2)] == [False, True]
+    assert playbook(world, "hot", 3) is None
+    assert read(world, "MATCH (f:WriteFailure) RETURN count(f)") == [[0]]
+    refused = write_over(world, "hot#2", "hot", "promoter", {"status": "hot"}, STEPS, ["e-open"])
+    assert refused["status"] == "missing"
+
+
 # playbooks_for()
 
 

@@ -195,9 +195,30 @@ def test_existing_finds_entities_and_records_in_one_read(graph):
     assert missing(graph, asked) == asked[7:]
 
 
+def test_each_way_of_finding_gives_the_same_nodes(graph):
+    """Up to FEW references are found one OPTIONAL MATCH each, more by one CALL {} per label."""
+    from lighthouse.references import FEW
+
+    _valves(graph)
+    graph.query("CREATE (:Entry {id: 'e/1'}), (:Episode {id: 'e'}), (:Valve {key: 'bare'})")
+    asked = parse_all(
+        [(VALVE, "v9"), (VALVE, 5), "e/1", (VALVE, "bare"), (HALL, "h1"), (VALVE, "5"), "e/2"]
+        + [("Episode", "e"), (VALVE, "v1")]
+    )
+    present = {(VALVE.label, 5), ("Entry", "e/1"), ("Hall", "h1"), ("Episode", "e"), (VALVE.label, "v1")}
+    for size in range(1, len(asked) + 1):
+        part = asked[:size]
+        clause, params = finding(part)
+        assert ("CALL {" in clause) == (size > FEW)
+        rows = read(graph, clause + "RETURN [pair IN found | pair[1]]", params)
+        assert sorted(rows[0][0]) == [place for place, ref in enumerate(part) if ref in present], size
+
+
 def test_a_node_with_the_label_but_not_an_entity_is_not_found(graph):
     graph.query("CREATE (:Valve {key: 'bare'}), (:Entity {key: 'bare'}), (:Entry {key: 'e/1'})")
     assert existing(graph, [("Valve", "bare"), ("Entry", "e/1")]) == set()
+    many = [("Valve", "bare"), ("Entry", "e/1"), ("Valve", "a"), ("Valve", "b"), ("Valve", "c")]
+    assert existing(graph, many) == set()
 
 
 def test_existing_on_a_graph_that_does_not_exist_finds_nothing(graph):

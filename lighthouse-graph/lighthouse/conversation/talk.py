@@ -139,22 +139,38 @@ def refuse(
 
 # One query: the session found or made, the number and the place after the last message taken together,
 # the message, its NEXT link and its mentions. FalkorDB runs the writes of a graph one at a time, so two
-# messages said at once never take one number. The clauses for values and mentions are left out of the
-# text when a message has none: measured here, an empty FOREACH still cost a fifth of the query.
-_SAY_MESSAGE = (
+# messages said at once never take one number. The session's count and last activity live on a loop
+# edge, LH_TALLY, made with its first message: measured on 4.22.1, a node property SET in a query that
+# creates a node costs time in proportion to the graph (0.28 ms at 20,000 nodes, 2.4 ms at 300,000), an
+# edge property SET 0.06 ms (bench/growth.py). For the same reason the message's values are in its
+# CREATE, not SET after it. ensure_schema() registers LH_TALLY: a writer does not see edges of a type
+# that was new when its query arrived, so unregistered, two first messages could each make a tally; the
+# tallies are collected, so even then a row never doubles. A session kept before the tally has its
+# count on the node: the write that makes its tally moves that count too, so a writer queued before
+# LH_TALLY existed (it reads the node) takes the next number, not the same one (writes run in order).
+# The clauses for mentions are left out when a message has none: an empty FOREACH cost a fifth.
+_SAY_SESSION = (
     "MERGE (s:Session {key: $session_key}) "
-    "ON CREATE SET s.user = $user, s.id = $session, s.count = 0, s.upto = 0, "
-    "  s.opened_at = localdatetime($now) "
-    "WITH s, s.count + 1 AS n, localdatetime($now) AS now "
-    "OPTIONAL MATCH (prior:Message {key: $session_key + '#' + toString(s.count)}) "
-    "CREATE (s)-[:HAS]->(m:Message {key: $session_key + '#' + toString(n), session: $session, "
+    "ON CREATE SET s.user = $user, s.id = $session, s.upto = 0, s.opened_at = localdatetime($now) "
+    "WITH s "
+    "OPTIONAL MATCH (s)-[t:LH_TALLY]->(s) "
+    "WITH s, collect(t) AS tallies, localdatetime($now) AS now "
+    "WITH s, tallies, now, reduce(top = coalesce(s.count, 0), one IN tallies | "
+    "  CASE WHEN one.count > top THEN one.count ELSE top END) + 1 AS n "
+    "OPTIONAL MATCH (prior:Message {key: $session_key + '#' + toString(n - 1)}) "
+)
+_SAY_MESSAGE = (
+    "CREATE (s)-[:HAS]->(m:Message {{key: $session_key + '#' + toString(n), session: $session, "
     "  user: $user, seq: n, role: $role, by: $by, at: localdatetime($at), "
-    "  recorded_at: now, text: $text, words: $words, mentions: $mentions_kept}) "
-    "SET s.count = n, s.active_at = now "
+    "  recorded_at: now, text: $text, words: $words, mentions: $mentions_kept{values}}}) "
+    "FOREACH (kept IN tallies | SET kept.count = n, kept.active_at = now) "
+    "FOREACH (first IN CASE WHEN size(tallies) = 0 THEN [1] ELSE [] END | "
+    "  CREATE (s)-[:LH_TALLY {{count: n, active_at: now}}]->(s)) "
+    "FOREACH (old IN CASE WHEN size(tallies) = 0 AND s.count IS NOT NULL THEN [s] ELSE [] END | "
+    "  SET old.count = n, old.active_at = now) "
     "FOREACH (earlier IN CASE WHEN prior IS NULL THEN [] ELSE [prior] END | "
     "  CREATE (earlier)-[:NEXT]->(m)) "
 )
-_SAY_VALUES = "SET m += $values "
 _SAY_MENTIONS = (
     "FOREACH (named IN $mentions | "
     "  MERGE (r:Reference {key: named.key}) "
@@ -162,15 +178,27 @@ _SAY_MENTIONS = (
     "  SET r.mentions = r.mentions + 1 "
     "  CREATE (m)-[:MENTIONS]->(r)) "
 )
-# The four texts, by (has values, has mentions).
-_SAY = {
-    (values, mentions): _SAY_MESSAGE
-    + (_SAY_VALUES if values else "")
-    + (_SAY_MENTIONS if mentions else "")
-    + "RETURN n"
-    for values in (False, True)
-    for mentions in (False, True)
-}
+# A bound session's count (`said`) and last activity (`active`): its tally, else what an older kept.
+SESSION_TALLY = (
+    "OPTIONAL MATCH (s)-[tally:LH_TALLY]->(s) "
+    "WITH s, max(tally.count) AS tallied, max(tally.active_at) AS tallied_at "
+    "WITH s, coalesce(tallied, s.count, 0) AS said, coalesce(tallied_at, s.active_at) AS active "
+)
+# The same for the one session a read is about: its first tally, without the aggregation (measured: a
+# sixth of messages()). Only where LH_TALLY was never registered can a session have two, and the next
+# say() makes them equal.
+ONE_SESSION_TALLY = (
+    "OPTIONAL MATCH (s)-[tally:LH_TALLY]->(s) "
+    "WITH s, tally LIMIT 1 "
+    "WITH s, coalesce(tally.count, s.count, 0) AS said "
+)
+
+
+@functools.lru_cache(maxsize=512)
+def _say_query(names: tuple[str, ...], mentions: bool) -> str:
+    """The text of say() for a message with values of these names (each a checked plain name)."""
+    given = "".join(f", `{name}`: $value_{number}" for number, name in enumerate(names))
+    return _SAY_SESSION + _SAY_MESSAGE.format(values=given) + (_SAY_MENTIONS if mentions else "") + "RETURN n"
 
 
 def _message(text, mentions, given_values, at) -> dict:
@@ -185,8 +213,7 @@ def _message(text, mentions, given_values, at) -> dict:
     if checked and len(text) + limits.measured(checked, "values") > limits.MAX_ROW:
         raise Refused(f"text and values together are longer than {limits.MAX_ROW:,} characters")
     params = {"at": clock.stamp_of(moment), "now": clock.stamp_of(present), "text": text}
-    if checked:
-        params["values"] = checked
+    params["values"] = checked
     if named:
         params["mentions"] = [
             {"key": reference_key(label, key), "label": label, "target": key} for label, key in named
@@ -213,6 +240,9 @@ def say(graph, user, session_id, role, text, by, mentions=(), values=None, at=No
         params = _message(text, mentions, values, at)
     except (Refused, WrongType) as error:
         return refuse(graph, "Message", "invalid", str(error), user, session_id, by, content)
+    given_values = params.pop("values")
+    names = tuple(given_values)
+    params.update({f"value_{number}": given_values[name] for number, name in enumerate(names)})
     params.update(
         session_key=session_key(user, session_id),
         user=user,
@@ -222,8 +252,7 @@ def say(graph, user, session_id, role, text, by, mentions=(), values=None, at=No
         words=f"{text_words(params['text'])} {user_word(user)}".lstrip(),
     )
     try:
-        query = _SAY["values" in params, "mentions" in params]
-        seq = graph.query(query, params).result_set[0][0]
+        seq = graph.query(_say_query(names, "mentions" in params), params).result_set[0][0]
     except ResponseError as error:
         return refuse(graph, "Message", "failed", str(error)[:500], user, session_id, by, content)
     return {"id": session_id, "seq": seq, "status": SAID}
@@ -232,7 +261,8 @@ def say(graph, user, session_id, role, text, by, mentions=(), values=None, at=No
 # The messages of a session from low to top, each found by its key through the index.
 _MESSAGES = (
     "MATCH (s:Session {key: $session_key}) "
-    "WITH s, CASE WHEN $before IS NULL OR $before > s.count THEN s.count ELSE $before - 1 END AS top "
+    + ONE_SESSION_TALLY
+    + "WITH CASE WHEN $before IS NULL OR $before > said THEN said ELSE $before - 1 END AS top "
     "WITH top, CASE WHEN top - $last < 1 THEN 1 ELSE top - $last + 1 END AS low "
     "UNWIND range(low, top) AS place "
     "MATCH (m:Message {key: $session_key + '#' + toString(place)}) "
@@ -261,7 +291,8 @@ def messages(graph, user, session_id, last=20, before=None) -> list[dict]:
 # strings (found here: it folds case on one side only), where a scan gives the right ones.
 _SESSIONS = (
     "MATCH (s:Session) WHERE s.user = $user "
-    "RETURN s.id AS id, s.opened_at, s.active_at AS active, s.count "
+    + SESSION_TALLY
+    + "RETURN s.id AS id, s.opened_at, active, said "
     "ORDER BY active DESC, id LIMIT $limit"
 )
 
@@ -289,8 +320,9 @@ def sessions(graph, user, limit=20) -> list[dict]:
 # The summary, and the last messages after it. A row with no message keeps the summary when none is given.
 _CONTEXT = (
     "MATCH (s:Session {key: $session_key}) "
-    "WITH s, CASE WHEN s.count - $last > s.upto THEN s.count - $last + 1 ELSE s.upto + 1 END AS low "
-    "UNWIND CASE WHEN low <= s.count THEN range(low, s.count) ELSE [0] END AS place "
+    + ONE_SESSION_TALLY
+    + "WITH s, said, CASE WHEN said - $last > s.upto THEN said - $last + 1 ELSE s.upto + 1 END AS low "
+    "UNWIND CASE WHEN low <= said THEN range(low, said) ELSE [0] END AS place "
     "OPTIONAL MATCH (m:Message {key: $session_key + '#' + toString(place)}) "
     "RETURN s.summary, s.upto, low, properties(m)"
 )
@@ -318,7 +350,8 @@ def context(graph, user, session_id, last=20) -> dict:
 # written in one query, so a summary that reaches further is never replaced by one written at once.
 _SUMMARIZE = (
     "MATCH (s:Session {key: $session_key}) "
-    "WITH s, $upto <= s.count AS fits, $upto >= coalesce(s.upto, 0) AS fresh "
+    + ONE_SESSION_TALLY
+    + "WITH s, $upto <= said AS fits, $upto >= coalesce(s.upto, 0) AS fresh "
     "FOREACH (held IN CASE WHEN fits AND fresh THEN [s] ELSE [] END | "
     "  SET held.summary = $text, held.upto = $upto, held.summary_by = $by, "
     "  held.summed_at = localdatetime($now)) "

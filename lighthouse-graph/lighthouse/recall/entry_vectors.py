@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ..episodes import text_of as entry_text
-from ..graphs import read
+from ..graphs import STAMP_SERIAL, read
 from ..kinds import VECTOR, VECTOR_MODEL
 from ..values import Refused
 from .text import STOP_AFTER, checked_types, entry_fields, entry_shown
@@ -47,8 +47,10 @@ def mark_name(model: str) -> str:
 
 
 _SLICE_QUERY = (
-    "MATCH (st:Stamp) OPTIONAL MATCH (n:Entry) WHERE n.serial > $after AND n.serial <= $upto "
-    "RETURN coalesce(st.serial, 0), "
+    "MATCH (st:Stamp) "
+    + STAMP_SERIAL
+    + "OPTIONAL MATCH (n:Entry) WHERE n.serial > $after AND n.serial <= $upto "
+    "RETURN last_serial, "
     f"  collect(CASE WHEN n IS NULL THEN null ELSE [n.serial, n.id, n.content, n.`{VECTOR_MODEL}`] END)"
 )
 
@@ -75,7 +77,7 @@ def embed_entries(graph, embedder: Callable, model: str, limit: int = 100) -> di
     """
     model, limit = checked_call(embedder, model, limit, MAX_EMBED)
     dimensions, mark = entry_dimensions(graph), mark_name(model)
-    stamp = read(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0), coalesce(st.`{mark}`, 0)")
+    stamp = read(graph, f"MATCH (st:Stamp) {STAMP_SERIAL}RETURN last_serial, coalesce(st.`{mark}`, 0)")
     if not stamp or dimensions is None:
         raise Refused("the graph has no Stamp: run ensure_schema() before embed_entries()")
     top, start = stamp[0]
@@ -105,7 +107,7 @@ def embed_entries(graph, embedder: Callable, model: str, limit: int = 100) -> di
         if not found:  # another call moved the mark first: it stores what follows
             break
         embedded, moved = embedded + found[0][0], upto
-    waiting = read(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0) - coalesce(st.`{mark}`, 0)")
+    waiting = read(graph, f"MATCH (st:Stamp) {STAMP_SERIAL}RETURN last_serial - coalesce(st.`{mark}`, 0)")
     return {"embedded": embedded, "waiting": max(0, waiting[0][0])}
 
 

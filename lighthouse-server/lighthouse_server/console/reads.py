@@ -198,7 +198,9 @@ def episodes(graph, offset: int, size: int) -> list[dict]:
     """A page of episodes, newest first, one more than size when there are more."""
     found = rows(
         graph,
-        "MATCH (ep:Episode) RETURN ep.id, ep.by, ep.opened_at, ep.entry_count, ep.closed_at "
+        "MATCH (ep:Episode) OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
+        "WITH ep, coalesce(max(tally.entries), ep.entry_count, 0) AS entry_count "
+        "RETURN ep.id, ep.by, ep.opened_at, entry_count, ep.closed_at "
         "ORDER BY ep.opened_at DESC, ep.id SKIP $skip LIMIT $n",
         {"skip": offset, "n": size + 1},
     )
@@ -216,7 +218,9 @@ def users(graph, offset: int, size: int) -> list[dict]:
     """A page of the users who have sessions, by user: {"user", "sessions", "active_at"}."""
     found = rows(
         graph,
-        "MATCH (s:Session) WITH s.user AS user, count(s) AS sessions, max(s.active_at) AS active "
+        "MATCH (s:Session) OPTIONAL MATCH (s)-[tally:LH_TALLY]->(s) "
+        "WITH s, max(tally.active_at) AS tallied_at "
+        "WITH s.user AS user, count(s) AS sessions, max(coalesce(tallied_at, s.active_at)) AS active "
         "RETURN user, sessions, active ORDER BY user SKIP $skip LIMIT $n",
         {"skip": offset, "n": size + 1},
     )

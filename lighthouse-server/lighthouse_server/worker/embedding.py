@@ -18,7 +18,7 @@ import time
 from datetime import UTC, datetime
 
 from lighthouse import Refused, embed, embed_entries, ensure_schema, now
-from lighthouse.graphs import TENANT_PREFIX  # the one name tenant() gives a tenant's graph
+from lighthouse.graphs import STAMP_SERIAL, TENANT_PREFIX  # where the serial is; the name tenant() gives
 
 # The library keeps the entries' mark and index under these; the status reads them as it does.
 from lighthouse.recall.entry_vectors import entry_dimensions, mark_name
@@ -235,7 +235,7 @@ def _waiting(graph, kinds: list, model: str | None, *, entries: bool = True) -> 
     if not entries:
         return count
     mark = f"coalesce(st.`{mark_name(model)}`, 0)" if model else "0"
-    found = rows(graph, f"MATCH (st:Stamp) RETURN coalesce(st.serial, 0) - {mark}")
+    found = rows(graph, f"MATCH (st:Stamp) {STAMP_SERIAL}RETURN last_serial - {mark}")
     return count + (max(0, found[0][0]) if found else 0)
 
 
