@@ -190,6 +190,24 @@ def test_an_entity_page_reads_only_its_newest_states_in_the_shape_history_gives(
     )
 
 
+def test_the_episodes_page_gives_each_episode_its_count_newest_first(graph):
+    from lighthouse import open_episode, record
+
+    ensure_schema(graph, [])
+    for number in range(5):
+        at = datetime(2026, 1, 1 + number, tzinfo=UTC)
+        assert open_episode(graph, f"ep{number}", "tester", at=at)["status"] == "opened"
+        for _ in range(number):
+            assert record(graph, f"ep{number}", "seen", "tester")["status"] == "recorded"
+    # An episode kept before the count moved to its LH_TALLY edge has it on the node.
+    graph.query("MATCH (ep:Episode {id: 'ep1'})-[t:LH_TALLY]->(ep) SET ep.entry_count = t.entries DELETE t")
+    first = reads.episodes(graph, 0, 2)
+    assert [(one["id"], one["entry_count"]) for one in first] == [("ep4", 4), ("ep3", 3), ("ep2", 2)]
+    rest = reads.episodes(graph, 2, 2)
+    assert [(one["id"], one["entry_count"]) for one in rest] == [("ep2", 2), ("ep1", 1), ("ep0", 0)]
+    assert first[0]["opened_at"] == datetime(2026, 1, 5, tzinfo=UTC) and "closed_at" in first[0]
+
+
 def test_lists_page_by_offset_only_up_to_a_bound(lighthouse):
     world = seeded(lighthouse)
     client, _csrf = signed_in(lighthouse, world.admin)
