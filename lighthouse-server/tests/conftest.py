@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from fake_model import FakeModel
 from service_process import Lighthouse
 
 
@@ -28,3 +29,12 @@ def serves():
     for running in started:
         if running.process is not None and running.process.poll() is None:
             running.stop()
+
+
+@pytest.fixture
+def fake():
+    """The tests' stand-in chat model (fake_model.py) on a loopback port, answering its default; a test
+    module that needs other answers, or a fake embeddings endpoint, defines its own `fake`."""
+    running = FakeModel()
+    yield running
+    running.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from fake_model import FakeModel
 from lighthouse import history, reject, related, remember
 from lighthouse_server.worker.extraction import extract_notes
 from lighthouse_server.worker.model import Model
@@ -15,13 +14,6 @@ from worker_notes import DEVICE, KINDS, ROOM, held, note, schema, settings
 
 LONG = "north wing pump room sensor, " * 25  # past what a prompt shows of a text
 NOV1, NOV10, NOV20 = "2026-11-01T00:00:00Z", "2026-11-10T00:00:00Z", "2026-11-20T00:00:00Z"
-
-
-@pytest.fixture
-def fake():
-    running = FakeModel()
-    yield running
-    running.close()
 
 
 @pytest.fixture

@@ -8,20 +8,13 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from fake_model import FakeModel, Raw, Sleep, Status
+from fake_model import Raw, Sleep, Status
 from lighthouse import failures, history, remember
 from lighthouse_server.worker import extraction, model
 from lighthouse_server.worker.extraction import extract_notes, replay, set_aside
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import DEVICE, KINDS, held, note, schema, settings
-
-
-@pytest.fixture
-def fake():
-    running = FakeModel()
-    yield running
-    running.close()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ round, and the status says "failing" while the worker's last error is later than
 from __future__ import annotations
 
 import pytest
-from fake_model import FakeModel, Status
+from fake_model import Status
 from lighthouse import history
 from lighthouse_server.worker.extraction import SET_ASIDE_IN_A_ROW, extract_notes, set_aside
 from lighthouse_server.worker.model import MISCONFIGURED, Model
@@ -13,13 +13,6 @@ from lighthouse_server.worker.status import extraction_status
 from worker_notes import DEVICE, KINDS, held, note, schema, settings
 
 GOOD = {"facts": [{"kind": "Device", "key": "d1", "values": {"status": "ok"}}]}
-
-
-@pytest.fixture
-def fake():
-    running = FakeModel()
-    yield running
-    running.close()
 
 
 @pytest.fixture

@@ -15,18 +15,10 @@ import time
 import anyio
 import httpx
 import httpx2
-import pytest
 from fake_model import FakeModel, Status
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from service_process import Lighthouse, environment
-
-
-@pytest.fixture
-def fake():
-    running = FakeModel()
-    yield running
-    running.close()
 
 
 def _status(server: Lighthouse, key: str) -> dict:

@@ -3,8 +3,6 @@ the next round applies the kept answer again (what was written comes back unchan
 
 from __future__ import annotations
 
-import pytest
-from fake_model import FakeModel
 from lighthouse import history
 from lighthouse_server.worker.extraction import EXTRACTION, WORKER, WRITE_FAILED, extract_notes
 from lighthouse_server.worker.model import Model
@@ -33,13 +31,6 @@ class RefusingOnce:
 
     def __getattr__(self, name):
         return getattr(self.graph, name)
-
-
-@pytest.fixture
-def fake():
-    running = FakeModel()
-    yield running
-    running.close()
 
 
 def _worker(graph) -> dict:
