@@ -8,6 +8,7 @@ tenth message mentions a device. context() reads a session whose first 60 messag
 
 from __future__ import annotations
 
+from breakdown import unwatched
 from fleet import DEVICE, VOCABULARY
 from lighthouse import context, messages, say, summarize
 from registry import Context, Measured, expect, timed_calls, workload
@@ -96,10 +97,14 @@ def say_calls(ctx: Context) -> Measured:
     for one, receipt in zip(given, receipts, strict=True):
         wanted = {"id": SESSION, "seq": one["seq"], "status": "said"}
         expect(receipt == wanted, f"say({one['user']}, message {one['seq']}) gave {receipt}, not {wanted}")
-    stored = ctx.graph.ro_query(
-        "MATCH (s:Session)-[:HAS]->(m:Message) WHERE s.id = $session RETURN count(DISTINCT s), count(m)",
-        {"session": SESSION},
-    ).result_set[0]
+    stored = (
+        unwatched(ctx.graph)
+        .ro_query(
+            "MATCH (s:Session)-[:HAS]->(m:Message) WHERE s.id = $session RETURN count(DISTINCT s), count(m)",
+            {"session": SESSION},
+        )
+        .result_set[0]
+    )
     expect(
         stored == [USERS, MESSAGES], f"say: sessions and messages stored {stored}, not {USERS}, {MESSAGES}"
     )

@@ -9,6 +9,7 @@ import time
 from collections import Counter
 from datetime import timedelta
 
+from breakdown import unwatched
 from fleet import AGENT, DEVICE
 from lighthouse import ensure_schema, open_episode, record, remember, say
 from lighthouse.references import parse_all
@@ -40,7 +41,7 @@ def _all(name: str, rows: list[dict], receipts: list[dict], status: str) -> int:
 
 
 def _count(ctx: Context, query: str) -> int:
-    return ctx.graph.ro_query(query).result_set[0][0]
+    return unwatched(ctx.graph).ro_query(query).result_set[0][0]
 
 
 def _states(ctx: Context) -> int:

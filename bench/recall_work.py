@@ -13,6 +13,7 @@ import math
 import time
 from datetime import datetime
 
+from breakdown import unwatched
 from fleet import DEVICE, DIMENSIONS, Fleet
 from lighthouse import embed, nearest, pointing_at, search
 from lighthouse.kinds import VECTOR, VECTOR_MODEL
@@ -164,10 +165,14 @@ def embed_rows(ctx: Context) -> Measured:
     seconds = time.perf_counter() - began
     expect(answer["waiting"] == 0, f"embed: {answer['waiting']} devices still wait after {calls} calls")
     expect(embedded == ctx.fleet.count, f"embed: {embedded} vectors stored, not {ctx.fleet.count}")
-    stored = ctx.graph.ro_query(
-        f"MATCH (e:{DEVICE.label}) WHERE e.`{VECTOR_MODEL}` = $model AND e.`{VECTOR}` IS NOT NULL RETURN count(e)",
-        {"model": MODEL},
-    ).result_set[0][0]
+    stored = (
+        unwatched(ctx.graph)
+        .ro_query(
+            f"MATCH (e:{DEVICE.label}) WHERE e.`{VECTOR_MODEL}` = $model AND e.`{VECTOR}` IS NOT NULL RETURN count(e)",
+            {"model": MODEL},
+        )
+        .result_set[0][0]
+    )
     expect(
         stored == ctx.fleet.count, f"embed: {stored} devices hold a vector of {MODEL}, not {ctx.fleet.count}"
     )

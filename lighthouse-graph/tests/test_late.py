@@ -8,9 +8,10 @@ from devices import DEVICE, KINDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lighthouse import clock, ensure_schema, history, related, remember
+from lighthouse.write.applying import apply_plans
 from lighthouse.write.batches import read_current
 from lighthouse.write.late import read_around
-from lighthouse.write.plans import apply_plans, decide
+from lighthouse.write.plans import decide
 from lighthouse.write.rows import prepare
 from oracle import ACCEPTED, Oracle, accepted_in_time_order, arrivals, at, check_key, moment, probes_for, sent
 

@@ -1,18 +1,15 @@
-"""decide(): the write rule as a decision on what is stored around a row; apply_plans(): the guarded write."""
+"""decide(): the write rule as a decision on what is stored around a row."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from devices import DEVICE, KINDS, MANUAL
+from devices import DEVICE, MANUAL
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lighthouse import ensure_schema, history, remember
 from lighthouse.values import words
-from lighthouse.write.batches import read_current
-from lighthouse.write.plans import Around, Edge, StateView, apply_plans, decide, words_of
+from lighthouse.write.plans import Around, Edge, StateView, decide, words_of
 from lighthouse.write.rows import Row
-from oracle import at
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NO_RELATIONS = {"LOCATED_IN": frozenset(), "USED_BY": frozenset()}
@@ -157,55 +154,6 @@ def test_an_update_before_the_current_state_is_stale():
     now = current(state(1, 4))
     assert decide(DEVICE, row(3, {"status": "hot"}), now, partial=True) == ("stale", None)
     assert decide(DEVICE, row(4, {"status": "hot"}), now, partial=True) == ("conflict", None)
-
-
-def test_apply_plans_writes_only_plans_of_the_revision_they_were_made_from(graph):
-    remember(graph, DEVICE, [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}], "feed")
-    around = read_current(graph, DEVICE, [row(2, {"status": "hot"})])[("str", "d1")]
-    assert around.rev == 1
-    status, plan = decide(DEVICE, row(2, {"status": "hot"}), around)
-    stale_plan = {**plan, "rev": 0}
-    assert apply_plans(graph, DEVICE, "feed", [stale_plan]) == set()
-    assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok"]
-    assert apply_plans(graph, DEVICE, "feed", [plan]) == {0}
-    assert apply_plans(graph, DEVICE, "feed", [plan]) == set()  # its revision is gone now
-    assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok", "hot"]
-    assert apply_plans(graph, DEVICE, "feed", []) == set()
-
-
-def test_a_text_change_marks_the_entity_to_embed_and_takes_its_vector_out(graph):
-    ensure_schema(graph, KINDS)
-
-    def manual(hour, **values):
-        return [
-            r["status"]
-            for r in remember(graph, MANUAL, [{"key": "m1", "t": at(hour), "values": values}], "feed")
-        ]
-
-    def marks():
-        return graph.ro_query(
-            "MATCH (m:Manual {key: 'm1'}) RETURN m:ManualToEmbed, m.`lh.vector` IS NULL, m.`lh.model`"
-        ).result_set[0]
-
-    def embedded():  # what embed() does, by hand: a vector, and the mark off
-        graph.query(
-            "MATCH (m:Manual {key: 'm1'}) REMOVE m:ManualToEmbed SET m.`lh.vector` = vecf32([1.0, 0.0, 0.0]), m.`lh.model` = 'x'"
-        )
-
-    assert manual(0, title="Seal", body="Pump") == ["created"]
-    assert marks() == [True, True, None]
-    embedded()
-    assert manual(1, title="Seal", body="Pump", level=2) == ["changed"]  # not text: the vector stays
-    assert marks() == [False, False, "x"]
-    assert manual(2, title="Seal", body="Pump, new", level=2) == ["changed"]
-    assert marks() == [True, True, None]
-    embedded()
-    assert manual(3, level=2) == ["changed"]  # no text left: nothing to embed, and no vector of what is gone
-    assert marks() == [False, True, None]
-    assert manual(1.5, title="Late") == ["inserted"]  # a late row never touches the current text
-    assert marks() == [False, True, None]
-    remember(graph, DEVICE, [{"key": "d1", "t": at(0)}], "feed")
-    assert graph.ro_query("MATCH (d:Device) RETURN labels(d)").result_set == [[["Device", "Entity"]]]
 
 
 @settings(max_examples=300, deadline=None)

@@ -240,7 +240,11 @@ def _closest(graph, query: str, params: dict, limit: int, timeout: int) -> list:
         except TooSlow:
             raise
         except ResponseError as error:
-            if "Invalid arguments" in str(error) or "dimension mismatch" in str(error):
+            # "undefined attribute": no node ever held a vector, so no index of one was made either.
+            if any(
+                said in str(error)
+                for said in ("Invalid arguments", "dimension mismatch", "undefined attribute")
+            ):
                 raise Refused(
                     f"no vector index of these dimensions here ({error}): see ensure_schema()"
                 ) from None

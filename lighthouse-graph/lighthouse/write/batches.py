@@ -12,9 +12,10 @@ from ..errors import ReceiptMismatch, WrongType
 from ..graphs import read
 from ..kinds import REVISION, TRUST_SHOWN, Kind, is_kind
 from ..values import Refused
+from .applying import apply_plans
 from .failures import REFUSALS, Failure, record_failures
 from .late import edges_from, holding, read_around, relation_types, stored_values
-from .plans import Around, StateView, apply_plans, decide, relations_from
+from .plans import Around, StateView, decide, relations_from
 from .rows import Row, key_of, parameters_header, prepare, typed
 
 # One query carries at most this much: a batch is atomic per query, not across queries. Rows bound the

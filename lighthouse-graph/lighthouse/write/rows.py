@@ -170,6 +170,10 @@ def prepare(kind: Kind, index: int, raw: object, present: datetime, default_t: o
 # A JSON string token: the name of a map entry when a plain identifier and a ":" follow (group 1 the
 # name), else a string left as JSON wrote it (group 3). One C pass, no Python call per token.
 _JSON_STRING = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"(:)|("[^"\\]*(?:\\.[^"\\]*)*")')
+# A map name, in JSON that holds no escaped quote: there every quote opens or closes a string, a string
+# followed by ":" is a map name, and no text inside a string can look like one. It skips the strings
+# instead of matching each of them: half the time of the pass above.
+_MAP_NAME = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)":')
 
 
 def parameters_header(params: dict) -> str | None:
@@ -186,7 +190,10 @@ def parameters_header(params: dict) -> str | None:
             text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
             if "\\u" in text:
                 return None
-            text = _JSON_STRING.sub(r"\1\2\3", text)
+            if '\\"' in text:  # a quote inside a string: only the whole pass tells it from a map name
+                text = _JSON_STRING.sub(r"\1\2\3", text)
+            else:
+                text = _MAP_NAME.sub(r"\1:", text)
             if '":' in text:  # a map name that is not a plain identifier stayed quoted: the client's way
                 return None
             parts.append(f"{name}={text}")

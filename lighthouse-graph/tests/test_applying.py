@@ -1,0 +1,121 @@
+"""apply_plans(): the guarded write of plans, in one query holding the parts its plans use, each plan
+sent as a list of the fields that query reads."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from devices import DEVICE, KINDS, MANUAL
+from lighthouse import ensure_schema, history, remember
+from lighthouse.write.applying import _needs, apply_plans, positional_query
+from lighthouse.write.batches import read_current
+from lighthouse.write.plans import Around, StateView, decide
+from lighthouse.write.rows import Row
+from oracle import at
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+NO_RELATIONS = {"LOCATED_IN": frozenset(), "USED_BY": frozenset()}
+
+
+def row(hour, values=None, relations=None) -> Row:
+    linked = {**NO_RELATIONS, **(relations or {})}
+    return Row(
+        0, "d1", T0 + timedelta(hours=hour), values if values is not None else {"status": "ok"}, linked, None
+    )
+
+
+def test_apply_plans_writes_only_plans_of_the_revision_they_were_made_from(graph):
+    remember(graph, DEVICE, [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}], "feed")
+    around = read_current(graph, DEVICE, [row(2, {"status": "hot"})])[("str", "d1")]
+    assert around.rev == 1
+    status, plan = decide(DEVICE, row(2, {"status": "hot"}), around)
+    stale_plan = {**plan, "rev": 0}
+    assert apply_plans(graph, DEVICE, "feed", [stale_plan]) == set()
+    assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok"]
+    assert apply_plans(graph, DEVICE, "feed", [plan]) == {0}
+    assert apply_plans(graph, DEVICE, "feed", [plan]) == set()  # its revision is gone now
+    assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok", "hot"]
+    assert apply_plans(graph, DEVICE, "feed", []) == set()
+
+
+def test_a_text_change_marks_the_entity_to_embed_and_takes_its_vector_out(graph):
+    ensure_schema(graph, KINDS)
+
+    def manual(hour, **values):
+        return [
+            r["status"]
+            for r in remember(graph, MANUAL, [{"key": "m1", "t": at(hour), "values": values}], "feed")
+        ]
+
+    def marks():
+        return graph.ro_query(
+            "MATCH (m:Manual {key: 'm1'}) RETURN m:ManualToEmbed, m.`lh.vector` IS NULL, m.`lh.model`"
+        ).result_set[0]
+
+    def embedded():  # what embed() does, by hand: a vector, and the mark off
+        graph.query(
+            "MATCH (m:Manual {key: 'm1'}) REMOVE m:ManualToEmbed SET m.`lh.vector` = vecf32([1.0, 0.0, 0.0]), m.`lh.model` = 'x'"
+        )
+
+    assert manual(0, title="Seal", body="Pump") == ["created"]
+    assert marks() == [True, True, None]
+    embedded()
+    assert manual(1, title="Seal", body="Pump", level=2) == ["changed"]  # not text: the vector stays
+    assert marks() == [False, False, "x"]
+    assert manual(2, title="Seal", body="Pump, new", level=2) == ["changed"]
+    assert marks() == [True, True, None]
+    embedded()
+    assert manual(3, level=2) == ["changed"]  # no text left: nothing to embed, and no vector of what is gone
+    assert marks() == [False, True, None]
+    assert manual(1.5, title="Late") == ["inserted"]  # a late row never touches the current text
+    assert marks() == [False, True, None]
+    remember(graph, DEVICE, [{"key": "d1", "t": at(0)}], "feed")
+    assert graph.ro_query("MATCH (d:Device) RETURN labels(d)").result_set == [[["Device", "Entity"]]]
+
+
+def _plans() -> dict[str, dict]:
+    """A plan of each sort: a new entity, a change of the current State, a late row between two States."""
+    held = StateView(1, T0, None, None, {"status": "ok"}, NO_RELATIONS)
+    before = StateView(1, T0, T0 + timedelta(hours=6), None, {"status": "ok"}, NO_RELATIONS)
+    after = StateView(2, T0 + timedelta(hours=6), None, None, {"status": "hot"}, NO_RELATIONS)
+    return {
+        "created": decide(DEVICE, row(0, relations={"LOCATED_IN": frozenset({"r1"})}), Around())[1],
+        "changed": decide(
+            DEVICE, row(2, {"status": "hot"}), Around(rev=1, props={"status": "ok"}, current=held, prev=held)
+        )[1],
+        "inserted": decide(
+            DEVICE,
+            row(3, {"status": "cold"}),
+            Around(rev=2, props={"status": "hot"}, current=after, prev=before, next=after),
+        )[1],
+    }
+
+
+def test_each_plan_travels_as_a_list_of_the_fields_its_query_reads():
+    plans = _plans()
+    for chosen in ([plans["created"]], [plans["changed"]], [plans["inserted"]], list(plans.values())):
+        query, layout = positional_query(DEVICE, _needs(DEVICE, chosen))
+        assert "row." not in query.replace("row.i", "")  # no field read by name (row.i is not left either)
+        assert "row.i" not in query
+        places = {int(place) for place in re.findall(r"\brow\[(\d+)\]", query)}
+        assert places == set(range(len(layout)))  # every place read, and only those sent
+        assert len(set(layout)) == len(layout) and layout[-1] == "i"  # RETURN row.i is read last
+        assert {"i", "key", "rev"} <= set(layout)
+    created = positional_query(DEVICE, _needs(DEVICE, [plans["created"]]))[1]
+    assert {"held", "next", "until", "moves", "end_held"}.isdisjoint(created)  # what a create does not use
+
+
+def test_a_new_entity_is_written_without_clearing_a_vector_it_cannot_have():
+    assert MANUAL.dimensions  # a kind whose text is embedded
+    created = decide(MANUAL, Row(0, "m1", T0, {"title": "Seal"}, {}, None), Around())[1]
+    assert created["unembed"] is False and "unembed" not in _needs(MANUAL, [created])
+    assert "unembedding" not in positional_query(MANUAL, _needs(MANUAL, [created]))[0]
+    held = StateView(1, T0, None, None, {"title": "Seal"}, {})
+    changed = decide(
+        MANUAL,
+        Row(0, "m1", T0 + timedelta(hours=1), {"title": "Seal, new"}, {}, None),
+        Around(rev=1, props={"title": "Seal"}, current=held, prev=held),
+    )[1]
+    assert changed["unembed"] is True and "unembed" in _needs(MANUAL, [changed, created])
+    assert "unembedding" in positional_query(MANUAL, _needs(MANUAL, [changed, created]))[0]
