@@ -111,6 +111,9 @@ def property_name(
     return value
 
 
+_PLAIN = frozenset({bool, int, float, str, datetime, Kind})  # the types plain() keeps as they are
+
+
 def plain(given: object, what: str = "the input", depth: int = 0) -> object:
     """What a caller gave, copied as plain values: None, bool, int, float, str, datetime and Kind, in
     dicts (text keys), lists and tuples. Anything else, or anything whose reading raises, is Refused.
@@ -120,21 +123,26 @@ def plain(given: object, what: str = "the input", depth: int = 0) -> object:
     """
     try:
         kind = type(given)
-        if given is None or kind in (bool, int, float, str, datetime, Kind):
+        if given is None or kind in _PLAIN:
             return given
         if depth >= MAX_DEPTH:
             raise Refused(f"{what} is nested more than {MAX_DEPTH} deep")
+        # An item that is itself plain is copied here, not by a call of its own: most items are.
         if kind is dict:
             copied = {}
             for name_given, item in dict.items(given):
                 if type(name_given) is not str:
                     raise Refused(f"{what} has a key that is not text: {sort_of(name_given)}")
-                copied[name_given] = plain(item, what, depth + 1)
+                copied[name_given] = (
+                    item if item is None or type(item) in _PLAIN else plain(item, what, depth + 1)
+                )
             return copied
-        if kind is list:
-            return [plain(item, what, depth + 1) for item in list.__iter__(given)]
-        if kind is tuple:
-            return tuple(plain(item, what, depth + 1) for item in tuple.__iter__(given))
+        if kind is list or kind is tuple:
+            items = [
+                item if item is None or type(item) in _PLAIN else plain(item, what, depth + 1)
+                for item in (list.__iter__(given) if kind is list else tuple.__iter__(given))
+            ]
+            return items if kind is list else tuple(items)
     except Refused:
         raise
     except Exception as error:  # what the caller gave could not even be read
@@ -196,8 +204,16 @@ def values(
         raise Refused(f"{what} holds more than {MAX_VALUES} values")
     checked = {}
     for name_given, item in given.items():
-        plain = property_name(name_given, "the name of a value", reserved=reserved)
-        checked[plain] = value(item, f"the value {plain!r}")
+        if type(name_given) is not str or name_given in reserved or not PLAIN_NAME.match(name_given):
+            property_name(name_given, "the name of a value", reserved=reserved)  # raises, saying why
+        kind = type(item)
+        # The common values checked here, each as scalar() would; anything else goes through value().
+        common = (
+            (kind is str and len(item) <= MAX_TEXT and not _UNSTORABLE.search(item))
+            or kind is bool
+            or (kind is int and INT_RANGE[0] <= item <= INT_RANGE[1])
+        )
+        checked[name_given] = item if common else value(item, f"the value {name_given!r}")
     return checked
 
 

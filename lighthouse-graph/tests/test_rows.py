@@ -14,6 +14,7 @@ from lighthouse.write.rows import (
     checked_key,
     checked_relations,
     content_of,
+    fingerprint,
     parameters_header,
     prepare,
     targets,
@@ -152,6 +153,35 @@ def test_the_fingerprint_follows_the_content():
     )
     other = ready({"key": "d1", "t": NOW, "values": {"a": 1.0}, "relations": {"USED_BY": ["x", "y"]}})
     assert one.fp == same.fp != other.fp and len(one.fp) == 32 and int(one.fp, 16) >= 0
+
+
+@pytest.mark.parametrize(
+    ("given_values", "relations", "stored"),
+    [
+        ({}, {}, "2c2a7c64679df0597cd166c5971c02a6"),
+        (
+            {
+                "status": "ok",
+                "temperature": 18.5,
+                "count": 3,
+                "on": True,
+                "tags": ["a", "b"],
+                "mixed": [1, 2.5, True],
+            },
+            {"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset({"t1", 7}), "EMPTY": frozenset()},
+            "1bfb5154a4804aa0d96c50b384264f69",
+        ),
+        (
+            {"note": 'é漢😀\u2028 "quoted" \\ back'},
+            {"R": frozenset({-5, 2**63 - 1})},
+            "c936b87d91ce0fc73540ad97d01995a0",
+        ),
+        ({"one": 1, "onef": 1.0, "t": "1"}, {}, "d3025e42551353b09efd0399a9ddf1b8"),
+    ],
+)
+def test_the_fingerprint_of_a_content_is_the_one_states_already_keep(given_values, relations, stored):
+    # Graphs keep these fingerprints on their States: a new way of computing one must give the same.
+    assert fingerprint(content_of(given_values, relations)) == stored
 
 
 def test_a_row_is_read_from_its_plain_copy():

@@ -29,11 +29,10 @@ def _when(condition: str) -> str:
     return f"CASE WHEN {condition} THEN [1] ELSE [] END"
 
 
-def _needs(kind: Kind, plans: list[dict]) -> frozenset:
-    """The parts of the write query that some plan of the batch uses; the others are left out of it."""
-    found = set()
-    for plan in plans:
-        for name in (
+# Plan fields that each ask for a part of the query when they hold something (not None, False or []).
+_PARTS = frozenset(
+    {
+        *(
             "entity_times",
             "current",
             "restamp",
@@ -42,20 +41,33 @@ def _needs(kind: Kind, plans: list[dict]) -> frozenset:
             "start_next",
             "next_seen",
             "unembed",
-        ):
-            if plan.get(name):
-                found.add(name)
-        for name in ("held", "next", "source", "moves", "new", "until", "trust"):
-            if plan.get(name) is not None and plan.get(name) != []:
-                found.add(name)
+        ),
+        *("held", "next", "source", "moves", "new", "until", "trust"),
+    }
+)
+
+
+def _needs(kind: Kind, plans: list[dict]) -> frozenset:
+    """The parts of the write query that some plan of the batch uses; the others are left out of it."""
+    found: set[str] = set()
+    opened: set[str] = set()
+    reopened: set[str] = set()
+    for plan in plans:
+        found.update(
+            [
+                name
+                for name, item in plan.items()
+                if name in _PARTS and item is not None and item is not False and item != []
+            ]
+        )
         if plan.get("new") and plan.get("held") is not None and plan.get("next") is not None:
             found.add("unlink")
         if "times" in plan:  # even empty: a time the row leaves out is removed from the entity
             found.add("times")
-        for relation in plan.get("open") or ():
-            found.add(f"open:{relation}")
-        for relation in plan.get("reopen") or ():
-            found.add(f"reopen:{relation}")
+        opened.update(plan.get("open") or ())
+        reopened.update(plan.get("reopen") or ())
+    found.update(f"open:{relation}" for relation in opened)
+    found.update(f"reopen:{relation}" for relation in reopened)
     return frozenset(found)
 
 
