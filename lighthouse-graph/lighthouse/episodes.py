@@ -91,7 +91,7 @@ _OPEN = (
     "FOREACH (opening IN CASE WHEN old IS NULL AND complete THEN [1] ELSE [] END | "
     "  CREATE (ep:Episode {id: $id, by: $by, opened_at: localdatetime($at), recorded_at: localdatetime($now)}) "
     "  CREATE (ep)-[:LH_TALLY {entries: 0}]->(ep) "
-    "  FOREACH (pair IN found | FOREACH (subject IN [pair[0]] | CREATE (ep)-[:ABOUT]->(subject)))) "
+    "  FOREACH (subject IN found | CREATE (ep)-[:ABOUT]->(subject))) "
     "RETURN old IS NOT NULL, complete"
 )
 
@@ -175,8 +175,7 @@ def _append_query(names: tuple[str, ...]) -> str:
         f"    recorded_at: localdatetime($now), words: $words, content: $content{given}}}) "
         "  CREATE (writer)-[:WROTE]->(n) "
         "  FOREACH (earlier IN CASE WHEN last IS NULL THEN [] ELSE [last] END | CREATE (earlier)-[:NEXT]->(n)) "
-        "  FOREACH (pair IN found | FOREACH (evidence IN [pair[0]] | "
-        "    CREATE (n)-[:CITES {as_of: localdatetime($at)}]->(evidence)))) "
+        "  FOREACH (evidence IN found | CREATE (n)-[:CITES {as_of: localdatetime($at)}]->(evidence))) "
         "RETURN ep IS NOT NULL, ep.closed_at IS NOT NULL AND NOT writing, count, size(found) = $expected"
     )
 

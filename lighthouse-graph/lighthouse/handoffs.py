@@ -41,8 +41,7 @@ def _give_query(names: tuple[str, ...]) -> str:
         "  MERGE (receiver:Agent {name: $to}) "
         "  CREATE (giver)-[:GAVE]->(h:Handoff {id: $id, by: $by, to: $to, at: localdatetime($at), "
         f"    recorded_at: localdatetime($now), content: $content{given}}})-[:TO]->(receiver) "
-        "  FOREACH (pair IN found | FOREACH (thing IN [pair[0]] | "
-        "    CREATE (h)-[:POINTS_TO {as_of: localdatetime($at)}]->(thing)))) "
+        "  FOREACH (thing IN found | CREATE (h)-[:POINTS_TO {as_of: localdatetime($at)}]->(thing))) "
         "RETURN old IS NOT NULL, complete"
     )
 

@@ -208,10 +208,16 @@ def test_each_way_of_finding_gives_the_same_nodes(graph):
     present = {(VALVE.label, 5), ("Entry", "e/1"), ("Hall", "h1"), ("Episode", "e"), (VALVE.label, "v1")}
     for size in range(1, len(asked) + 1):
         part = asked[:size]
-        clause, params = finding(part)
+        clause, params = finding(part, places=True)
         assert ("CALL {" in clause) == (size > FEW)
         rows = read(graph, clause + "RETURN [pair IN found | pair[1]]", params)
         assert sorted(rows[0][0]) == [place for place, ref in enumerate(part) if ref in present], size
+        clause, params = finding(part)  # the nodes alone, as the writes take them
+        assert ("CALL {" in clause) == (size > FEW)
+        rows = read(graph, clause + "RETURN [node IN found | coalesce(node.key, node.id)]", params)
+        assert sorted(rows[0][0], key=str) == sorted(
+            [key for label, key in part if (label, key) in present], key=str
+        )
 
 
 def test_a_node_with_the_label_but_not_an_entity_is_not_found(graph):
@@ -229,7 +235,7 @@ def test_existing_on_a_graph_that_does_not_exist_finds_nothing(graph):
 
 def test_finding_binds_node_and_place_and_guards_the_count(graph):
     _valves(graph)
-    clause, params = finding([("Valve", "v1"), ("Hall", "h1"), ("Valve", "nope")])
+    clause, params = finding([("Valve", "v1"), ("Hall", "h1"), ("Valve", "nope")], places=True)
     result = read(graph, clause + "RETURN [pair IN found | [pair[0].key, pair[1]]], size(found)", params)
     pairs, size = result[0]
     assert sorted(pairs) == [["h1", 1], ["v1", 0]]

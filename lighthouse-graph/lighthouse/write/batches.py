@@ -46,7 +46,8 @@ def _current_query(kind: Kind) -> str:
         f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE NOT light AND r.valid_to IS NULL "
         f"RETURN row[0], e.`{REVISION}`, e.fp, light, CASE WHEN light THEN null ELSE properties(e) END, "
         "id(s), s.valid_from, s.seen_last, [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], "
-        "collect([type(r), x.key, id(r), r.valid_from, r.valid_to])"
+        # Open edges only: their valid_to, always null, is not sent back (a fifth of what the client parses).
+        "collect([type(r), x.key, id(r), r.valid_from])"
     )
 
 
