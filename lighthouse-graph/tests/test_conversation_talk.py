@@ -106,10 +106,14 @@ def test_two_tallies_never_double_a_message(chat):
     still one message with the next number."""
     say(chat, "ann", "main", "user", "one", by="ann")
     chat.query("MATCH (s:Session)-[t:LH_TALLY]->(s) CREATE (s)-[:LH_TALLY {count: t.count}]->(s)")
-    assert say(chat, "ann", "main", "user", "two", by="ann")["seq"] == 2
+    assert say(chat, "ann", "main", "user", "two", by="ann", mentions=[(PUMP, "p1")])["seq"] == 2
     assert [m["seq"] for m in messages(chat, "ann", "main")] == [1, 2]
     assert chat.query("MATCH (m:Message) RETURN count(m)").result_set == [[2]]
     assert sessions(chat, "ann")[0]["messages"] == 2
+    # The mention is made once, and both tallies take the number.
+    assert chat.query("MATCH (:Message)-[r:MENTIONS]->(x) RETURN count(r), x.mentions").result_set == [[1, 1]]
+    tallies = "MATCH (s:Session)-[t:LH_TALLY]->(s) RETURN count(t), min(t.count), max(t.count)"
+    assert chat.query(tallies).result_set == [[2, 2, 2]]
 
 
 def test_the_words_of_a_text_are_those_values_words_gives():

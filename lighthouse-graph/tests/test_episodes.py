@@ -426,6 +426,30 @@ def test_an_episode_kept_before_the_tally_reads_and_counts_on(pumps):
     assert read(pumps, tallies) == [[1, 4]]
 
 
+def test_a_second_tally_never_doubles_an_entry_and_takes_the_number_too(pumps):
+    """Two LH_TALLY edges on an episode and on the Stamp, as a race before the type was registered can
+    leave them: the next entry is written once, numbered after the larger count, and both take it."""
+    assert record(pumps, "p1-hot", "seen", "agent", {"n": 1})["seq"] == 1
+    pumps.query("MATCH (ep:Episode {id: 'p1-hot'}) CREATE (ep)-[:LH_TALLY {entries: 3}]->(ep)")
+    pumps.query("MATCH (st:Stamp)-[t:LH_TALLY]->(st) CREATE (st)-[:LH_TALLY {serial: t.serial + 5}]->(st)")
+    serial = read(pumps, "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN max(t.serial)")[0][0]
+    assert record(pumps, "p1-hot", "seen", "agent", {"n": 2}) == {
+        "id": "p1-hot/4",
+        "seq": 4,
+        "status": "recorded",
+    }
+    tallies = (
+        "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN count(t), min(t.entries), max(t.entries)"
+    )
+    assert read(pumps, tallies) == [[2, 4, 4]]
+    stamped = "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN count(t), min(t.serial), max(t.serial)"
+    assert read(pumps, stamped) == [[2, serial + 1, serial + 1]]
+    entries = "MATCH (:Episode {id: 'p1-hot'})-[:HAS]->(n:Entry) RETURN n.seq, n.serial ORDER BY n.seq"
+    assert read(pumps, entries)[-1] == [4, serial + 1] and len(read(pumps, entries)) == 2
+    writers = "MATCH (:Agent {name: 'agent'})-[w:WROTE]->(:Entry {id: 'p1-hot/4'}) RETURN count(w)"
+    assert read(pumps, writers) == [[1]]
+
+
 def test_an_episode_keeps_its_count_on_a_loop_edge_not_on_the_node(pumps):
     record(pumps, "p1-hot", "seen", "agent")
     node, tally = read(
