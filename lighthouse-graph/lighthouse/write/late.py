@@ -6,18 +6,25 @@ from functools import lru_cache
 
 from .. import clock
 from ..graphs import read
-from ..kinds import Kind, is_owned
+from ..kinds import INTERNAL, OWNED_NAMES, Kind
 from .plans import Around, Edge, StateView, relations_from
 from .rows import Row, typed
 
 
+@lru_cache(maxsize=256)
+def _not_values(kind: Kind) -> frozenset:
+    return OWNED_NAMES | {kind.key}
+
+
 def stored_values(kind: Kind, props: dict) -> dict:
     """The values of a node's properties: without the library's own names, times in the one format."""
-    found = {}
-    for name, item in props.items():
-        if is_owned(name) or name == kind.key:
-            continue
-        found[name] = clock.stamp_of(clock.from_store(item)) if name in kind.times else item
+    skipped = _not_values(kind)  # and every name is_owned() says is the library's: the internal prefix
+    found = {
+        name: item for name, item in props.items() if name not in skipped and not name.startswith(INTERNAL)
+    }
+    for name in kind.times:
+        if name in found:
+            found[name] = clock.stamp_of(clock.from_store(found[name]))
     return found
 
 
