@@ -170,9 +170,11 @@ def _append_query(names: tuple[str, ...], closes: bool) -> str:
         "  FOREACH (earlier IN CASE WHEN last IS NULL THEN [] ELSE [last] END | CREATE (earlier)-[:NEXT]->(n)) "
         "  FOREACH (evidence IN found | CREATE (n)-[:CITES {as_of: localdatetime($at)}]->(evidence)) "
         "  FOREACH (stamp IN CASE WHEN st IS NULL THEN [] ELSE [st] END | "
-        "    FOREACH (old IN CASE WHEN stamp.serial IS NULL THEN [] ELSE [stamp] END | SET old.serial = serial) "
+        "    FOREACH (old_stamp IN CASE WHEN stamp.serial IS NULL THEN [] ELSE [stamp] END | "
+        "      SET old_stamp.serial = serial) "
         "    MERGE (stamp)-[kept_serial:LH_TALLY]->(stamp) SET kept_serial.serial = serial) "
-        "  FOREACH (old IN CASE WHEN ep.entry_count IS NULL THEN [] ELSE [ep] END | SET old.entry_count = count + 1) "
+        "  FOREACH (old_episode IN CASE WHEN ep.entry_count IS NULL THEN [] ELSE [ep] END | "
+        "    SET old_episode.entry_count = count + 1) "
         "  MERGE (ep)-[kept_count:LH_TALLY]->(ep) SET kept_count.entries = count + 1) "
         "RETURN ep IS NOT NULL, ep.closed_at IS NOT NULL AND NOT writing, count, size(found) = $expected"
     )

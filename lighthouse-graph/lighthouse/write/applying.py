@@ -31,19 +31,23 @@ def _when(condition: str) -> str:
 
 # Plan fields that each ask for a part of the query when they hold something (not None, False or []).
 _PARTS = frozenset(
-    {
-        *(
-            "entity_times",
-            "current",
-            "restamp",
-            "end_held",
-            "seen_held",
-            "start_next",
-            "next_seen",
-            "unembed",
-        ),
-        *("held", "next", "source", "moves", "new", "until", "trust"),
-    }
+    [
+        "entity_times",
+        "current",
+        "restamp",
+        "end_held",
+        "seen_held",
+        "start_next",
+        "next_seen",
+        "unembed",
+        "held",
+        "next",
+        "source",
+        "moves",
+        "new",
+        "until",
+        "trust",
+    ]
 )
 
 
