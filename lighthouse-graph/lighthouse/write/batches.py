@@ -65,14 +65,15 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
         if "empty key" not in str(error):
             raise
         result = []  # a graph that does not exist yet
-    found = {typed(row.key): Around() for row in rows}  # a graph that does not exist yet answers nothing
+    found = {}
     for key, rev, fp, light, props, sid, start, seen_last, past, listed in result:
         around = Around(rev=rev or 0, props=None if light else stored_values(kind, props or {}))
         if sid is not None:
-            held = {} if light else holding(edges_from(listed), clock.from_store(start))
+            began = clock.from_store(start)
+            held = {} if light else holding(edges_from(listed), began)
             around.current = StateView(
                 sid,
-                clock.from_store(start),
+                began,
                 None,
                 clock.from_store(seen_last),
                 around.props,
@@ -85,6 +86,9 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
             moments = [clock.from_store(one) for one in past[1:4]]
             around.past = StateView(past[0], *moments, None, None, past[4])
         found[typed(key)] = around
+    for row in rows:  # an entity that does not exist (or a graph not made yet) answers nothing
+        if typed(row.key) not in found:
+            found[typed(row.key)] = Around()
     return found
 
 

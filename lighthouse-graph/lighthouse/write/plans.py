@@ -160,17 +160,23 @@ def _new_state(kind: Kind, plan: dict, row: Row, prev: StateView | None, nxt: St
         plan["restamp"] = True
 
 
+def _wanted(row: Row) -> dict:
+    """The row's relation targets by (relation, typed target): made only for a row that writes a State."""
+    return {
+        (relation, (type(target).__name__, target)): target
+        for relation, targets in row.relations.items()
+        for target in targets
+    }
+
+
 def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tuple[str, dict | None]:
     """The receipt status of a row against what is stored, and the plan that writes it (None: no write)."""
     t = clock.stamp_of(row.t)
     plan = {"i": row.index, "key": row.key, "rev": around.rev, "t": t}
-    wanted = {
-        (relation, typed(target)): target for relation, targets in row.relations.items() for target in targets
-    }
     if around.current is None:
         _becomes_current(kind, plan, row, around, t)
         _new_state(kind, plan, row, None, None)
-        _edges_plan(plan, {}, wanted, {}, None)
+        _edges_plan(plan, {}, _wanted(row), {}, None)
         return "created", plan
     held, nxt = around.prev, around.next
     if partial and row.t < around.current.valid_from:
@@ -192,7 +198,7 @@ def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tu
         if nxt is None:  # a change of the current State
             _becomes_current(kind, plan, row, around, t)
             _new_state(kind, plan, row, held, None)
-            _edges_plan(plan, around.edges_prev, wanted, {}, None)
+            _edges_plan(plan, around.edges_prev, _wanted(row), {}, None)
             return "changed", plan
     if nxt is None:
         raise AssertionError("a late row with no State after it")  # the caller reads around every late row
@@ -204,5 +210,5 @@ def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tu
             plan["entity_times"] = [t, clock.stamp_of(nxt.seen_last or nxt.valid_from)]
     else:
         _new_state(kind, plan, row, held, nxt)
-    _edges_plan(plan, around.edges_prev if held else {}, wanted, around.edges_next, nxt.valid_from)
+    _edges_plan(plan, around.edges_prev if held else {}, _wanted(row), around.edges_next, nxt.valid_from)
     return "inserted", plan
