@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from .. import clock
 from ..kinds import REVISION, STATE_KIND, TRUST, VECTOR, VECTOR_MODEL, Kind
+from .late import relation_types
 from .rows import parameters_header
 
 
@@ -203,7 +204,9 @@ def _apply_query(kind: Kind, needs: frozenset) -> str:
         _opens(kind, needs),
         "WITH e, row "
         "CALL { WITH e, row UNWIND coalesce(row.moves, []) AS move "
-        "  MATCH (e)-[moved]->() WHERE id(moved) = move[0] "
+        # Only the kind's relation types: a move is always one of its relation edges, and without the
+        # types the match walked every State edge of the entity too (23 of 85 ms of 500 late rows).
+        f"  MATCH (e)-[moved{relation_types(kind)}]->() WHERE id(moved) = move[0] "
         "  SET moved.valid_to = CASE WHEN move[1] THEN localdatetime(row.t) ELSE moved.valid_to END, "
         "      moved.valid_from = CASE WHEN move[1] THEN moved.valid_from ELSE localdatetime(row.t) END "
         "  RETURN count(*) AS moved_count } "
