@@ -86,9 +86,9 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
             moments = [clock.from_store(one) for one in past[1:4]]
             around.past = StateView(past[0], *moments, None, None, past[4])
         found[typed(key)] = around
-    for row in rows:  # an entity that does not exist (or a graph not made yet) answers nothing
-        if typed(row.key) not in found:
-            found[typed(row.key)] = Around()
+    for key in map(typed, (row.key for row in rows)):  # an entity not there (or no graph yet) answers nothing
+        if key not in found:
+            found[key] = Around()
     return found
 
 
