@@ -11,7 +11,7 @@ from falkordb import FalkorDB
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lighthouse import clock, failures, history, remember, update
-from lighthouse.write.batches import write_rows
+from lighthouse.write.batches import QUIET, read_current, write_rows
 from lighthouse.write.rows import prepare
 from oracle import (
     ACCEPTED,
@@ -170,6 +170,28 @@ def test_a_batch_without_entries_reads_no_entries_and_costs_the_same_queries_for
     assert [command for command, _ in commands].count("GRAPH.QUERY") == 1 and len(commands) == 3
     replay = count([row(9, key=f"c{i}") for i in range(9)])
     assert replay == 1  # a replay is one light read and no write
+
+
+def test_a_quiet_row_comes_back_as_its_key_alone_and_costs_no_write(graph, db):
+    # Quiet: it repeats the State its time falls in, at or before when that State was last seen.
+    assert statuses(graph, [row(0), row(4, "hot"), row(6, "hot")]) == ["created", "changed", "unchanged"]
+    asked = [row(0), row(4, "hot"), row(5, "hot"), row(6, "hot"), row(7, "hot"), row(2), row(3, "cold")]
+    prepared = [prepare(DEVICE, index, one, clock.present()) for index, one in enumerate(asked)]
+    quiet = [read_current(graph, DEVICE, [one])[("str", "d1")] is QUIET for one in prepared]
+    # at the past State's start, at the current one's start, up to its seen_last: quiet; after
+    # seen_last (it moves), after the past State's start (its seen_last moves), other content: not
+    assert quiet == [True, True, True, True, False, False, False]
+    assert read_current(graph, DEVICE, prepared[:1], full=True)[("str", "d1")] is not QUIET
+    with sent(db, graph.name) as commands:
+        assert statuses(graph, asked[:4]) == ["unchanged"] * 4
+    assert [command for command, _ in commands] == ["GRAPH.RO_QUERY"] * 4  # a wave a row of one key
+    assert statuses(graph, asked[4:]) == ["unchanged", "unchanged", "inserted"]
+    found = history(graph, DEVICE, "d1")
+    assert [(s["status"], s["valid_from"], s.get("seen_last")) for s in found] == [
+        ("ok", moment(at(0)), moment(at(2))),
+        ("cold", moment(at(3)), None),
+        ("hot", moment(at(4)), moment(at(7))),
+    ]
 
 
 def test_at_most_500_rows_go_in_one_query(graph, db):

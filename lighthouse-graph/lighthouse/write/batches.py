@@ -26,6 +26,7 @@ QUERY_CHARS = 1_000_000
 QUERY_TARGETS = 2_000
 TRUST_SHOWN_SET = frozenset(TRUST_SHOWN)
 ATTEMPTS = 5  # reads of a row that each found another writer, before it is busy
+QUIET = Around()  # read_current(): the row repeats a State seen at or after its time; nothing is written
 
 
 @lru_cache(maxsize=256)
@@ -35,6 +36,9 @@ def _current_query(kind: Kind) -> str:
     # past State its time falls in. Values and edges come back only for the rows that may change them.
     # A row whose entity does not exist gets back nothing (MATCH, not OPTIONAL): read_current() knows it
     # by its absence, so a batch of new entities costs an index lookup a row and no reply.
+    # A quiet row (it repeats the State its time falls in, and that State was seen at or after its time:
+    # decide() would write nothing) gets back its key alone, not a list: the client parsed 11 values a
+    # row for a replay of 10,000 rows in 0.15 s, a third of what the read took.
     return (
         "UNWIND $rows AS row "
         f"MATCH (e:`{kind.label}` {{key: row[0]}}) "
@@ -42,19 +46,23 @@ def _current_query(kind: Kind) -> str:
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_to IS NULL "
         "WITH row, e, s, localdatetime(row[2]) AS t "
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(h) WHERE s.valid_from > t AND h.valid_from <= t AND h.valid_to > t "
-        "WITH row, e, s, h, coalesce(e.fp = row[1], false) OR coalesce(s.valid_from > t, false) AS light "
+        "WITH row, e, s, h, coalesce(e.fp = row[1], false) OR coalesce(s.valid_from > t, false) AS light, "
+        "  coalesce((e.fp = row[1] AND s.valid_from <= t AND t <= coalesce(s.seen_last, s.valid_from)) "
+        "    OR (h.fp = row[1] AND t <= coalesce(h.seen_last, h.valid_from)), false) AS quiet "
         f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE NOT light AND r.valid_to IS NULL "
-        f"RETURN row[0], e.`{REVISION}`, e.fp, light, CASE WHEN light THEN null ELSE properties(e) END, "
-        "id(s), s.valid_from, s.seen_last, [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], "
         # Open edges only: their valid_to, always null, is not sent back (a fifth of what the client parses).
-        "collect([type(r), x.key, id(r), r.valid_from])"
+        "WITH row, e, s, h, light, quiet, collect([type(r), x.key, id(r), r.valid_from]) AS listed "
+        f"RETURN CASE WHEN quiet THEN row[0] ELSE [row[0], e.`{REVISION}`, e.fp, light, "
+        "  CASE WHEN light THEN null ELSE properties(e) END, id(s), s.valid_from, s.seen_last, "
+        "  [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], listed] END"
     )
 
 
 def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict:
     """For each key: the entity's revision and current State; its values and open edges unless the row
     repeats that State or comes before it; for a late row, the times and fingerprint of the State its
-    time falls in. full: always the values and edges (what update() completes a row from)."""
+    time falls in; QUIET for a row that decide() would find unchanged with nothing to write. full: always
+    the values and edges (what update() completes a row from), and never QUIET."""
     asked = [[row.key, None, None] if full else [row.key, row.fp, clock.stamp_of(row.t)] for row in rows]
     try:
         header = parameters_header({"rows": asked})  # the fast form, else the client's
@@ -66,7 +74,11 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
             raise
         result = []  # a graph that does not exist yet
     found = {}
-    for key, rev, fp, light, props, sid, start, seen_last, past, listed in result:
+    for (answer,) in result:
+        if type(answer) is not list:  # a quiet row: its key alone
+            found[typed(answer)] = QUIET
+            continue
+        key, rev, fp, light, props, sid, start, seen_last, past, listed = answer
         around = Around(rev=rev or 0, props=None if light else stored_values(kind, props or {}))
         if sid is not None:
             began = clock.from_store(start)
@@ -147,6 +159,9 @@ def write_rows(
             if index in late_indexes and index not in arounds:
                 continue  # a late row that the second read did not find: read again
             around = arounds.get(index) or current[typed(row.key)]
+            if around is QUIET:
+                statuses[index] = "unchanged"
+                continue
             status, plan = decide(kind, row, around, partial=partial is not None)
             decided[index] = status
             if plan is not None:
