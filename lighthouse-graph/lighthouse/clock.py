@@ -8,6 +8,7 @@ is taken as UTC, and a fraction of a second is cut off, not rounded.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from .errors import Refused, WrongType
 from .values import sort_of
@@ -43,22 +44,32 @@ def given(value: object) -> bool:
 def moment_of(value: object) -> datetime:
     """An aware UTC datetime in whole seconds from what stamp() accepts; TimeError or WrongType if not."""
     if type(value) is datetime:
-        moment = value
-    elif type(value) is str:
+        return _in_utc(value, value)
+    if type(value) is str:
         if len(value) > MAX_TIME_TEXT:
             raise TimeError(f"a time is at most {MAX_TIME_TEXT} characters of ISO 8601")
-        text = value.strip()
-        # Python's parser stops at a NUL, so "…12:00:00\x00junk+00:00" would read as a time.
-        if not (text.isascii() and text.isprintable()):
-            raise TimeError(f"not an ISO 8601 time: {ascii(value)}")
-        if text.endswith(("Z", "z")):
-            text = text[:-1] + "+00:00"
-        try:
-            moment = datetime.fromisoformat(text)
-        except (ValueError, OverflowError):
-            raise TimeError(f"not an ISO 8601 time: {ascii(value)}") from None
-    else:
-        raise WrongType(f"a time is ISO 8601 text or a datetime, not {sort_of(value)}")
+        return _moment_of_text(value)
+    raise WrongType(f"a time is ISO 8601 text or a datetime, not {sort_of(value)}")
+
+
+# The rows of a batch mostly share their times (a poll's t, a value's time): each text is read once. A
+# datetime is immutable, so the one read can be given out again; a text that is no time is not kept.
+@lru_cache(maxsize=1024)
+def _moment_of_text(value: str) -> datetime:
+    text = value.strip()
+    # Python's parser stops at a NUL, so "…12:00:00\x00junk+00:00" would read as a time.
+    if not (text.isascii() and text.isprintable()):
+        raise TimeError(f"not an ISO 8601 time: {ascii(value)}")
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except (ValueError, OverflowError):
+        raise TimeError(f"not an ISO 8601 time: {ascii(value)}") from None
+    return _in_utc(moment, value)
+
+
+def _in_utc(moment: datetime, value: object) -> datetime:
     try:
         moment = moment.astimezone(UTC) if moment.utcoffset() is not None else moment.replace(tzinfo=UTC)
     # A zone of a day or more, before year 1 in UTC, or a tzinfo of the caller's that raises.

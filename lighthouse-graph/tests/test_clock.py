@@ -181,6 +181,22 @@ def test_moment_of_reads_what_stamp_reads_without_the_window() -> None:
         clock.moment_of("")  # not given is for stamp() and parse() to say
 
 
+def test_a_text_read_again_gives_the_same_time_and_a_refused_one_is_refused_again() -> None:
+    # A text's reading is kept for the next row that sends it: what it gives must not depend on that.
+    for _ in range(3):
+        assert clock.moment_of("2026-01-01T13:00:00+01:00") == NOON
+        assert clock.moment_of("2026-01-01T12:00:00") == NOON
+        with pytest.raises(TimeError, match="ISO 8601"):
+            clock.moment_of("2026-01-01T12:00:00\x00+00:00")
+        with pytest.raises(TimeError, match="zone"):
+            clock.moment_of("0001-01-01T00:00:00+01:00")
+        assert clock.checked("2026-01-01T12:00:00Z", present_time=NOON) == NOON
+        with pytest.raises(TimeError, match="five minutes"):
+            clock.checked("2026-01-01T12:06:00Z", present_time=NOON)  # the present is not kept with it
+    naive = datetime(2026, 1, 1, 12, 0, 0, 700)
+    assert clock.moment_of(naive) == NOON and naive.microsecond == 700
+
+
 def test_time_error_is_a_refusal_and_a_value_error() -> None:
     assert issubclass(TimeError, Refused) and issubclass(TimeError, ValueError)
     assert TimeError("late").reason == "invalid"
