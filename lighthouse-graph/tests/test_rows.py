@@ -13,7 +13,7 @@ from lighthouse.values import Refused
 from lighthouse.write.rows import (
     checked_key,
     checked_relations,
-    content_of,
+    content_text,
     fingerprint,
     parameters_header,
     prepare,
@@ -110,12 +110,13 @@ def test_the_limits_of_a_row():
 def test_content_compares_values_with_their_types_and_relations_without_empty_ones():
     assert typed(1) != typed(1.0) != typed(True) != typed("1")
     assert typed([1, 2]) == typed((1, 2)) != typed([2, 1])
-    one = content_of({"a": 1, "b": [1]}, {"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset()})
-    same = content_of({"b": (1,), "a": 1}, {"LOCATED_IN": frozenset({"r1"})})
+    one = content_text({"a": 1, "b": [1]}, {"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset()})
+    same = content_text({"b": (1,), "a": 1}, {"LOCATED_IN": frozenset({"r1"})})
     assert one == same
-    assert one != content_of({"a": 1.0, "b": [1]}, {"LOCATED_IN": frozenset({"r1"})})
-    assert one != content_of({"a": 1, "b": [1]}, {"LOCATED_IN": frozenset({"r2"})})
-    assert content_of({}, {"USED_BY": frozenset({1})}) != content_of({}, {"USED_BY": frozenset({"1"})})
+    assert one != content_text({"a": 1.0, "b": [1]}, {"LOCATED_IN": frozenset({"r1"})})
+    assert one != content_text({"a": True, "b": [1]}, {"LOCATED_IN": frozenset({"r1"})})
+    assert one != content_text({"a": 1, "b": [1]}, {"LOCATED_IN": frozenset({"r2"})})
+    assert content_text({}, {"USED_BY": frozenset({1})}) != content_text({}, {"USED_BY": frozenset({"1"})})
 
 
 def test_the_text_of_a_kind_in_the_order_it_names_it():
@@ -181,7 +182,43 @@ def test_the_fingerprint_follows_the_content():
 )
 def test_the_fingerprint_of_a_content_is_the_one_states_already_keep(given_values, relations, stored):
     # Graphs keep these fingerprints on their States: a new way of computing one must give the same.
-    assert fingerprint(content_of(given_values, relations)) == stored
+    assert fingerprint(given_values, relations) == stored
+
+
+def _content_tuple(given_values: dict, relations: dict) -> tuple:
+    """The tuple every stored fingerprint was made from (the repr() of it was digested): the oracle."""
+    return (
+        tuple(sorted((name, typed(item)) for name, item in given_values.items())),
+        tuple(
+            sorted(
+                (relation, tuple(sorted(typed(target) for target in targets)))
+                for relation, targets in relations.items()
+                if targets
+            )
+        ),
+    )
+
+
+SCALARS = (
+    st.text(max_size=8)
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.booleans()
+)
+CONTENT_VALUES = st.dictionaries(
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,4}", fullmatch=True),
+    SCALARS | st.lists(SCALARS, max_size=3) | st.lists(SCALARS, max_size=2).map(tuple),
+    max_size=6,
+)
+TARGETS = st.frozensets(st.text(max_size=4) | st.integers(-(2**63), 2**63 - 1), max_size=4)
+
+
+@settings(max_examples=500, deadline=None)
+@given(CONTENT_VALUES, st.dictionaries(st.sampled_from(["A", "B_1", "USED_BY"]), TARGETS, max_size=3))
+def test_the_content_text_is_the_text_of_the_tuple_stored_fingerprints_were_made_from(
+    given_values, relations
+):
+    assert content_text(given_values, relations) == repr(_content_tuple(given_values, relations))
 
 
 def test_a_row_is_read_from_its_plain_copy():

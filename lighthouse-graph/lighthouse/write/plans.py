@@ -14,7 +14,7 @@ from datetime import datetime
 from .. import clock
 from ..kinds import Kind
 from ..values import words
-from .rows import Row, content_of, fingerprint, text_of, typed
+from .rows import Row, fingerprint, text_of, typed
 
 Pair = tuple[str, object]  # (relation type, typed target)
 
@@ -42,7 +42,7 @@ class StateView:
     def content_fp(self) -> str:
         """The fingerprint of the content: as stored, or made from the values for a State without one."""
         if self.fp is None:
-            self.fp = fingerprint(content_of(self.values, self.relations))
+            self.fp = fingerprint(self.values, self.relations)
         return self.fp
 
 
