@@ -125,9 +125,19 @@ def written_at(at: object) -> str:
 
 def stamp_of(moment: datetime) -> str:
     """The text of a UTC datetime that is already checked."""
+    # Kept only for UTC: equal instants in other zones are equal keys, and would share one text.
+    return _utc_stamp(moment) if moment.tzinfo is UTC else _stamp_text(moment)
+
+
+def _stamp_text(moment: datetime) -> str:
     # Not strftime: its %Y does not pad years before 1000 on every platform; isoformat() pads them, and
-    # is written in C (half the time of formatting the six fields here, and a write takes 4 a row).
+    # is written in C (half the time of formatting the six fields here).
     return moment.isoformat(timespec="seconds")[:19]
+
+
+# A write formats each row's time three or four times, and the rows of a batch mostly share it: a text
+# kept is 0.1 µs where isoformat() is 1 µs.
+_utc_stamp = lru_cache(maxsize=4096)(_stamp_text)
 
 
 def from_store(value: object) -> datetime | None:

@@ -195,6 +195,13 @@ def test_a_text_read_again_gives_the_same_time_and_a_refused_one_is_refused_agai
             clock.checked("2026-01-01T12:06:00Z", present_time=NOON)  # the present is not kept with it
     naive = datetime(2026, 1, 1, 12, 0, 0, 700)
     assert clock.moment_of(naive) == NOON and naive.microsecond == 700
+    # The text of a time is kept too, for UTC only: the same instant in another zone is another text.
+    paris = NOON.astimezone(timezone(timedelta(hours=1)))
+    assert [clock.stamp_of(NOON), clock.stamp_of(paris), clock.stamp_of(NOON)] == [
+        "2026-01-01T12:00:00",
+        "2026-01-01T13:00:00",
+        "2026-01-01T12:00:00",
+    ]
 
 
 def test_time_error_is_a_refusal_and_a_value_error() -> None:
