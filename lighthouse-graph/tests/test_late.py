@@ -181,11 +181,36 @@ def test_read_around_gives_the_state_a_time_falls_in_and_the_next_one(graph):
     current = read_current(graph, DEVICE, rows[:1])
     found = read_around(graph, DEVICE, rows, current)
     assert found[0].prev is None and found[0].next.valid_from == moment(at(0))
-    assert found[0].next.relations["LOCATED_IN"] == frozenset({"r1"})
+    first = prepare(DEVICE, 0, row(0, relations={"LOCATED_IN": "r1"}), clock.present())
+    assert found[0].next.content_fp == first.fp  # a State is compared by its fingerprint alone
+    assert found[0].next.values is None and found[0].next.relations is None
     assert found[1].prev.valid_from == moment(at(0)) and found[1].next.valid_from == moment(at(4))
     assert set(found[1].edges_prev) == {("LOCATED_IN", ("str", "r1"))} and found[1].edges_next == {}
-    assert found[2].prev.values == {"status": "hot"} and found[2].next.values == {"status": "cold"}
+    assert found[2].prev.valid_to == moment(at(8)) and found[2].next.valid_to is None
     assert read_around(graph, DEVICE, [], current) == {}
+    # A State kept without a fingerprint is read with its values and relations, and compared by them.
+    graph.query("MATCH (s:State) SET s.fp = null")
+    found = read_around(graph, DEVICE, rows, current)
+    assert found[0].next.values == {"status": "ok"} and found[0].next.content_fp == first.fp
+    assert found[0].next.relations["LOCATED_IN"] == frozenset({"r1"})
+    assert found[2].prev.values == {"status": "hot"} and found[2].next.values == {"status": "cold"}
+
+
+def test_states_kept_without_fingerprints_are_compared_by_their_values_and_relations(graph):
+    # A graph written before fingerprints: neither the States nor the entity keep one.
+    statuses(graph, [row(0, relations={"LOCATED_IN": "r1"}), row(4, "hot"), row(8, "cold")])
+    graph.query("MATCH (s:State) SET s.fp = null")
+    graph.query("MATCH (e:Device) SET e.fp = null")
+    again = [row(2, relations={"LOCATED_IN": "r1"}), row(6, "hot"), row(8, "cold"), row(3, "warm")]
+    assert [statuses(graph, [one])[0] for one in again] == ["unchanged", "unchanged", "unchanged", "inserted"]
+    assert statuses(graph, [row(2)]) == ["conflict"]  # the relation is content: without it, other content
+    found = history(graph, DEVICE, "d1")
+    assert [(s["status"], s["valid_from"], s.get("seen_last")) for s in found] == [
+        ("ok", moment(at(0)), moment(at(2))),
+        ("warm", moment(at(3)), None),
+        ("hot", moment(at(4)), moment(at(6))),
+        ("cold", moment(at(8)), None),
+    ]
 
 
 def test_a_late_row_replaces_the_next_link_and_gives_the_graph_a_new_stamp(graph, db):

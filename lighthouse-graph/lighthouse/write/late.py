@@ -45,20 +45,18 @@ def holding(edges: list[Edge], moment) -> dict:
     }
 
 
-def state_view(kind: Kind, sid, props: dict | None, edges: list[Edge]) -> StateView | None:
-    if sid is None or props is None:
+def state_view(kind: Kind, sid, stored: list, edges: list[Edge]) -> StateView | None:
+    """A State from [valid_from, valid_to, seen_last, fp, its properties or null]: the values and the
+    relations, which its content is compared by, only for a State kept without a fingerprint."""
+    if sid is None:
         return None
-    start = clock.from_store(props["valid_from"])
+    start, end, seen_last, fp, props = stored
     view = StateView(
-        sid,
-        start,
-        clock.from_store(props.get("valid_to")),
-        clock.from_store(props.get("seen_last")),
-        stored_values(kind, props),
-        {},
-        props.get("fp"),
+        sid, clock.from_store(start), clock.from_store(end), clock.from_store(seen_last), None, None, fp
     )
-    view.relations = relations_from(holding(edges, start), kind)
+    if fp is None:
+        view.values = stored_values(kind, props or {})
+        view.relations = relations_from(holding(edges, view.valid_from), kind)
     return view
 
 
@@ -86,7 +84,11 @@ def _around_query(kind: Kind) -> str:
         "  AND (r.valid_to IS NULL OR r.valid_to > coalesce(s.valid_from, t)) "
         # Grouped by the nodes, not by their properties: a map is a slow key to group by.
         "WITH row.i AS i, s, n, collect([type(r), x.key, id(r), r.valid_from, r.valid_to]) AS edges "
-        "RETURN i, id(s), properties(s), id(n), properties(n), edges"
+        # A State's properties only when it has no fingerprint to be compared by: the two maps a row were
+        # half of what the client parsed of this read.
+        "RETURN i, id(s), [s.valid_from, s.valid_to, s.seen_last, s.fp, "
+        "  CASE WHEN s.fp IS NULL THEN properties(s) END], id(n), "
+        "  [n.valid_from, n.valid_to, n.seen_last, n.fp, CASE WHEN n.fp IS NULL THEN properties(n) END], edges"
     )
 
 
@@ -103,14 +105,14 @@ def read_around(graph, kind: Kind, rows: list[Row], current: dict) -> dict[int, 
     )
     found = {}
     by_index = {row.index: row for row in rows}
-    for index, sid, sprops, nid, nprops, listed in result:
+    for index, sid, held, nid, after, listed in result:
         row = by_index[index]
         edges = edges_from(listed)
         now = current[typed(row.key)]
         # The revision of the first read: a writer that came between the two reads makes the plan wait.
         around = Around(rev=now.rev, props=now.props, current=now.current)
-        around.prev = state_view(kind, sid, sprops, edges)
-        around.next = state_view(kind, nid, nprops, edges)
+        around.prev = state_view(kind, sid, held, edges)
+        around.next = state_view(kind, nid, after, edges)
         around.edges_prev = holding(edges, row.t) if around.prev else {}
         around.edges_next = holding(edges, around.next.valid_from) if around.next else {}
         found[index] = around
