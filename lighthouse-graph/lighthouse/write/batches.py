@@ -52,13 +52,23 @@ def _current_query(kind: Kind) -> str:
         "    OR (h.fp = row[1] AND t <= coalesce(h.seen_last, h.valid_from)), false) AS quiet "
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) WHERE NOT quiet AND s.valid_to IS NULL "
         "WITH row, e, s, h, quiet, quiet OR coalesce(e.fp = row[1], false) OR coalesce(s.valid_from > t, false) "
-        "  AS light "
-        f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE NOT light AND r.valid_to IS NULL "
-        # Open edges only: their valid_to, always null, is not sent back (a fifth of what the client parses).
-        "WITH row, e, s, h, quiet, light, collect([type(r), x.key, id(r), r.valid_from]) AS listed "
+        "  AS light, "
+        # A late row in the State just before the current one, with other content: its edges come too, and
+        # it needs no read around it (both States are here, compared by their fingerprints).
+        "  coalesce(s.valid_from > t AND h.valid_to = s.valid_from AND h.fp <> row[1] AND e.fp IS NOT NULL, false) "
+        "  AS before_current "
+        # The first condition names no edge, so FalkorDB tests it before it walks them: alone in an OR with
+        # the others, it was tested for each edge, and a replay's read took twice as long.
+        f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE (NOT light OR before_current) "
+        "  AND ((NOT light AND r.valid_to IS NULL) OR (before_current AND r.valid_from <= s.valid_from "
+        "    AND (r.valid_to IS NULL OR r.valid_to > h.valid_from))) "
+        # One shape for every edge: a CASE per row that left open edges without their always null valid_to
+        # cost FalkorDB more than the client's parsing of it.
+        "WITH row, e, s, h, quiet, light, before_current, "
+        "  collect([type(r), x.key, id(r), r.valid_from, r.valid_to]) AS listed "
         f"RETURN CASE WHEN quiet THEN row[0] ELSE [row[0], e.`{REVISION}`, e.fp, light, "
         "  CASE WHEN light THEN null ELSE properties(e) END, id(s), s.valid_from, s.seen_last, "
-        "  [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], listed] END"
+        "  [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], before_current, listed] END"
     )
 
 
@@ -82,7 +92,7 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
         if type(answer) is not list:  # a quiet row: its key alone
             found[typed(answer)] = QUIET
             continue
-        key, rev, fp, light, props, sid, start, seen_last, past, listed = answer
+        key, rev, fp, light, props, sid, start, seen_last, past, before_current, listed = answer
         around = Around(rev=rev or 0, props=None if light else stored_values(kind, props or {}))
         if sid is not None:
             began = clock.from_store(start)
@@ -101,6 +111,8 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
         if past[0] is not None:
             moments = [clock.from_store(one) for one in past[1:4]]
             around.past = StateView(past[0], *moments, None, None, past[4])
+            if before_current:
+                around.late_edges = edges_from(listed)
         found[typed(key)] = around
     for key in map(typed, (row.key for row in rows)):  # an entity not there (or no graph yet) answers nothing
         if key not in found:
@@ -115,6 +127,22 @@ def _repeats_the_past(row: Row, around: Around) -> Around | None:
     if past is None or past.fp is None or past.fp != row.fp:
         return None
     return Around(rev=around.rev, current=around.current, prev=past)
+
+
+def _just_before_the_current(row: Row, around: Around) -> Around | None:
+    """For a late row in the State just before the current one: what decide() needs, from the light read
+    alone, which brought the edges of both States (no read around it)."""
+    if around.late_edges is None:
+        return None
+    after = around.current
+    return Around(
+        rev=around.rev,
+        current=after,
+        prev=around.past,
+        next=after,
+        edges_prev=holding(around.late_edges, row.t),
+        edges_next=holding(around.late_edges, after.valid_from),
+    )
 
 
 def check_entries(graph, rows: list[Row]) -> set[str]:
@@ -151,11 +179,14 @@ def write_rows(
                     _refuse(refusals, statuses, kind, by, row, error.reason, str(error))
                     del pending[index]
         late = [row for row in pending.values() if partial is None and _is_late(row, current)]
-        repeated = {row.index: _repeats_the_past(row, current[typed(row.key)]) for row in late}
-        repeated = {index: around for index, around in repeated.items() if around is not None}
-        late = [row for row in late if row.index not in repeated]
+        first_read = {}  # the late rows decided from the light read alone
+        for row in late:
+            around = current[typed(row.key)]
+            first_read[row.index] = _repeats_the_past(row, around) or _just_before_the_current(row, around)
+        first_read = {index: around for index, around in first_read.items() if around is not None}
+        late = [row for row in late if row.index not in first_read]
         arounds = read_around(graph, kind, late, current)
-        arounds.update(repeated)
+        arounds.update(first_read)
         late_indexes = {row.index for row in late}
         plans = []
         decided = {}

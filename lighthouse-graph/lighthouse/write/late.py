@@ -29,10 +29,10 @@ def stored_values(kind: Kind, props: dict) -> dict:
 
 
 def edges_from(listed: list) -> list[Edge]:
-    """Edges from [type, target key, id, valid_from, valid_to]; an open edge may come without valid_to."""
+    """Edges from [type, target key, id, valid_from, valid_to] (all null where no edge was found)."""
     return [
-        Edge(rid, relation, target, clock.from_store(start), clock.from_store(end[0]) if end else None)
-        for relation, target, rid, start, *end in listed
+        Edge(rid, relation, target, clock.from_store(start), clock.from_store(end))
+        for relation, target, rid, start, end in listed
         if rid is not None
     ]
 

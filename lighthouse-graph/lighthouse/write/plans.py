@@ -58,6 +58,7 @@ class Around:
     edges_prev: dict = field(default_factory=dict)  # Pair -> Edge, edges that hold at the row's time
     edges_next: dict = field(default_factory=dict)  # Pair -> Edge, edges that hold when next begins
     past: StateView | None = None  # for a late row: the State its time falls in, times and fp only
+    late_edges: list | None = None  # when that State is just before the current one: the edges of both
 
 
 def pairs(relations: dict) -> set:
