@@ -38,8 +38,10 @@ def edges_from(listed: list) -> list[Edge]:
 
 
 def holding(edges: list[Edge], moment) -> dict:
+    """The edges that hold at a moment, by (relation, typed target): a target is a key, never a list, so
+    typed() is written out (a late row makes some twenty of these)."""
     return {
-        (edge.relation, typed(edge.target)): edge
+        (edge.relation, (type(edge.target).__name__, edge.target)): edge
         for edge in edges
         if edge.valid_from <= moment and (edge.valid_to is None or edge.valid_to > moment)
     }
