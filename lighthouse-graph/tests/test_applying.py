@@ -166,3 +166,32 @@ def test_a_new_states_values_are_properties_of_its_create_by_name_up_to_a_bound(
     for one in many:
         shown = history(graph, DEVICE, one["key"])[0]
         assert {name: item for name, item in shown.items() if name.startswith("x")} == one["values"]
+
+
+def test_a_new_entity_made_by_another_writer_after_the_read_is_not_made_twice(graph):
+    rows = [row(0, {"status": "ok"}), Row(1, "d2", T0, {"status": "ok"}, NO_RELATIONS, None)]
+    current = read_current(graph, DEVICE, rows)
+    assert all(around.absent for around in current.values())  # no node of either entity was found
+    plans = [decide(DEVICE, one, current[("str", one.key)])[1] for one in rows]
+    assert all(plan["absent"] for plan in plans)
+    query = positional_query(DEVICE, _needs(DEVICE, plans))[0]
+    assert "MERGE (e:" not in query and "CREATE (e:`Device`:Entity {" in query  # created whole
+    remember(graph, DEVICE, [{"key": "d1", "t": at(1), "values": {"status": "rival"}}], "rival")
+    assert apply_plans(graph, DEVICE, "feed", plans) == {1}  # d1 exists now: only d2 is written
+    count = "MATCH (e:Device {key: $key}) RETURN count(e)"
+    assert [graph.ro_query(count, {"key": key}).result_set[0][0] for key in ("d1", "d2")] == [1, 1]
+    assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["rival"]
+    # Read again, the row is a late row of the entity now there: the usual write.
+    assert remember(
+        graph, DEVICE, [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}], "feed"
+    ) == [{"key": "d1", "status": "inserted"}]
+    # One plan of an entity that exists in the batch: every entity goes the usual way.
+    found = read_current(graph, DEVICE, [row(5, {"status": "hot"}), Row(1, "d3", T0, {}, NO_RELATIONS, None)])
+    mixed = [decide(DEVICE, row(5, {"status": "hot"}), found[("str", "d1")])[1]]
+    mixed.append(decide(DEVICE, Row(1, "d3", T0, {}, NO_RELATIONS, None), found[("str", "d3")])[1])
+    assert (
+        "absent" not in _needs(DEVICE, mixed)
+        and "MERGE (e:" in positional_query(DEVICE, _needs(DEVICE, mixed))[0]
+    )
+    assert apply_plans(graph, DEVICE, "feed", mixed) == {0, 1}
+    assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok", "rival", "hot"]

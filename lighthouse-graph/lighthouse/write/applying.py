@@ -89,6 +89,8 @@ def _needs(kind: Kind, plans: list[dict]) -> frozenset:
         reopened.update(plan.get("reopen") or ())
     found.update(f"open:{relation}" for relation in opened)
     found.update(f"reopen:{relation}" for relation in reopened)
+    if all(plan.get("absent") for plan in plans):
+        found.add("absent")  # every entity is new: each is created whole (_created_entity())
     if len(named) > MAX_NAMED_VALUES:
         found.add("values_as_map")
     else:
@@ -127,14 +129,34 @@ def _opens(kind: Kind, needs: frozenset) -> str:
     return opens
 
 
-def _apply_query(kind: Kind, needs: frozenset) -> str:
-    # Every variable has a name of its own: FalkorDB 4.22 let a name bound inside CALL {} clash with the
-    # same name in a later FOREACH, which then silently did nothing. The reads come first, then every write.
-    # Only the parts some plan of the batch uses are in the query: each part left out of a batch of 500
-    # creates saved its pass over the 500 rows (the whole query took about half as long).
+def _created_entity(kind: Kind, needs: frozenset, values: list[str], times: tuple[str, ...]) -> str:
+    """The start of the query when no plan's entity existed when it was read: each is created with its
+    values in its CREATE (MERGE and the SETs after it were a quarter of what 10,000 creates took FalkorDB).
+    One that another writer made since is not written, and its row is read and decided again."""
+    return (
+        "UNWIND $rows AS row "
+        f"OPTIONAL MATCH (existing:`{kind.label}` {{key: row.key}}) "
+        + ("OPTIONAL MATCH (source_entry:Entry {id: row.source}) " if "source" in needs else "")
+        + f"WITH row{', source_entry' if 'source' in needs else ''} WHERE existing IS NULL "
+        f"CREATE (e:`{kind.label}`:Entity {{key: row.key, `{REVISION}`: 1, `{kind.key}`: row.key, "
+        "valid_from: localdatetime(row.t), words: row.words, fp: row.fp, by: $by, "
+        "recorded_at: localdatetime($now)"
+        + _time_properties(times)
+        + "".join(f", `{name}`: row.values.`{name}`" for name in values)
+        + "}) "
+        + ("SET e += row.values " if "values_as_map" in needs else "")
+        + (
+            f"FOREACH (marking IN {_when('row.embed')} | SET e:`{kind.embed_label}`) "
+            if kind.dimensions
+            else ""
+        )
+    )
+
+
+def _merged_entity(kind: Kind, needs: frozenset, times: tuple[str, ...]) -> str:
+    """The start of the query when some plan's entity exists: each is matched (or made, by MERGE, so two
+    writers never make one entity twice), guarded by its revision, and given its new values."""
     held, later = "held" in needs, "next" in needs
-    times = kind.times if "times" in needs else ()
-    values = sorted(need[len("value:") :] for need in needs if need.startswith("value:"))
     embed = (
         (
             f"  FOREACH (unembedding IN {_when('row.unembed')} | SET e.`{VECTOR}` = null, e.`{VECTOR_MODEL}` = null) "
@@ -171,6 +193,22 @@ def _apply_query(kind: Kind, needs: frozenset) -> str:
         f"{embed}) "
         if "current" in needs
         else "",
+    ]
+    return "".join(parts)
+
+
+def _apply_query(kind: Kind, needs: frozenset) -> str:
+    # Every variable has a name of its own: FalkorDB 4.22 let a name bound inside CALL {} clash with the
+    # same name in a later FOREACH, which then silently did nothing. The reads come first, then every write.
+    # Only the parts some plan of the batch uses are in the query: each part left out of a batch of 500
+    # creates saved its pass over the 500 rows (the whole query took about half as long).
+    held, later = "held" in needs, "next" in needs
+    times = kind.times if "times" in needs else ()
+    values = sorted(need[len("value:") :] for need in needs if need.startswith("value:"))
+    parts = [
+        _created_entity(kind, needs, values, times)
+        if "absent" in needs
+        else _merged_entity(kind, needs, times),
         f"FOREACH (stamping IN {_when('row.restamp AND st IS NOT NULL')} | SET st.id = $stamp) "
         if "restamp" in needs
         else "",

@@ -116,7 +116,7 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
         found[typed(key)] = around
     for key in map(typed, (row.key for row in rows)):  # an entity not there (or no graph yet) answers nothing
         if key not in found:
-            found[key] = Around()
+            found[key] = Around(absent=True)
     return found
 
 

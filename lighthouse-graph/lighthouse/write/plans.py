@@ -59,6 +59,7 @@ class Around:
     edges_next: dict = field(default_factory=dict)  # Pair -> Edge, edges that hold when next begins
     past: StateView | None = None  # for a late row: the State its time falls in, times and fp only
     late_edges: list | None = None  # when that State is just before the current one: the edges of both
+    absent: bool = False  # the read found no node of the entity: its plan creates it whole
 
 
 def pairs(relations: dict) -> set:
@@ -175,6 +176,8 @@ def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tu
     t = clock.stamp_of(row.t)
     plan = {"i": row.index, "key": row.key, "rev": around.rev, "t": t}
     if around.current is None:
+        if around.absent:
+            plan["absent"] = True
         _becomes_current(kind, plan, row, around, t)
         _new_state(kind, plan, row, None, None)
         _edges_plan(plan, {}, _wanted(row), {}, None)
