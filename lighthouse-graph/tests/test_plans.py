@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from devices import DEVICE, MANUAL
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lighthouse.values import words
 from lighthouse.write.plans import Around, Edge, StateView, decide, words_of
-from lighthouse.write.rows import Row
+from lighthouse.write.rows import Row, prepare
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NO_RELATIONS = {"LOCATED_IN": frozenset(), "USED_BY": frozenset()}
@@ -160,3 +161,26 @@ def test_an_update_before_the_current_state_is_stale():
 @given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60) | st.text(max_size=30))
 def test_the_words_of_a_text_are_what_the_index_reads(text):
     assert words_of(text) == words(text)
+
+
+@pytest.mark.parametrize("kind", [DEVICE, MANUAL])
+def test_the_plan_of_an_entity_not_found_is_the_general_plan_of_a_new_entity(kind):
+    given = (
+        {"status": "ok", "level": 2, "since": "2026-01-01T00:00:00Z"} if kind is DEVICE else {"title": "Seal"}
+    )
+    relations = {"LOCATED_IN": "r1", "USED_BY": ["t1", "t2"]} if kind is DEVICE else {}
+    for entry in (None, "ep/1"):
+        raw = {
+            "key": "k1",
+            "t": "2026-01-01T00:00:00Z",
+            "values": given,
+            "relations": relations,
+            "entry": entry,
+        }
+        ready = prepare(kind, 3, raw, datetime(2026, 1, 2, tzinfo=UTC))
+        status, direct = decide(kind, ready, Around(absent=True))
+        general = decide(kind, ready, Around())[1]  # a node with no State and no values: compared
+        assert status == "created" and direct.pop("absent") is True and "absent" not in general
+        for plan in (direct, general):
+            plan["open"] = {relation: sorted(targets) for relation, targets in plan.get("open", {}).items()}
+        assert direct == general

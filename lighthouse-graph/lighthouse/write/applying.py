@@ -18,14 +18,6 @@ from .late import relation_types
 from .rows import parameters_header
 
 
-def _time_sets(target: str, names: tuple[str, ...]) -> str:
-    return "".join(
-        f", {target}.`{name}` = CASE WHEN row.times.`{name}` IS NULL THEN null "
-        f"ELSE localdatetime(row.times.`{name}`) END"
-        for name in names
-    )
-
-
 def _time_properties(names: tuple[str, ...]) -> str:
     """The kind's times as properties of a node's CREATE: one the row leaves out is null, and not set."""
     return "".join(
@@ -179,20 +171,38 @@ def _merged_entity(kind: Kind, needs: frozenset, times: tuple[str, ...]) -> str:
         # A DELETE here, not in CALL {}: there FalkorDB 4.22 deleted for the first row of the query only.
         "OPTIONAL MATCH (held)-[link:NEXT]->(later) WHERE row.new " if "unlink" in needs else "",
         "OPTIONAL MATCH (source_entry:Entry {id: row.source}) " if "source" in needs else "",
-        f"SET e.`{REVISION}` = coalesce(e.`{REVISION}`, 0) + 1 ",
-        f"FOREACH (timing IN {_when('row.entity_times IS NOT NULL')} | "
-        "  SET e.valid_from = localdatetime(row.entity_times[0]), "
-        "      e.seen_last = CASE WHEN row.entity_times[1] IS NULL THEN null "
-        "ELSE localdatetime(row.entity_times[1]) END) "
+        # One SET for all the entity takes, its parts by CASE: each SET clause on the entity cost FalkorDB
+        # 4.22.1 some 6 µs a row (four of them were a third of a batch of changes). Within one SET the
+        # items apply in order: the values are cleared before they are set.
+        f"SET e.`{REVISION}` = coalesce(e.`{REVISION}`, 0) + 1",
+        ", e.valid_from = CASE WHEN row.entity_times IS NULL THEN e.valid_from "
+        "ELSE localdatetime(row.entity_times[0]) END, "
+        "e.seen_last = CASE WHEN row.entity_times IS NULL THEN e.seen_last "
+        "WHEN row.entity_times[1] IS NULL THEN null ELSE localdatetime(row.entity_times[1]) END"
         if "entity_times" in needs
         else "",
-        f"FOREACH (becoming IN {_when('row.current')} | "
-        "  SET e += row.clear "
-        "  SET e += row.values, e.words = row.words, e.fp = row.fp, e.by = $by, e.recorded_at = localdatetime($now)"
-        f"{_time_sets('e', times)} "
-        f"{embed}) "
+        ", e += CASE WHEN row.current THEN row.clear ELSE {} END, "
+        "e += CASE WHEN row.current THEN row.values ELSE {} END, "
+        + ", ".join(
+            f"e.{name} = CASE WHEN row.current THEN {value} ELSE e.{name} END"
+            for name, value in [
+                ("words", "row.words"),
+                ("fp", "row.fp"),
+                ("by", "$by"),
+                ("recorded_at", "localdatetime($now)"),
+                *[
+                    (
+                        f"`{name}`",
+                        f"CASE WHEN row.times.`{name}` IS NULL THEN null ELSE localdatetime(row.times.`{name}`) END",
+                    )
+                    for name in times
+                ],
+            ]
+        )
         if "current" in needs
         else "",
+        " ",
+        embed if "current" in needs else "",
     ]
     return "".join(parts)
 

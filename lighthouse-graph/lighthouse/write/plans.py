@@ -171,13 +171,27 @@ def _wanted(row: Row) -> dict:
     }
 
 
+def _created(kind: Kind, plan: dict, row: Row, t: str) -> dict:
+    """The plan of an entity the read did not find: everything the general path gives a new entity (a
+    batch that also holds existing entities writes it that way), built without comparing it to anything."""
+    _content(kind, plan, row)
+    plan.update(absent=True, current=True, clear={}, entity_times=[t, None])
+    if kind.dimensions:
+        plan.update(retext=True, embed=bool(text_of(kind, row.values)), unembed=False)
+    plan.update(new=True, until=None, held=None, next=None, source=row.entry)
+    opened = {relation: list(targets) for relation, targets in row.relations.items() if targets}
+    if opened:
+        plan["open"] = opened
+    return plan
+
+
 def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tuple[str, dict | None]:
     """The receipt status of a row against what is stored, and the plan that writes it (None: no write)."""
     t = clock.stamp_of(row.t)
     plan = {"i": row.index, "key": row.key, "rev": around.rev, "t": t}
+    if around.absent:  # no node yet: what the general path below gives, made directly
+        return "created", _created(kind, plan, row, t)
     if around.current is None:
-        if around.absent:
-            plan["absent"] = True
         _becomes_current(kind, plan, row, around, t)
         _new_state(kind, plan, row, None, None)
         _edges_plan(plan, {}, _wanted(row), {}, None)
