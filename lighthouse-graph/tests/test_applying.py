@@ -7,7 +7,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from devices import DEVICE, KINDS, MANUAL
-from lighthouse import ensure_schema, history, remember
+from lighthouse import Kind, ensure_schema, history, remember
 from lighthouse.write.applying import MAX_NAMED_VALUES, _needs, apply_plans, positional_query
 from lighthouse.write.batches import read_current
 from lighthouse.write.plans import Around, StateView, decide
@@ -195,3 +195,31 @@ def test_a_new_entity_made_by_another_writer_after_the_read_is_not_made_twice(gr
     )
     assert apply_plans(graph, DEVICE, "feed", mixed) == {0, 1}
     assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok", "rival", "hot"]
+
+
+def test_new_entities_wait_for_their_vectors_by_a_label_in_the_create_when_all_of_them_do(graph):
+    def made(rows):
+        plans = [
+            decide(MANUAL, Row(i, key, T0, given, {}, None), Around(absent=True))[1]
+            for i, (key, given) in enumerate(rows)
+        ]
+        query = positional_query(MANUAL, _needs(MANUAL, plans))[0]
+        assert apply_plans(graph, MANUAL, "feed", plans) == set(range(len(rows)))
+        return query
+
+    marked = "MATCH (m:Manual) WHERE m.key IN $keys RETURN m.key, m:ManualToEmbed ORDER BY m.key"
+    query = made([("a1", {"title": "Seal"}), ("a2", {"body": "Pump"})])
+    assert "CREATE (e:`Manual`:Entity:`ManualToEmbed` {" in query and "marking" not in query
+    query = made([("b1", {"level": 1}), ("b2", {})])
+    assert "ToEmbed" not in query
+    query = made([("c1", {"title": "Seal"}), ("c2", {"level": 2})])
+    assert "FOREACH (marking" in query
+    found = graph.ro_query(marked, {"keys": ["a1", "a2", "b1", "b2", "c1", "c2"]}).result_set
+    assert found == [["a1", True], ["a2", True], ["b1", False], ["b2", False], ["c1", True], ["c2", False]]
+
+
+def test_a_kind_whose_key_is_named_key_creates_its_entities_whole(graph):
+    sensor = Kind("Sensor", key="key")
+    plans = [decide(sensor, Row(0, "s1", T0, {"status": "ok"}, {}, None), Around(absent=True))[1]]
+    assert apply_plans(graph, sensor, "feed", plans) == {0}
+    assert graph.ro_query("MATCH (s:Sensor:Entity) RETURN s.key, s.status").result_set == [["s1", "ok"]]
