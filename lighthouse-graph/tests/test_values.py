@@ -626,8 +626,12 @@ def test_measured_counts_characters_not_bytes() -> None:
 def test_measured_refuses_what_cannot_be_read() -> None:
     loop: list = []
     loop.append(loop)
-    with pytest.raises(Refused, match="cannot be read"):
+    with pytest.raises(Refused, match="nested too deep"):  # it holds itself: no end to its nesting
         values.measured(loop)
+    looped: dict = {}
+    looped["again"] = looped
+    with pytest.raises(Refused, match="nested too deep"):
+        values.measured(looped)
     deep: list = []
     for _ in range(100_000):
         deep = [deep]
