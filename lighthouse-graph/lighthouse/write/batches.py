@@ -27,6 +27,7 @@ QUERY_TARGETS = 2_000
 TRUST_SHOWN_SET = frozenset(TRUST_SHOWN)
 ATTEMPTS = 5  # reads of a row that each found another writer, before it is busy
 QUIET = Around()  # read_current(): the row repeats a State seen at or after its time; nothing is written
+ABSENT = Around(absent=True)  # read_current(): no node of the entity (one for all: it is only read)
 
 
 @lru_cache(maxsize=256)
@@ -116,7 +117,7 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
         found[typed(key)] = around
     for key in map(typed, (row.key for row in rows)):  # an entity not there (or no graph yet) answers nothing
         if key not in found:
-            found[key] = Around(absent=True)
+            found[key] = ABSENT
     return found
 
 
