@@ -66,11 +66,11 @@ def _needs(kind: Kind, plans: list[dict]) -> frozenset:
     for plan in plans:
         if plan.get("new"):
             named.update(plan["values"])
-        found.update(
+        found.update(  # the parts of the plan's fields only: a plan holds some twenty
             [
                 name
-                for name, item in plan.items()
-                if name in _PARTS and item is not None and item is not False and item != []
+                for name in _PARTS & plan.keys()
+                if (item := plan[name]) is not None and item is not False and item != []
             ]
         )
         if plan.get("new") and plan.get("held") is not None and plan.get("next") is not None:

@@ -115,13 +115,16 @@ def words_of(text: str) -> str:
     return words(text)
 
 
-def _content(kind: Kind, plan: dict, row: Row) -> None:
-    """What a new State or the entity node takes from the row: its values, its times and its words."""
+def _content(kind: Kind, plan: dict, row: Row) -> str:
+    """What a new State or the entity node takes from the row: its values, its times and its words. Gives
+    the row's text (text_of())."""
     plan["values"], times = _split_times(kind, row.values)
     if kind.times:
         plan["times"] = times
-    plan["words"] = words_of(text_of(kind, row.values))
+    text = text_of(kind, row.values)
+    plan["words"] = words_of(text)
     plan["fp"] = row.fp
+    return text
 
 
 def _becomes_current(kind: Kind, plan: dict, row: Row, around: Around, t: str) -> None:
@@ -174,10 +177,10 @@ def _wanted(row: Row) -> dict:
 def _created(kind: Kind, plan: dict, row: Row, t: str) -> dict:
     """The plan of an entity the read did not find: everything the general path gives a new entity (a
     batch that also holds existing entities writes it that way), built without comparing it to anything."""
-    _content(kind, plan, row)
+    text = _content(kind, plan, row)
     plan.update(absent=True, current=True, clear={}, entity_times=[t, None])
     if kind.dimensions:
-        plan.update(retext=True, embed=bool(text_of(kind, row.values)), unembed=False)
+        plan.update(retext=True, embed=bool(text), unembed=False)
     plan.update(new=True, until=None, held=None, next=None, source=row.entry)
     opened = {relation: list(targets) for relation, targets in row.relations.items() if targets}
     if opened:
