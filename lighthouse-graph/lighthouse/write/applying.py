@@ -179,7 +179,7 @@ def _merged_entity(kind: Kind, needs: frozenset, times: tuple[str, ...]) -> str:
         "OPTIONAL MATCH (held)-[link:NEXT]->(later) WHERE row.new " if "unlink" in needs else "",
         "OPTIONAL MATCH (source_entry:Entry {id: row.source}) " if "source" in needs else "",
         # One SET for all the entity takes, its parts by CASE: each SET clause on the entity cost FalkorDB
-        # 4.22.1 some 6 µs a row (four of them were a third of a batch of changes). Within one SET the
+        # 4.22.1 some 8 µs a row (four of them were a third of a batch of changes). Within one SET the
         # items apply in order: the values are cleared before they are set.
         f"SET e.`{REVISION}` = coalesce(e.`{REVISION}`, 0) + 1",
         ", e.valid_from = CASE WHEN row.entity_times IS NULL THEN e.valid_from "
