@@ -18,12 +18,18 @@ from .late import relation_types
 from .rows import parameters_header
 
 
-def _time_properties(names: tuple[str, ...]) -> str:
-    """The kind's times as properties of a node's CREATE: one the row leaves out is null, and not set."""
+def _content_properties(times: tuple[str, ...], values: list[str]) -> str:
+    """The row's times and named values as properties of a node's CREATE (an entity's or a State's): one
+    the row leaves out is null there, and not stored."""
     return "".join(
         f", `{name}`: CASE WHEN row.times.`{name}` IS NULL THEN null ELSE localdatetime(row.times.`{name}`) END"
-        for name in names
-    )
+        for name in times
+    ) + "".join(f", `{name}`: row.values.`{name}`" for name in values)
+
+
+def _values_as_map(node: str, needs: frozenset) -> str:
+    """More value names than MAX_NAMED_VALUES in the batch: the values SET after the CREATE, as a map."""
+    return f"SET {node} += row.values " if "values_as_map" in needs else ""
 
 
 def _when(condition: str) -> str:
@@ -140,10 +146,9 @@ def _created_entity(kind: Kind, needs: frozenset, values: list[str], times: tupl
         f"{{key: row.key, `{REVISION}`: 1{'' if kind.key == 'key' else f', `{kind.key}`: row.key'}, "
         "valid_from: localdatetime(row.t), words: row.words, fp: row.fp, by: $by, "
         "recorded_at: localdatetime($now)"
-        + _time_properties(times)
-        + "".join(f", `{name}`: row.values.`{name}`" for name in values)
+        + _content_properties(times, values)
         + "}) "
-        + ("SET e += row.values " if "values_as_map" in needs else "")
+        + _values_as_map("e", needs)
         + (
             f"FOREACH (marking IN {_when('row.embed')} | SET e:`{kind.embed_label}`) "
             if kind.dimensions and not embed_all and "embed_none" not in needs
@@ -256,10 +261,9 @@ def _apply_query(kind: Kind, needs: frozenset) -> str:
             if "until" in needs
             else ""
         )
-        + _time_properties(times)
-        + "".join(f", `{name}`: row.values.`{name}`" for name in values)
+        + _content_properties(times, values)
         + "}) "
-        + ("  SET made += row.values " if "values_as_map" in needs else "")
+        + _values_as_map("made", needs)
         + (
             f"  FOREACH (after_held IN {_when('held IS NOT NULL')} | CREATE (held)-[:NEXT]->(made)) "
             if held
