@@ -106,6 +106,28 @@ def test_value_names_that_are_not_plain_names_are_refused(world, name):
     refused_once(world, write(world, row(values={name: 1})))
 
 
+@pytest.mark.parametrize("names", [3, 70])  # value names written into the query text; past 64, a map
+def test_value_names_go_into_query_text_only_once_checked(world, names):
+    before = census(world)
+    good = [
+        {"key": f"n{i}", "t": at(1), "values": {f"x{i}_{j}": j for j in range(names // 3 + 1)}}
+        for i in range(3)
+    ]
+    hostile = [
+        row(key=f"h{i}", values={name: 1}) for i, name in enumerate(["a`b", "x}) DETACH DELETE (n", "$a"])
+    ]
+    receipts = remember(world, DEVICE, [*good, *hostile], "feed")
+    assert [r["status"] for r in receipts] == ["created"] * 3 + ["invalid"] * 3
+    for one in good:  # a new entity and its State hold exactly its values
+        state = history(world, DEVICE, one["key"])[0]
+        assert {name: item for name, item in state.items() if name.startswith("x")} == one["values"]
+        node = world.ro_query("MATCH (e:Device {key: $key}) RETURN properties(e)", {"key": one["key"]})
+        assert {name: item for name, item in node.result_set[0][0].items() if name.startswith("x")} == one[
+            "values"
+        ]
+    assert set(before[0]) <= set(census(world)[0]) and len(history(world, DEVICE, "base")) == 2
+
+
 @pytest.mark.parametrize(
     "relation", ["KNOWS", "used_by", "USED_BY`]->(x) DETACH DELETE x //", "", "HAS_STATE"]
 )
