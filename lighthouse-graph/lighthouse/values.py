@@ -191,6 +191,12 @@ def value(item: object, what: str) -> object:
     return scalar(item, what)
 
 
+# Names of values that were found to be plain property names: the rows of a batch mostly share their
+# names, and a name seen once is not matched again (whether it is reserved is still asked every time).
+_PLAIN_NAMES_SEEN: set[str] = set()
+MAX_NAMES_SEEN = 10_000
+
+
 def values(
     given: object, what: str = "values", *, reserved: frozenset[str] = OWNED_NAMES
 ) -> dict[str, object]:
@@ -204,12 +210,19 @@ def values(
         raise Refused(f"{what} holds more than {MAX_VALUES} values")
     checked = {}
     for name_given, item in given.items():
-        if type(name_given) is not str or name_given in reserved or not PLAIN_NAME.match(name_given):
+        if type(name_given) is not str or name_given in reserved or name_given not in _PLAIN_NAMES_SEEN:
             property_name(name_given, "the name of a value", reserved=reserved)  # raises, saying why
+            if len(_PLAIN_NAMES_SEEN) < MAX_NAMES_SEEN:
+                _PLAIN_NAMES_SEEN.add(name_given)
         kind = type(item)
-        # The common values checked here, each as scalar() would; anything else goes through value().
+        # The common values checked here, each as scalar() would; anything else goes through value(). ASCII
+        # text holds no surrogate, so only a NUL is looked for in it (a search of the pattern cost more).
         common = (
-            (kind is str and len(item) <= MAX_TEXT and not _UNSTORABLE.search(item))
+            (
+                kind is str
+                and len(item) <= MAX_TEXT
+                and ("\x00" not in item if item.isascii() else not _UNSTORABLE.search(item))
+            )
             or kind is bool
             or (kind is int and INT_RANGE[0] <= item <= INT_RANGE[1])
         )

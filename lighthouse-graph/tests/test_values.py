@@ -830,3 +830,19 @@ def test_a_float_reads_back_as_it_was_checked_and_a_query_finds_it_by_that_value
     # what is refused is what would come back as infinity
     graph.query("CREATE (:Raw {v: $v})", {"v": LARGEST})
     assert graph.query("MATCH (n:Raw) RETURN n.v").result_set == [[float("inf")]]
+
+
+def test_a_name_seen_before_is_still_refused_where_it_is_reserved() -> None:
+    # Plain names that were checked once are not matched again; whether they are reserved still is.
+    assert values.values({"status": 1, "level": 2}) == {"status": 1, "level": 2}
+    with pytest.raises(Refused, match="belongs to the library"):
+        values.values({"status": 1}, reserved=frozenset({"status"}))
+    with pytest.raises(Refused, match="property name"):
+        values.values({"a b": 1})
+    with pytest.raises(Refused, match="property name"):
+        values.values({"a b": 1})  # a name refused once is refused again
+    assert values.values({"text": "plain"}) == {"text": "plain"}
+    with pytest.raises(Refused, match="NUL"):
+        values.values({"text": "ascii\x00"})
+    with pytest.raises(Refused, match="surrogate"):
+        values.values({"text": "é\ud800"})
