@@ -127,24 +127,28 @@ def _content(kind: Kind, plan: dict, row: Row) -> str:
     return text
 
 
+def _across_types(old: object, new: object) -> bool:
+    """Equal values of other types (1 and 1.0, or lists of them): typed() only where the types agree
+    at the top, for a list (a value is a scalar or a list of scalars; read back, a list is a list)."""
+    return type(old) is not type(new) or (type(old) is list and typed(old) != typed(new))
+
+
 def _becomes_current(kind: Kind, plan: dict, row: Row, around: Around, t: str) -> None:
-    _content(kind, plan, row)
+    new_text = _content(kind, plan, row)
     old = around.props
     plan["current"] = True
     # Removed values, and values equal to the old ones across types: FalkorDB 4.22 skips a SET whose
     # value equals the old one (1, 1.0 and true), so those are cleared before they are set.
+    given = row.values
     plan["clear"] = {
         name: None
         for name in old
         if name not in kind.times
-        and (
-            name not in row.values
-            or (old[name] == row.values[name] and typed(old[name]) != typed(row.values[name]))
-        )
+        and (name not in given or (old[name] == given[name] and _across_types(old[name], given[name])))
     }
     plan["entity_times"] = [t, None]
     if kind.dimensions:
-        old_text, new_text = text_of(kind, old), text_of(kind, row.values)
+        old_text = text_of(kind, old)
         # A text that changed loses its vector; it waits for a new one only when there is text to embed.
         plan["retext"] = new_text != old_text or around.current is None
         plan["embed"] = bool(new_text)
