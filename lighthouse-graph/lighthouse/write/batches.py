@@ -10,11 +10,11 @@ from redis.exceptions import ResponseError
 from .. import clock, values
 from ..errors import ReceiptMismatch, WrongType
 from ..graphs import read
-from ..kinds import REVISION, TRUST_SHOWN, Kind, is_kind
+from ..kinds import INTERNAL, REVISION, TRUST_SHOWN, Kind, is_kind
 from ..values import Refused
 from .applying import apply_plans
 from .failures import REFUSALS, Failure, record_failures
-from .late import edges_from, holding, read_around, relation_types, stored_values
+from .late import edges_from, holding, not_values, read_around, relation_types, stored_values
 from .plans import Around, StateView, decide, relations_from
 from .rows import Row, key_of, parameters_header, prepare, typed
 
@@ -67,10 +67,18 @@ def _current_query(kind: Kind) -> str:
         # cost FalkorDB more than the client's parsing of it.
         "WITH row, e, s, h, quiet, light, before_current, "
         "  collect([type(r), x.key, id(r), r.valid_from, r.valid_to]) AS listed "
+        # Of the entity's properties, only its values: not its vector (a model's 1,536 numbers were parsed
+        # for every row of a change), nor its words, times and marks.
         f"RETURN CASE WHEN quiet THEN row[0] ELSE [row[0], e.`{REVISION}`, e.fp, light, "
-        "  CASE WHEN light THEN null ELSE properties(e) END, id(s), s.valid_from, s.seen_last, "
+        "  CASE WHEN light THEN null ELSE [name IN keys(e) WHERE NOT name IN $owned "
+        f"    AND NOT name STARTS WITH '{INTERNAL}' | [name, e[name]]] END, id(s), s.valid_from, s.seen_last, "
         "  [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], before_current, listed] END"
     )
+
+
+@lru_cache(maxsize=256)
+def _owned(kind: Kind) -> list[str]:
+    return sorted(not_values(kind))
 
 
 def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict:
@@ -79,10 +87,11 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
     time falls in; QUIET for a row that decide() would find unchanged with nothing to write. full: always
     the values and edges (what update() completes a row from), and never QUIET."""
     asked = [[row.key, None, None] if full else [row.key, row.fp, clock.stamp_of(row.t)] for row in rows]
+    params = {"rows": asked, "owned": _owned(kind)}
     try:
-        header = parameters_header({"rows": asked})  # the fast form, else the client's
+        header = parameters_header(params)  # the fast form, else the client's
         query = _current_query(kind)
-        answer = graph.ro_query(header + query) if header else graph.ro_query(query, {"rows": asked})
+        answer = graph.ro_query(header + query) if header else graph.ro_query(query, params)
         result = answer.result_set
     except ResponseError as error:
         if "empty key" not in str(error):
@@ -94,7 +103,7 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
             found[typed(answer)] = QUIET
             continue
         key, rev, fp, light, props, sid, start, seen_last, past, before_current, listed = answer
-        around = Around(rev=rev or 0, props=None if light else stored_values(kind, props or {}))
+        around = Around(rev=rev or 0, props=None if light else stored_values(kind, dict(props or ())))
         if sid is not None:
             began = clock.from_store(start)
             held = {} if light else holding(edges_from(listed), began)

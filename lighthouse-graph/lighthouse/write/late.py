@@ -12,13 +12,14 @@ from .rows import Row, typed
 
 
 @lru_cache(maxsize=256)
-def _not_values(kind: Kind) -> frozenset:
+def not_values(kind: Kind) -> frozenset:
+    """The names an entity node or a State holds that are not values (besides those of the internal prefix)."""
     return OWNED_NAMES | {kind.key}
 
 
 def stored_values(kind: Kind, props: dict) -> dict:
     """The values of a node's properties: without the library's own names, times in the one format."""
-    skipped = _not_values(kind)  # and every name is_owned() says is the library's: the internal prefix
+    skipped = not_values(kind)  # and every name is_owned() says is the library's: the internal prefix
     found = {
         name: item for name, item in props.items() if name not in skipped and not name.startswith(INTERNAL)
     }
