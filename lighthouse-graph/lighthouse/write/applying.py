@@ -18,13 +18,35 @@ from .late import relation_types
 from .rows import parameters_header
 
 
-def _content_properties(times: tuple[str, ...], values: list[str]) -> str:
+def _content_properties(times: tuple[str, ...], values: list[str], needs: frozenset) -> str:
     """The row's times and named values as properties of a node's CREATE (an entity's or a State's): one
-    the row leaves out is null there, and not stored."""
-    return "".join(
-        f", `{name}`: CASE WHEN row.times.`{name}` IS NULL THEN null ELSE localdatetime(row.times.`{name}`) END"
-        for name in times
-    ) + "".join(f", `{name}`: row.values.`{name}`" for name in values)
+    the row leaves out is null there, and not stored. When every entity of the batch is new ("absent"),
+    they travel as lists in the order named here (_listed_content()), not as maps."""
+    listed = "absent" in needs
+    made = []
+    for number, name in enumerate(times):
+        given = f"row.listed_times[{number}]" if listed else f"row.times.`{name}`"
+        made.append(f", `{name}`: CASE WHEN {given} IS NULL THEN null ELSE localdatetime({given}) END")
+    for number, name in enumerate(values):
+        made.append(f", `{name}`: row.listed_values[{number}]" if listed else f", `{name}`: row.values.`{name}`")
+    return "".join(made)
+
+
+def _listed_content(kind: Kind, needs: frozenset, plans: list[dict]) -> None:
+    """For a batch of new entities: each plan's times, named values and targets to open as lists, in the
+    order the query reads them. No name travels once a row, and the parameters hold no map name to unquote
+    (that pass over 500 rows took 2.3 µs a row)."""
+    times, values = kind.times if "times" in needs else (), _value_names(needs)
+    for plan in plans:
+        given, opened = plan["values"], plan.get("open") or {}
+        if times:
+            plan["listed_times"] = [plan["times"].get(name) for name in times]
+        plan["listed_values"] = [given.get(name) for name in values]
+        plan["listed_open"] = [opened.get(relation) for relation in kind.relations]
+
+
+def _value_names(needs: frozenset) -> list[str]:
+    return sorted(need[len("value:") :] for need in needs if need.startswith("value:"))
 
 
 def _values_as_map(node: str, needs: frozenset) -> str:
@@ -107,8 +129,9 @@ def _opens(kind: Kind, needs: frozenset) -> str:
         merge = f"ON CREATE SET {{0}}:Entity, {{0}}.`{REVISION}` = 0, {{0}}.`{target.key}` = {{0}}.key "
         until = "row.until" if "until" in needs else ""
         if f"open:{relation}" in needs:
+            given = f"row.listed_open[{number}]" if "absent" in needs else f"row.open.`{relation}`"
             opens += (
-                f"FOREACH (o{number} IN coalesce(row.open.`{relation}`, []) | "
+                f"FOREACH (o{number} IN coalesce({given}, []) | "
                 f"  MERGE ({x}:`{target.label}` {{key: o{number}}}) {merge.format(x)}"
                 f"  CREATE (e)-[{opened}:`{relation}` {{valid_from: localdatetime(row.t), by: $by, "
                 "recorded_at: localdatetime($now)"
@@ -146,7 +169,7 @@ def _created_entity(kind: Kind, needs: frozenset, values: list[str], times: tupl
         f"{{key: row.key, `{REVISION}`: 1{'' if kind.key == 'key' else f', `{kind.key}`: row.key'}, "
         "valid_from: localdatetime(row.t), words: row.words, fp: row.fp, by: $by, "
         "recorded_at: localdatetime($now)"
-        + _content_properties(times, values)
+        + _content_properties(times, values, needs)
         + "}) "
         + _values_as_map("e", needs)
         + (
@@ -226,7 +249,7 @@ def _apply_query(kind: Kind, needs: frozenset) -> str:
     # creates saved its pass over the 500 rows (the whole query took about half as long).
     held, later = "held" in needs, "next" in needs
     times = kind.times if "times" in needs else ()
-    values = sorted(need[len("value:") :] for need in needs if need.startswith("value:"))
+    values = _value_names(needs)
     parts = [
         _created_entity(kind, needs, values, times)
         if "absent" in needs
@@ -261,7 +284,7 @@ def _apply_query(kind: Kind, needs: frozenset) -> str:
             if "until" in needs
             else ""
         )
-        + _content_properties(times, values)
+        + _content_properties(times, values, needs)
         + "}) "
         + _values_as_map("made", needs)
         + (
@@ -315,7 +338,10 @@ def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
     """Writes the plans in one query; returns the indexes of the rows whose plan was written."""
     if not plans:
         return set()
-    query, layout = positional_query(kind, _needs(kind, plans))
+    needs = _needs(kind, plans)
+    query, layout = positional_query(kind, needs)
+    if "absent" in needs:
+        _listed_content(kind, needs, plans)
     rows = [[plan.get(name) for name in layout] for plan in plans]
     params = {"rows": rows, "by": by, "now": clock.now(), "stamp": uuid.uuid4().hex}
     header = parameters_header(params)  # the fast form when it carries them exactly, else the client's

@@ -15,9 +15,9 @@ from ..values import Refused, WrongType
 ROW_FIELDS = frozenset({"key", "t", "values", "relations", "entry"})
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
-    """One row: the full picture of one entity at time t."""
+    """One row: the full picture of one entity at time t (slots: a batch makes hundreds)."""
 
     index: int
     key: str | int
@@ -65,9 +65,25 @@ def _tuple_text(parts: list[str]) -> str:
 
 
 def _targets_text(targets: frozenset) -> str:
-    """repr() of the targets as (type, target) pairs, sorted."""
+    """repr() of the targets as (type, target) pairs, sorted (by the target alone when all are text)."""
+    if all(type(one) is str for one in targets):
+        return _tuple_text([f"('str', {target!r})" for target in sorted(targets)])
     pairs = sorted([(type(one).__name__, one) for one in targets])
     return _tuple_text([f"({sort!r}, {target!r})" for sort, target in pairs])
+
+
+# The start of a named value's text, by name and type: the rows of a batch mostly share their names.
+_VALUE_OPENINGS: dict[tuple[str, type], str] = {}
+MAX_OPENINGS = 10_000
+
+
+def _opening(name: str, sort: type) -> str:
+    found = _VALUE_OPENINGS.get((name, sort))
+    if found is None:
+        found = f"({name!r}, ({sort.__name__!r}, "
+        if len(_VALUE_OPENINGS) < MAX_OPENINGS:
+            _VALUE_OPENINGS[(name, sort)] = found
+    return found
 
 
 def content_text(given_values: dict, relations: dict) -> str:
@@ -81,7 +97,7 @@ def content_text(given_values: dict, relations: dict) -> str:
     named = [
         f"({name!r}, {_typed_text(item)})"
         if type(item) in _SEQUENCES
-        else f"({name!r}, ({type(item).__name__!r}, {item!r}))"
+        else f"{_opening(name, type(item))}{item!r}))"
         for name, item in sorted(given_values.items())  # names differ: only they are compared
     ]
     linked = [
@@ -103,9 +119,10 @@ def text_of(kind: Kind, given_values: dict) -> str:
     return "\n".join(str(given_values[name]) for name in kind.text if name in given_values)
 
 
-def checked_key(value: object, what: str = "a key") -> str | int:
+def checked_key(value: object, relation: str | None = None) -> str | int:
     """values.key(), with a fast path for the common name of printable ASCII, which holds no character of a
-    Unicode C category and no line or paragraph separator: only its length and its ends are checked."""
+    Unicode C category and no line or paragraph separator: only its length and its ends are checked.
+    relation: the key is a target of it (what a refusal says; the text is made only then)."""
     if (
         type(value) is str
         and 0 < len(value) <= values.MAX_NAME
@@ -115,7 +132,7 @@ def checked_key(value: object, what: str = "a key") -> str | int:
         and value[-1] != " "
     ):
         return value
-    return values.key(value, what)
+    return values.key(value, "a key" if relation is None else f"a target of {relation}")
 
 
 def targets(kind: Kind, relation: object, given: object) -> frozenset:
@@ -124,8 +141,7 @@ def targets(kind: Kind, relation: object, given: object) -> frozenset:
     listed = [] if given is None else given if type(given) in (list, tuple) else [given]  # None: no targets
     if len(listed) > values.MAX_TARGETS:
         raise Refused(f"{relation} has more than {values.MAX_TARGETS} targets")
-    what = f"a target of {relation}"
-    return frozenset([checked_key(one, what) for one in listed])
+    return frozenset([checked_key(one, relation) for one in listed])
 
 
 def checked_values(kind: Kind, given: object) -> dict[str, object]:
@@ -175,8 +191,8 @@ def prepare(kind: Kind, index: int, raw: object, present: datetime, default_t: o
     raw = values.plain(raw, "a row")
     if type(raw) is not dict:
         raise Refused(f"a row is a dict, not {values.sort_of(raw)}")
-    unknown = set(raw) - ROW_FIELDS
-    if unknown:
+    if not ROW_FIELDS.issuperset(raw):
+        unknown = set(raw) - ROW_FIELDS
         raise Refused(
             f"a row has no field {sorted(unknown)[0][:80]!r}; it has key, t, values, relations, entry"
         )
@@ -222,10 +238,11 @@ def parameters_header(params: dict) -> str | None:
             text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
             if "\\u" in text:
                 return None
-            # A quote inside a string: only the whole pass tells it from a map name.
-            text = _JSON_STRING.sub(r"\1\2\3", text) if '\\"' in text else _MAP_NAME.sub(r"\1:", text)
-            if '":' in text:  # a map name that is not a plain identifier stayed quoted: the client's way
-                return None
+            if '":' in text:  # else no map name, and nothing to unquote (a list of lists, say)
+                # A quote inside a string: only the whole pass tells it from a map name.
+                text = _JSON_STRING.sub(r"\1\2\3", text) if '\\"' in text else _MAP_NAME.sub(r"\1:", text)
+                if '":' in text:  # a map name that is not a plain identifier stayed quoted: the client's way
+                    return None
             parts.append(f"{name}={text}")
     except (TypeError, ValueError):  # a datetime, a NaN: the client's way
         return None
