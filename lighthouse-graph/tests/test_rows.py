@@ -325,3 +325,24 @@ def test_the_fast_key_check_takes_and_refuses_what_values_key_does(given):
             checked_key(given)
     else:
         assert checked_key(given) == expected
+
+
+def test_texts_kept_for_the_fingerprint_give_what_they_were_made_from_and_are_bounded(monkeypatch):
+    from lighthouse.write import rows as made
+
+    # the same targets and names again: the same texts, taken from the store
+    for _ in range(2):
+        for given_values, relations in [
+            ({"a": 1}, {"A": frozenset({1})}),
+            ({"a": "1"}, {"A": frozenset({"1"})}),
+            ({"a": 1.0}, {"A": frozenset({"1", 1})}),
+            ({"a": True}, {"A": frozenset()}),
+        ]:
+            assert content_text(given_values, relations) == repr(_content_tuple(given_values, relations))
+    assert made._TARGETS_TEXTS[frozenset({1})] != made._TARGETS_TEXTS[frozenset({"1"})]
+    assert made._VALUE_OPENINGS[("a", int)] != made._VALUE_OPENINGS[("a", bool)]
+    # full stores keep what they hold and take no more, and the texts are still made
+    monkeypatch.setattr(made, "MAX_TEXTS_KEPT", len(made._TARGETS_TEXTS))
+    fresh = frozenset({"never-seen-before"})
+    assert content_text({}, {"A": fresh}) == repr(_content_tuple({}, {"A": fresh}))
+    assert fresh not in made._TARGETS_TEXTS

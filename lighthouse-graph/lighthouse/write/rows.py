@@ -64,24 +64,34 @@ def _tuple_text(parts: list[str]) -> str:
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
 
 
+# Texts already made, by what they were made from: the rows of a batch mostly share their value names,
+# and many their targets (one room, the same teams). Keys are checked names and keys (never a float, so no
+# two keys of other types are equal), and each store holds at most MAX_TEXTS_KEPT.
+_TARGETS_TEXTS: dict[frozenset, str] = {}
+_VALUE_OPENINGS: dict[tuple[str, type], str] = {}
+MAX_TEXTS_KEPT = 10_000
+
+
 def _targets_text(targets: frozenset) -> str:
     """repr() of the targets as (type, target) pairs, sorted (by the target alone when all are text)."""
+    found = _TARGETS_TEXTS.get(targets)
+    if found is not None:
+        return found
     if all(type(one) is str for one in targets):
-        return _tuple_text([f"('str', {target!r})" for target in sorted(targets)])
-    pairs = sorted([(type(one).__name__, one) for one in targets])
-    return _tuple_text([f"({sort!r}, {target!r})" for sort, target in pairs])
-
-
-# The start of a named value's text, by name and type: the rows of a batch mostly share their names.
-_VALUE_OPENINGS: dict[tuple[str, type], str] = {}
-MAX_OPENINGS = 10_000
+        found = _tuple_text([f"('str', {target!r})" for target in sorted(targets)])
+    else:
+        pairs = sorted([(type(one).__name__, one) for one in targets])
+        found = _tuple_text([f"({sort!r}, {target!r})" for sort, target in pairs])
+    if len(_TARGETS_TEXTS) < MAX_TEXTS_KEPT:
+        _TARGETS_TEXTS[targets] = found
+    return found
 
 
 def _opening(name: str, sort: type) -> str:
     found = _VALUE_OPENINGS.get((name, sort))
     if found is None:
         found = f"({name!r}, ({sort.__name__!r}, "
-        if len(_VALUE_OPENINGS) < MAX_OPENINGS:
+        if len(_VALUE_OPENINGS) < MAX_TEXTS_KEPT:
             _VALUE_OPENINGS[(name, sort)] = found
     return found
 
