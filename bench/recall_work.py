@@ -16,7 +16,7 @@ from datetime import datetime
 from breakdown import unwatched
 from fleet import DEVICE, DIMENSIONS, Fleet
 from lighthouse import embed, nearest, pointing_at, search
-from lighthouse.kinds import VECTOR, VECTOR_MODEL
+from lighthouse.kinds import VECTOR, VECTOR_MODEL, VECTOR_OF
 from lighthouse.values import words
 from lighthouse.write.rows import text_of
 from registry import Context, Measured, expect, timed_calls, workload
@@ -168,7 +168,8 @@ def embed_rows(ctx: Context) -> Measured:
     stored = (
         unwatched(ctx.graph)
         .ro_query(
-            f"MATCH (e:{DEVICE.label}) WHERE e.`{VECTOR_MODEL}` = $model AND e.`{VECTOR}` IS NOT NULL RETURN count(e)",
+            f"MATCH (e:{DEVICE.label})-[:{VECTOR_OF}]->(v:{DEVICE.vector_label}) "
+            f"WHERE v.`{VECTOR_MODEL}` = $model AND v.`{VECTOR}` IS NOT NULL RETURN count(DISTINCT e)",
             {"model": MODEL},
         )
         .result_set[0][0]

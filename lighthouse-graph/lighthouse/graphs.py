@@ -11,6 +11,7 @@ from redis.exceptions import ResponseError
 from .errors import SchemaNotReady
 from .kinds import OWNED_RELATIONS, VECTOR, Kind, is_kind
 from .values import Refused, WrongType, shown, whole
+from .vector_layout import clear_copies, copy_vectors, old_index_drop
 
 WORLD = "world"
 # \Z, not $: $ also matches before a final newline, and "acme\n" would name another graph.
@@ -108,7 +109,8 @@ _UNIQUE = (
 
 
 def _vector_sizes(kinds: dict[str, Kind], entry_dimensions: int) -> dict[str, int]:
-    sizes = {label: kind.dimensions for label, kind in kinds.items() if kind.dimensions}
+    """The dimensions of each vector index, by the label it covers: a kind's vector nodes, the entries."""
+    sizes = {kind.vector_label: kind.dimensions for kind in kinds.values() if kind.dimensions}
     if entry_dimensions:
         sizes["Entry"] = entry_dimensions
     return sizes
@@ -118,7 +120,8 @@ def _create(graph, statement: str) -> None:
     try:
         graph.query(statement)
     except ResponseError as error:
-        if "already indexed" not in str(error) and "already exists" not in str(error):
+        # Another client made it (or dropped the one this drops) in the meantime.
+        if not any(said in str(error) for said in ("already indexed", "already exists", "no such index")):
             raise
 
 
@@ -272,12 +275,21 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
         raise Refused("wait_seconds must be a number of seconds from 0 to 86400")
     existing = _existing(graph)
     vectors = _vector_sizes(every, entry_dimensions)
-    for label, size in vectors.items():
+    # A graph written when vectors were on the entities has its kinds' indexes on their own labels.
+    moving = [
+        kind for kind in every.values() if kind.dimensions and (kind.label, VECTOR, "VECTOR") in existing
+    ]
+    # Each index by the label it covers, and the name a refusal gives it (a kind's, for its vector nodes).
+    checked = {"Entry": ("Entry", entry_dimensions)} if entry_dimensions else {}
+    for kind in every.values():
+        if kind.dimensions:
+            checked[kind.vector_label] = checked[kind.label] = (kind.label, kind.dimensions)
+    for label, (name, size) in checked.items():
         found = existing.get((label, VECTOR, "VECTOR"))
         if found is not None and found.get("dimension") != size:
             # FalkorDB would keep the old index, and every vector of the new size would fail later.
             raise SchemaNotReady(
-                f"schema not ready: {label} already has a vector index of {found.get('dimension')} "
+                f"schema not ready: {name} already has a vector index of {found.get('dimension')} "
                 f"dimensions, not {size}"
             )
     wanted: list[tuple[str, str, str]] = [
@@ -316,6 +328,9 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
         for label, size in vectors.items()
         if (label, VECTOR, "VECTOR") not in existing
     ]
+    for kind in moving:
+        copy_vectors(graph, kind)
+    statements += [old_index_drop(kind) for kind in moving]
     constrained = _constraints(graph)
     lacking = [
         (label, prop)
@@ -333,3 +348,5 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
         {"id": uuid.uuid4().hex},
     )
     _wait_until_built(graph, wait_seconds)
+    for kind in moving:
+        clear_copies(graph, kind)

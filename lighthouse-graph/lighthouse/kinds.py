@@ -23,8 +23,9 @@ ENGINE_NAMES = frozenset({"fp", "valid_from", "valid_to", "recorded_at", "by", "
 INTERNAL = "lh."
 REVISION = "lh.rev"  # one more on every write of the entity: the guard of a write against another
 STATE_KIND = "lh.kind"  # the label of the entity a State belongs to
-VECTOR = "lh.vector"  # the vector of an entity's text
+VECTOR = "lh.vector"  # the vector of a text (on the node of an entity's vector, and on an entry)
 VECTOR_MODEL = "lh.model"  # the model that vector comes from
+VECTOR_OF = "LH_VECTOR"  # from an entity to the node that holds the vector of its text
 # A State a model drew is a candidate until a person reviews it (review.py). Structured rows carry no mark:
 # they are confirmed. What a read shows of the marks goes under TRUST_SHOWN names, which only marked States
 # hold (a candidate row may not use them as values), so a structured State keeps every value name free.
@@ -113,6 +114,7 @@ OWNED_RELATIONS = frozenset(
         "SHOWN_IN",
         "PROMOTED_BY",
         "LH_TALLY",  # the counters of a Session, an Episode and the Stamp, on a loop edge
+        VECTOR_OF,  # an entity to the node that holds its vector
     }
 )
 
@@ -212,6 +214,14 @@ class Kind:
     def embed_label(self) -> str:
         """The label an entity carries while its text waits for a vector."""
         return f"{self.label}ToEmbed"
+
+    @property
+    def vector_label(self) -> str:
+        """The label of the nodes that hold the vectors of this kind's entities (and its vector index).
+
+        Not the entity itself: FalkorDB 4.22.1 indexes a node again in every index of its labels at each
+        property SET, and a vector of 1,536 numbers made every change of an entity cost 2 ms more."""
+        return f"{self.label}Vector"
 
     def __repr__(self) -> str:
         return f"Kind({self.label!r}, key={self.key!r})"

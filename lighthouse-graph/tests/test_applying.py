@@ -48,14 +48,19 @@ def test_a_text_change_marks_the_entity_to_embed_and_takes_its_vector_out(graph)
             for r in remember(graph, MANUAL, [{"key": "m1", "t": at(hour), "values": values}], "feed")
         ]
 
-    def marks():
-        return graph.ro_query(
-            "MATCH (m:Manual {key: 'm1'}) RETURN m:ManualToEmbed, m.`lh.vector` IS NULL, m.`lh.model`"
-        ).result_set[0]
+    def marks():  # waiting, no vector, its model; and a vector taken out is gone from the graph
+        (found,) = graph.ro_query(
+            "MATCH (m:Manual {key: 'm1'}) OPTIONAL MATCH (m)-[:LH_VECTOR]->(v) "
+            "RETURN m:ManualToEmbed, v IS NULL, v.`lh.model`"
+        ).result_set
+        held = graph.ro_query("MATCH (v:ManualVector) RETURN count(v)").result_set[0][0]
+        assert held == (0 if found[1] else 1)
+        return found
 
-    def embedded():  # what embed() does, by hand: a vector, and the mark off
+    def embedded():  # what embed() does, by hand: a vector node, and the mark off
         graph.query(
-            "MATCH (m:Manual {key: 'm1'}) REMOVE m:ManualToEmbed SET m.`lh.vector` = vecf32([1.0, 0.0, 0.0]), m.`lh.model` = 'x'"
+            "MATCH (m:Manual {key: 'm1'}) REMOVE m:ManualToEmbed "
+            "CREATE (m)-[:LH_VECTOR]->(:ManualVector {`lh.vector`: vecf32([1.0, 0.0, 0.0]), `lh.model`: 'x'})"
         )
 
     assert manual(0, title="Seal", body="Pump") == ["created"]

@@ -367,18 +367,20 @@ def test_a_kind_keyed_by_key_gets_one_key_index(graph) -> None:
     assert [row[:3] for row in indexes(graph) if row[0] == "Thing"] == [("Thing", "key", "RANGE")]
 
 
-def test_a_kind_with_dimensions_gets_a_vector_index(graph) -> None:
+def test_a_kind_with_dimensions_gets_a_vector_index_on_its_vector_nodes(graph) -> None:
     ensure_schema(graph, [MANUAL])
     vectors = [row[:4] for row in indexes(graph) if row[2] == "VECTOR"]
-    assert vectors == [("Manual", VECTOR, "VECTOR", 8)]
-    options = read(graph, "CALL db.indexes() YIELD label, options WHERE label = 'Manual' RETURN options")
+    assert vectors == [("ManualVector", VECTOR, "VECTOR", 8)]
+    options = read(
+        graph, "CALL db.indexes() YIELD label, options WHERE label = 'ManualVector' RETURN options"
+    )
     assert options[0][0][VECTOR]["similarityFunction"] == "cosine"
 
 
 def test_entry_dimensions_give_entries_a_vector_index(graph) -> None:
     ensure_schema(graph, [MANUAL], entry_dimensions=16)
     vectors = {(row[0], row[1]): row[3] for row in indexes(graph) if row[2] == "VECTOR"}
-    assert vectors == {("Manual", VECTOR): 8, ("Entry", VECTOR): 16}
+    assert vectors == {("ManualVector", VECTOR): 8, ("Entry", VECTOR): 16}
 
 
 @pytest.mark.parametrize("size", [1, 4096])
@@ -431,7 +433,7 @@ def test_a_kind_added_later_gets_its_indexes_and_the_stamp_stays(graph) -> None:
         ("Manual", "key", "RANGE"),
         ("Manual", "code", "RANGE"),
         ("Manual", "words", "FULLTEXT"),
-        ("Manual", VECTOR, "VECTOR"),
+        ("ManualVector", VECTOR, "VECTOR"),
     }
     assert all(row in after for row in before)
 

@@ -29,11 +29,18 @@ def put(graph, key, title=None, body=None, t=T[0], **more) -> None:
 
 
 def stored(graph, key) -> tuple:
-    """The labels, model and vector of an entity as the graph holds them."""
+    """The labels of an entity, and the model and vector of its vector node, as the graph holds them
+    (None and None without one). The entity itself holds no vector, and points at one vector node at most."""
     rows = graph.ro_query(
-        "MATCH (e:Manual {key: $key}) RETURN labels(e), e.`lh.model`, e.`lh.vector`", {"key": key}
+        "MATCH (e:Manual {key: $key}) OPTIONAL MATCH (e)-[:LH_VECTOR]->(v) "
+        "RETURN labels(e), v.`lh.model`, v.`lh.vector`, labels(v), e.`lh.vector`, e.`lh.model`",
+        {"key": key},
     ).result_set
-    return tuple(rows[0])
+    assert len(rows) == 1, "an entity points at one vector node at most"
+    labels, model, vector, vector_labels, on_entity, model_on_entity = rows[0]
+    assert on_entity is None and model_on_entity is None
+    assert vector_labels in (None, ["ManualVector"])
+    return labels, model, vector
 
 
 def keys(found: list[dict]) -> list:
@@ -346,7 +353,7 @@ def test_nearest_looks_past_vectors_of_another_model(world):
     put(world, "far", "fan blade")
     embed(world, MANUAL, bag, "bag")
     # As in the middle of a change of model: 40 vectors of the old model nearer than the one of the new.
-    world.query("MATCH (e:Manual) WHERE e.key <> 'far' SET e.`lh.model` = 'old'")
+    world.query("MATCH (e:Manual)-[:LH_VECTOR]->(v) WHERE e.key <> 'far' SET v.`lh.model` = 'old'")
     found = nearest(world, MANUAL, "pump seal leaks", bag, "bag", limit=3)
     assert keys(found) == ["far"]
 
@@ -354,8 +361,8 @@ def test_nearest_looks_past_vectors_of_another_model(world):
 def test_nearest_stops_when_its_time_is_up(world):
     # 3,000 vectors of another model: each look for more neighbours finds none of this one.
     world.query(
-        "UNWIND range(1, 3000) AS i CREATE (e:Manual:Entity {key: i, `lh.model`: 'old', "
-        "`lh.vector`: vecf32([x IN range(1, $dims) | toFloat((i * x) % 17 + 1)])})",
+        "UNWIND range(1, 3000) AS i CREATE (e:Manual:Entity {key: i})-[:LH_VECTOR]->(:ManualVector "
+        "{`lh.model`: 'old', `lh.vector`: vecf32([x IN range(1, $dims) | toFloat((i * x) % 17 + 1)])})",
         {"dims": DIMS},
     )
     with pytest.raises(TooSlow):

@@ -136,9 +136,7 @@ def test_a_bad_answer_is_a_failing_status_kept_in_the_graph_and_stores_nothing(d
     assert (datetime.now(UTC) - status["last_error_at"]).total_seconds() < 60
     elsewhere = embedding_status(graph, [MEMO], _service(db, fake))  # another process reads the same
     assert elsewhere["state"] == "failing" and elsewhere["last_error"] == status["last_error"]
-    assert graph.ro_query("MATCH (n:Memo) WHERE n.`lh.vector` IS NOT NULL RETURN count(n)").result_set == [
-        [0]
-    ]
+    assert graph.ro_query("MATCH (n:Memo)-[:LH_VECTOR]->(v) RETURN count(v)").result_set == [[0]]
     fake.mode = "ok"
     asked = len(fake.asked)
     resting = embed_pending(graph, [MEMO], service)  # the embedder rests after a failure: not asked

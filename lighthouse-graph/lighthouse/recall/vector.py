@@ -2,7 +2,9 @@
 
 embedder(texts) -> one vector per text is the application's function. A vector is stored at unit length
 (FalkorDB computes cosine in float32, where tiny or huge numbers overflow) under kinds.VECTOR, with the
-name of its model under kinds.VECTOR_MODEL: names no value can take. The model of a kind's vectors is
+name of its model under kinds.VECTOR_MODEL, on a node of its own (Kind.vector_label, which the kind's
+vector index covers) that the entity points at (kinds.VECTOR_OF): on the entity, every property SET of a
+change paid for indexing the vector again (2 ms for 1,536 numbers). The model of a kind's vectors is
 kept on the Stamp (embed_model_<Label>) rather than found by a query for a model that differs, which
 would read the whole kind on every call. After a change of model, the first embed() marks every entity
 with text once, a span of node ids a query, keeping how far it came on the Stamp, so a call that stops
@@ -27,7 +29,7 @@ from redis.exceptions import ResponseError
 from .. import values
 from ..errors import Refused, TooSlow, WrongType
 from ..graphs import read
-from ..kinds import VECTOR, VECTOR_MODEL, Kind
+from ..kinds import VECTOR, VECTOR_MODEL, VECTOR_OF, Kind
 from ..write.rows import text_of
 from .text import (
     HIDDEN,
@@ -141,8 +143,8 @@ def _mark_query(kind: Kind) -> str:
     return (
         f"OPTIONAL MATCH (e:`{kind.label}`) WHERE id(e) > $after AND id(e) <= $upto "
         f"AND (size([v IN [{listed}] WHERE v IS NOT NULL]) > 1 OR any(v IN [{listed}] WHERE v <> '')) "
-        f"AND coalesce(e.`{VECTOR_MODEL}`, '') <> $model "
-        f"FOREACH (_ IN CASE WHEN e IS NULL THEN [] ELSE [1] END | SET e:`{kind.embed_label}`) "
+        f"WITH e, [(e)-[:{VECTOR_OF}]->(held) | held.`{VECTOR_MODEL}`] AS models "
+        f"FOREACH (_ IN CASE WHEN e IS NULL OR $model IN models THEN [] ELSE [1] END | SET e:`{kind.embed_label}`) "
         "WITH count(e) AS marked "
         f"MATCH (st:Stamp) WHERE st.`{model}` = $model AND st.`{after}` = $after "
         f"SET st.`{after}` = CASE WHEN $upto >= st.`{upto}` THEN null ELSE $upto END "
@@ -172,7 +174,8 @@ def _follow_model(graph, kind: Kind, model: str) -> None:
 def _waiting_query(kind: Kind) -> str:
     listed = ", ".join(f"e.`{name}`" for name in kind.text)
     return (
-        f"MATCH (e:`{kind.embed_label}`) RETURN e.key, [{listed}], e.`{VECTOR_MODEL}` = $model LIMIT $limit"
+        f"MATCH (e:`{kind.embed_label}`) WITH e LIMIT $limit "
+        f"RETURN e.key, [{listed}], $model IN [(e)-[:{VECTOR_OF}]->(held) | held.`{VECTOR_MODEL}`]"
     )
 
 
@@ -183,14 +186,17 @@ def _store_query(kind: Kind) -> str:
         f"(e.`{name}` = r.text[{place}] OR (e.`{name}` IS NULL AND r.text[{place}] IS NULL))"
         for place, name in enumerate(kind.text)
     )
+    # The vectors held before are listed before the writes: FalkorDB 4.22.1 could not read a pattern
+    # comprehension in a FOREACH after a write.
     return (
         f"MATCH (st:Stamp) WHERE st.`{_stamp_names(kind)[0]}` = $model "
         "UNWIND $rows AS r "
         f"MATCH (e:`{kind.label}` {{key: r.key}}) WHERE e:`{kind.embed_label}` AND {same} "
-        f"SET e.`{VECTOR}` = CASE WHEN r.kept THEN e.`{VECTOR}` WHEN r.vector IS NULL THEN null "
-        "      ELSE vecf32(r.vector) END, "
-        f"    e.`{VECTOR_MODEL}` = CASE WHEN r.kept THEN e.`{VECTOR_MODEL}` WHEN r.vector IS NULL THEN null "
-        "      ELSE $model END "
+        f"WITH e, r, [(e)-[:{VECTOR_OF}]->(old_vector) | old_vector] AS old_vectors "
+        "FOREACH (gone IN CASE WHEN r.kept THEN [] ELSE old_vectors END | DELETE gone) "
+        "FOREACH (making IN CASE WHEN r.kept OR r.vector IS NULL THEN [] ELSE [1] END | "
+        f"  CREATE (e)-[:{VECTOR_OF}]->(:`{kind.vector_label}` {{`{VECTOR}`: vecf32(r.vector), "
+        f"`{VECTOR_MODEL}`: $model}})) "
         f"REMOVE e:`{kind.embed_label}` "
         "RETURN count(r.vector)"
     )
@@ -280,9 +286,11 @@ def question_vector(
 @lru_cache(maxsize=256)
 def _nearest_query(kind: Kind) -> str:
     return (
-        f"CALL db.idx.vector.queryNodes('{kind.label}', '{VECTOR}', $k, vecf32($vector)) YIELD node, score "
-        f"WITH collect(CASE WHEN node.`{VECTOR_MODEL}` = $model THEN [node.key, 1.0 - score, node.key, "
-        f"  {shown_names('node')}, "
+        f"CALL db.idx.vector.queryNodes('{kind.vector_label}', '{VECTOR}', $k, vecf32($vector)) "
+        "YIELD node, score "
+        f"OPTIONAL MATCH (e:`{kind.label}`)-[:{VECTOR_OF}]->(node) "
+        f"WITH collect(CASE WHEN node.`{VECTOR_MODEL}` = $model AND e IS NOT NULL "
+        f"  THEN [e.key, 1.0 - score, e.key, {shown_names('e')}, "
         f"  CASE WHEN $vectors THEN node.`{VECTOR}` ELSE null END] ELSE null END) AS found, "
         "  count(node) AS seen "
         "RETURN found, seen"

@@ -13,7 +13,7 @@ import uuid
 from functools import lru_cache
 
 from .. import clock
-from ..kinds import REVISION, STATE_KIND, TRUST, VECTOR, VECTOR_MODEL, Kind
+from ..kinds import REVISION, STATE_KIND, TRUST, VECTOR_OF, Kind
 from .late import relation_types
 from .rows import parameters_header
 
@@ -28,7 +28,9 @@ def _content_properties(times: tuple[str, ...], values: list[str], needs: frozen
         given = f"row.listed_times[{number}]" if listed else f"row.times.`{name}`"
         made.append(f", `{name}`: CASE WHEN {given} IS NULL THEN null ELSE localdatetime({given}) END")
     for number, name in enumerate(values):
-        made.append(f", `{name}`: row.listed_values[{number}]" if listed else f", `{name}`: row.values.`{name}`")
+        made.append(
+            f", `{name}`: row.listed_values[{number}]" if listed else f", `{name}`: row.values.`{name}`"
+        )
     return "".join(made)
 
 
@@ -186,7 +188,7 @@ def _merged_entity(kind: Kind, needs: frozenset, times: tuple[str, ...]) -> str:
     held, later = "held" in needs, "next" in needs
     embed = (
         (
-            f"  FOREACH (unembedding IN {_when('row.unembed')} | SET e.`{VECTOR}` = null, e.`{VECTOR_MODEL}` = null) "
+            "  FOREACH (unembedding IN CASE WHEN row.unembed THEN old_vectors ELSE [] END | DELETE unembedding) "
             if "unembed" in needs
             else ""
         )
@@ -200,7 +202,11 @@ def _merged_entity(kind: Kind, needs: frozenset, times: tuple[str, ...]) -> str:
         "UNWIND $rows AS row ",
         f"MERGE (e:`{kind.label}` {{key: row.key}}) "
         f"ON CREATE SET e:Entity, e.`{REVISION}` = 0, e.`{kind.key}` = row.key ",
-        f"WITH {'st, ' if 'restamp' in needs else ''}e, row WHERE coalesce(e.`{REVISION}`, 0) = row.rev ",
+        f"WITH {'st, ' if 'restamp' in needs else ''}e, row"
+        # The node of the entity's vector, listed before the writes (read in a FOREACH after them, FalkorDB
+        # 4.22.1 could not find the list).
+        + (f", [(e)-[:{VECTOR_OF}]->(old_vector) | old_vector] AS old_vectors" if "unembed" in needs else "")
+        + f" WHERE coalesce(e.`{REVISION}`, 0) = row.rev ",
         "OPTIONAL MATCH (held) WHERE id(held) = row.held " if held else "",
         "OPTIONAL MATCH (later) WHERE id(later) = row.next " if later else "",
         # A DELETE here, not in CALL {}: there FalkorDB 4.22 deleted for the first row of the query only.

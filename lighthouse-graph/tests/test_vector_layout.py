@@ -1,0 +1,123 @@
+"""Vectors on nodes of their own, and the move of a graph written when they were on the entities."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from lighthouse import Kind, SchemaNotReady, embed, ensure_schema, nearest, remember
+from lighthouse.vector_layout import clear_copies, copy_vectors
+from meaning import DIMS, MANUAL, T, bag
+
+TEXTS = {"pump": "the seal of the pump leaks", "fan": "the fan blade is bent", "belt": "the belt slips"}
+NO_VECTORS = Kind("Manual", key="code", text=("title", "body"))  # the same kind, before it had an index
+
+
+def unit(vector: list[float]) -> list[float]:
+    length = math.sqrt(sum(x * x for x in vector))
+    return [x / length for x in vector]
+
+
+def old_layout(graph, keys=TEXTS) -> None:
+    """A graph as the library wrote it when an entity held its vector, under an index on its label."""
+    ensure_schema(graph, [NO_VECTORS])
+    graph.query(
+        f"CREATE VECTOR INDEX FOR (n:Manual) ON (n.`lh.vector`) "
+        f"OPTIONS {{dimension: {DIMS}, similarityFunction: 'cosine'}}"
+    )
+    rows = [{"key": key, "t": T[0], "values": {"title": key, "body": TEXTS[key]}} for key in keys]
+    assert {r["status"] for r in remember(graph, NO_VECTORS, rows, "writer")} == {"created"}
+    texts = [f"{key}\n{TEXTS[key]}" for key in keys]
+    graph.query(
+        "UNWIND $rows AS row MATCH (e:Manual {key: row[0]}) "
+        "SET e.`lh.vector` = vecf32(row[1]), e.`lh.model` = 'bag'",
+        {"rows": [[key, unit(vector)] for key, vector in zip(keys, bag(texts), strict=True)]},
+    )
+    graph.query("MATCH (st:Stamp) SET st.`embed_model_Manual` = 'bag'")
+
+
+def vector_indexes(graph) -> list:
+    return graph.ro_query(
+        "CALL db.indexes() YIELD label, types WHERE 'VECTOR' IN types['lh.vector'] RETURN label ORDER BY label"
+    ).result_set
+
+
+def held(graph) -> dict:
+    """key -> (model, vector) of each entity's vector node; the entities hold none themselves."""
+    on_entities = graph.ro_query("MATCH (e:Manual) WHERE e.`lh.vector` IS NOT NULL RETURN count(e)")
+    assert on_entities.result_set == [[0]]
+    found = graph.ro_query(
+        "MATCH (e:Manual)-[:LH_VECTOR]->(v:ManualVector) RETURN e.key, v.`lh.model`, v.`lh.vector`"
+    ).result_set
+    assert len({key for key, _, _ in found}) == len(found), "one vector node an entity"
+    return {key: (model, vector) for key, model, vector in found}
+
+
+def test_a_graph_with_vectors_on_its_entities_has_them_moved_by_ensure_schema(graph):
+    old_layout(graph)
+    before = {
+        key: vector
+        for key, vector in graph.ro_query("MATCH (e:Manual) RETURN e.key, e.`lh.vector`").result_set
+    }
+    assert vector_indexes(graph) == [["Manual"]]
+    ensure_schema(graph, [MANUAL])
+    assert vector_indexes(graph) == [["ManualVector"]]
+    assert held(graph) == {key: ("bag", vector) for key, vector in before.items()}
+    # nothing waits to be embedded again, and nearest() finds them by the vectors they had
+    assert embed(graph, MANUAL, bag, "bag") == {"embedded": 0, "waiting": 0}
+    found = nearest(graph, MANUAL, "pump seal leaks", bag, "bag", 3)
+    assert [item["key"] for item in found][0] == "pump" and len(found) == 3
+    # a change that is not of the text keeps the vector; one of the text takes it away
+    later = {"key": "pump", "t": T[1], "values": {"title": "pump", "body": TEXTS["pump"], "level": 2}}
+    assert remember(graph, MANUAL, [later], "writer")[0]["status"] == "changed"
+    assert held(graph)["pump"] == ("bag", before["pump"])
+    retold = {"key": "pump", "t": T[2], "values": {"title": "pump", "body": "a new seal"}}
+    assert remember(graph, MANUAL, [retold], "writer")[0]["status"] == "changed"
+    assert "pump" not in held(graph)
+    assert graph.ro_query("MATCH (v:ManualVector) RETURN count(v)").result_set == [[2]]
+    assert embed(graph, MANUAL, bag, "bag") == {"embedded": 1, "waiting": 0}
+    assert set(held(graph)) == set(TEXTS)
+    # ensure_schema() again: nothing left to move, nothing changes
+    ensure_schema(graph, [MANUAL])
+    assert vector_indexes(graph) == [["ManualVector"]] and set(held(graph)) == set(TEXTS)
+
+
+def test_a_move_cut_short_goes_on_without_making_a_vector_twice(graph, monkeypatch):
+    from lighthouse import vector_layout
+
+    keys = {f"m{number}": f"text number {number}" for number in range(7)}
+    monkeypatch.setattr("test_vector_layout.TEXTS", keys)
+    old_layout(graph, keys)
+    monkeypatch.setattr(vector_layout, "MOVED_AT_ONCE", 3)
+    # the first query of the move ran, then it stopped: 3 entities have their node, 4 do not
+    graph.query(vector_layout._copy_query(MANUAL))
+    assert copy_vectors(graph, MANUAL) == 4
+    assert copy_vectors(graph, MANUAL) == 0
+    counted = graph.ro_query("MATCH (e:Manual)-[:LH_VECTOR]->(v) RETURN count(DISTINCT e), count(v)")
+    assert counted.result_set == [[7, 7]]
+    ensure_schema(graph, [MANUAL])  # drops the old index, then clears the copies
+    assert set(held(graph)) == set(keys)
+    assert clear_copies(graph, MANUAL) == 0
+
+
+def test_an_old_index_of_other_dimensions_is_refused_and_nothing_moves(graph):
+    old_layout(graph)
+    wider = Kind("Manual", key="code", text=("title", "body"), dimensions=DIMS + 1)
+    with pytest.raises(SchemaNotReady, match=f"Manual already has a vector index of {DIMS} dimensions, not"):
+        ensure_schema(graph, [wider])
+    assert vector_indexes(graph) == [["Manual"]]
+    on_entities = graph.ro_query("MATCH (e:Manual) WHERE e.`lh.vector` IS NOT NULL RETURN count(e)")
+    assert on_entities.result_set == [[len(TEXTS)]]
+    assert graph.ro_query("MATCH (v:ManualVector) RETURN count(v)").result_set == [[0]]
+
+
+def test_a_graph_written_since_has_no_vector_on_an_entity_and_one_node_each(graph):
+    ensure_schema(graph, [MANUAL])
+    rows = [{"key": key, "t": T[0], "values": {"title": key, "body": text}} for key, text in TEXTS.items()]
+    remember(graph, MANUAL, rows, "writer")
+    assert embed(graph, MANUAL, bag, "bag") == {"embedded": 3, "waiting": 0}
+    assert set(held(graph)) == set(TEXTS)
+    # a new model replaces each vector node: one a entity, of the new model
+    assert embed(graph, MANUAL, bag, "other") == {"embedded": 3, "waiting": 0}
+    assert {model for model, _ in held(graph).values()} == {"other"}
+    assert graph.ro_query("MATCH (v:ManualVector) RETURN count(v)").result_set == [[3]]
