@@ -270,3 +270,47 @@ def test_an_idle_round_writes_nothing(db, graph, fake):
     assert embed_pending(graph, [MEMO, ROOM], service)["embedded"] == 1
     settled = _contents(graph)
     assert embed_pending(graph, [MEMO, ROOM], service)["embedded"] == 0 and _contents(graph) == settled
+
+
+def test_a_graph_that_kept_vectors_on_its_entities_has_them_moved_by_the_first_round(db, graph, fake):
+    import math
+
+    plain = Kind("Memo", key="id", text=("body",))  # the kind as it was declared, before its index moved
+    ensure_schema(graph, [plain, ROOM])
+    graph.query(
+        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 16, similarityFunction: 'cosine'}"
+    )
+    bodies = {"m0": "the cat sleeps", "m1": "the car is red"}
+    rows = [
+        {"key": key, "t": "2026-01-01T00:00:00Z", "values": {"body": body}} for key, body in bodies.items()
+    ]
+    remember(graph, plain, rows, by="feed")
+    held = {}
+    for key, body in bodies.items():
+        numbers = vector(body)
+        length = math.sqrt(sum(x * x for x in numbers))
+        held[key] = [x / length for x in numbers]
+    graph.query(  # what embed() stored then: the vector and its model on the entity, the mark off
+        "UNWIND $rows AS row MATCH (e:Memo {key: row[0]}) SET e.`lh.vector` = vecf32(row[1]), e.`lh.model` = $model",
+        {"rows": [[key, numbers] for key, numbers in held.items()], "model": MODEL},
+    )
+    graph.query("MATCH (st:Stamp) SET st.`embed_model_Memo` = $model", {"model": MODEL})
+    graph.query(
+        "MERGE (e:`lh.Embedding` {name: 'embedding'}) SET e.model = $model, e.failing = false",
+        {"model": MODEL},
+    )
+    service = _service(db, fake)
+    done = embed_pending(graph, [MEMO, ROOM], service)
+    assert done["state"] == "ok" and done["embedded"] == 0, done
+    # the vectors were moved, not made again: the embedder was asked only for its size
+    assert [asked["input"] for asked in fake.asked] == [["dimensions"]]
+    moved = graph.ro_query(
+        "MATCH (e:Memo)-[:LH_VECTOR]->(v:MemoVector) RETURN e.key, v.`lh.model`, v.`lh.vector`, e.`lh.vector`"
+    ).result_set
+    assert {key: (model, on_entity) for key, model, _, on_entity in moved} == {
+        k: (MODEL, None) for k in bodies
+    }
+    for key, _, numbers, _ in moved:
+        assert numbers == pytest.approx(held[key], abs=1e-6)
+    found = nearest(graph, MEMO, "a cat that sleeps", service.embedder()[0], MODEL, 2)
+    assert [item["key"] for item in found][0] == "m0"
