@@ -80,6 +80,15 @@ def _say(graph, number: int) -> None:
     expect(receipt["seq"] == number // USERS + 1, f"say {number}: {receipt}")
 
 
+def _say_mentioning(graph, number: int) -> None:
+    """say() in sessions of their own, each message mentioning a device (one of EPISODES)."""
+    mentioned = [(DEVICE, f"d{number % EPISODES + 1}")]
+    receipt = say(
+        graph, f"mentioner{number % USERS}", "main", "user", f"note {number}", "bench", mentions=mentioned
+    )
+    expect(receipt["seq"] == number // USERS + 1, f"say with a mention {number}: {receipt}")
+
+
 def _counter(query: str):
     def call(graph, number: int) -> None:
         made = graph.query(query, {"c": number % EPISODES, "id": number}).nodes_created
@@ -102,6 +111,7 @@ def measure(server, size: int, calls: int) -> dict[str, tuple[float, float]]:
         return {
             "record()": _timed(graph, calls, _record),
             "say()": _timed(graph, calls, _say),
+            "say(), one mention": _timed(graph, calls, _say_mentioning),
             "counter on a node": _timed(graph, calls, _counter(NODE_COUNTER)),
             "counter on an edge": _timed(graph, calls, _counter(EDGE_COUNTER)),
         }

@@ -69,8 +69,7 @@ _SAY = (
     "SET tally.count = n, tally.active_at = localdatetime($now) "
     "FOREACH (earlier IN CASE WHEN prior IS NULL THEN [] ELSE [prior] END | CREATE (earlier)-[:NEXT]->(m)) "
     "FOREACH (named IN $mentions | "
-    "  MERGE (r:Reference {key: named}) ON CREATE SET r.mentions = 0 "
-    "  SET r.mentions = r.mentions + 1 CREATE (m)-[:MENTIONS]->(r))"
+    "  MERGE (r:Reference {key: named}) CREATE (m)-[:MENTIONS]->(r))"
 )
 
 

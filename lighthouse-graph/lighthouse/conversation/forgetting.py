@@ -36,8 +36,10 @@ _STEP = (
     "  UNWIND doomed AS gone "
     "  MATCH (gone)-[:MENTIONS]->(r:Reference) "
     "  WITH r, count(gone) AS dropped "
-    "  SET r.mentions = r.mentions - dropped "
-    "  WITH r WHERE r.mentions <= 0 "
+    # Its mentions counted here, not kept on it (see talk._SAY_MENTIONS); listed before the filter, where
+    # FalkorDB 4.22.1 could not read a pattern comprehension.
+    "  WITH r, dropped, size([(r)<-[:MENTIONS]-(mentioning) | mentioning]) AS mentioned "
+    "  WITH r WHERE mentioned <= dropped "
     "  DETACH DELETE r "
     "  RETURN count(r) AS references "
     "} "
