@@ -30,11 +30,12 @@ import sys
 import time
 import uuid
 
-from lighthouse import Kind, ensure_schema, open_episode, record, say
+from lighthouse import Kind, ensure_schema, open_episode, record, remember, say
 from lighthouse_server import embedded
 from processes import WrongWork, expect
 
 DEVICE = Kind("Device")
+GAUGE = Kind("Gauge")  # entities of their own for remember(): a change of one row a call
 EPISODES = 100
 USERS = 50
 NODE_COUNTER = "MATCH (c:Counter {id: $c}) CREATE (:Made {id: $id}) SET c.n = c.n + 1"
@@ -89,6 +90,17 @@ def _say_mentioning(graph, number: int) -> None:
     expect(receipt["seq"] == number // USERS + 1, f"say with a mention {number}: {receipt}")
 
 
+def _change(graph, number: int) -> None:
+    """remember() of one row that changes a gauge (one of EPISODES, made before the timing)."""
+    row = {"key": f"g{number % EPISODES}", "t": _later(number), "values": {"level": number}}
+    receipt = remember(graph, GAUGE, [row], "bench")[0]
+    expect(receipt["status"] == "changed", f"remember {number}: {receipt}")
+
+
+def _later(number: int) -> str:
+    return f"2026-01-{1 + number // (EPISODES * 24):02d}T{number // EPISODES % 24:02d}:00:00Z"
+
+
 def _counter(query: str):
     def call(graph, number: int) -> None:
         made = graph.query(query, {"c": number % EPISODES, "id": number}).nodes_created
@@ -100,7 +112,7 @@ def _counter(query: str):
 def measure(server, size: int, calls: int) -> dict[str, tuple[float, float]]:
     graph = server.client().select_graph(f"bench_growth_{uuid.uuid4().hex[:10]}")
     try:
-        ensure_schema(graph, [DEVICE], indexes=[("Counter", "id")])
+        ensure_schema(graph, [DEVICE, GAUGE], indexes=[("Counter", "id")])
         graph.query("UNWIND range(1, $n) AS i CREATE (:Device:Entity {key: 'd' + toString(i)})", {"n": size})
         graph.query(
             "UNWIND range(0, $n) AS i CREATE (c:Counter {id: i, n: 0})-[:COUNTS {n: 0}]->(c)", {"n": EPISODES}
@@ -108,10 +120,15 @@ def measure(server, size: int, calls: int) -> dict[str, tuple[float, float]]:
         for number in range(EPISODES):
             opened = open_episode(graph, f"ep{number}", "bench", [(DEVICE, f"d{number + 1}")])
             expect(opened["status"] == "opened", f"open_episode {number}: {opened}")
+        gauges = [
+            {"key": f"g{n}", "t": "2025-12-31T00:00:00Z", "values": {"level": -1}} for n in range(EPISODES)
+        ]
+        expect({r["status"] for r in remember(graph, GAUGE, gauges, "bench")} == {"created"}, "the gauges")
         return {
             "record()": _timed(graph, calls, _record),
             "say()": _timed(graph, calls, _say),
             "say(), one mention": _timed(graph, calls, _say_mentioning),
+            "remember(), one row": _timed(graph, calls, _change),
             "counter on a node": _timed(graph, calls, _counter(NODE_COUNTER)),
             "counter on an edge": _timed(graph, calls, _counter(EDGE_COUNTER)),
         }
