@@ -11,7 +11,7 @@ from redis.exceptions import ResponseError
 from .errors import SchemaNotReady
 from .kinds import OWNED_RELATIONS, VECTOR, Kind, is_kind
 from .values import Refused, WrongType, shown, whole
-from .vector_layout import clear_copies, copy_vectors, old_index_drop
+from .vector_layout import clear_copies, copy_vectors, left_to_clear, old_index_drop
 
 WORLD = "world"
 # \Z, not $: $ also matches before a final newline, and "acme\n" would name another graph.
@@ -348,5 +348,5 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
         {"id": uuid.uuid4().hex},
     )
     _wait_until_built(graph, wait_seconds)
-    for kind in moving:
+    for kind in left_to_clear(graph, [kind for kind in every.values() if kind.dimensions]):
         clear_copies(graph, kind)

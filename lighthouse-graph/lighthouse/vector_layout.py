@@ -5,9 +5,18 @@ written when they were properties of the entities themselves, under an index on 
 FalkorDB 4.22.1 indexes a node again in every index of its labels at each property SET: with the vector on
 the entity, every change of it paid for the vector index (1,740 to 2,050 ms for SETs on 1,000 nodes with
 vectors of 1,536 numbers, 0.66 ms without the index).
+
+The move, in ensure_schema(): copies of the vectors on vector nodes; the Stamp marked; the old index
+dropped (a schema change, in ensure_schema()'s turn); the entities' copies cleared, which costs no indexing
+once that index is gone; the mark taken off. A move cut short before the drop goes on at the next call
+(copies are made only for entities that point at no vector node); one cut short after it is seen by its
+mark, and clears what is left. An entity that waits for a vector (its text changed, or its model) gets
+no copy: the vector it holds is of another text or model, and it is embedded again.
 """
 
 from __future__ import annotations
+
+from redis.exceptions import ResponseError
 
 from .kinds import VECTOR, VECTOR_MODEL, VECTOR_OF, Kind
 
@@ -21,7 +30,8 @@ def _held(kind: Kind) -> str:
 def _copy_query(kind: Kind) -> str:
     # An entity that already points at a vector node (a move cut short) gets no second one.
     return (
-        _held(kind) + f"OPTIONAL MATCH (e)-[:{VECTOR_OF}]->(made) WITH e, made WHERE made IS NULL "
+        _held(kind) + f"AND NOT e:`{kind.embed_label}` "
+        f"OPTIONAL MATCH (e)-[:{VECTOR_OF}]->(made) WITH e, made WHERE made IS NULL "
         f"WITH e LIMIT {MOVED_AT_ONCE} "
         f"CREATE (e)-[:{VECTOR_OF}]->(:`{kind.vector_label}` {{`{VECTOR}`: e.`{VECTOR}`, "
         f"`{VECTOR_MODEL}`: e.`{VECTOR_MODEL}`}}) RETURN count(e)"
@@ -35,6 +45,11 @@ def _clear_query(kind: Kind) -> str:
     )
 
 
+def clearing_mark(kind: Kind) -> str:
+    """The Stamp's property that says a move dropped the kind's old index and has copies left to clear."""
+    return f"vectors_clearing_{kind.label}"
+
+
 def _until_none(graph, query: str) -> int:
     moved = 0
     while True:
@@ -44,16 +59,12 @@ def _until_none(graph, query: str) -> int:
         moved += count
 
 
-# The move, for a graph with the vector index on the entity's label (ensure_schema() runs it): copies of
-# the vectors on vector nodes, then the old index dropped (a schema change, in ensure_schema()'s turn),
-# then the entities' copies cleared, which costs no indexing once that index is gone. A move cut short
-# before the drop goes on at the next call (copies are made only for entities that point at no vector
-# node); one cut short after it leaves copies on entities that nothing reads or indexes.
-
-
 def copy_vectors(graph, kind: Kind) -> int:
-    """Gives each entity of the kind that holds a vector a vector node with it; the number made."""
-    return _until_none(graph, _copy_query(kind))
+    """Gives each entity of the kind that holds a vector (and waits for none) a vector node with it, then
+    marks the Stamp for the clearing to come; the number of nodes made."""
+    made = _until_none(graph, _copy_query(kind))
+    graph.query(f"MATCH (st:Stamp) SET st.`{clearing_mark(kind)}` = true")
+    return made
 
 
 def old_index_drop(kind: Kind) -> str:
@@ -61,5 +72,39 @@ def old_index_drop(kind: Kind) -> str:
 
 
 def clear_copies(graph, kind: Kind) -> int:
-    """Takes the vectors off the entities of the kind (after the old index is gone); the number cleared."""
-    return _until_none(graph, _clear_query(kind))
+    """Takes the vectors off the entities of the kind (after the old index is gone), then the Stamp's mark;
+    the number cleared."""
+    cleared = _until_none(graph, _clear_query(kind))
+    graph.query(f"MATCH (st:Stamp) SET st.`{clearing_mark(kind)}` = null")
+    return cleared
+
+
+def left_to_clear(graph, kinds: list[Kind]) -> list[Kind]:
+    """The kinds whose entities' copies are to be cleared (the Stamp's mark says so): those moved by this
+    ensure_schema(), and those of a move cut short after its copies were made. The graph has its Stamp."""
+    marks = [clearing_mark(kind) for kind in kinds]
+    if not marks:
+        return []
+    found = graph.ro_query(
+        "MATCH (st:Stamp) RETURN [name IN $marks WHERE st[name] = true]", {"marks": marks}
+    ).result_set
+    flagged = set(found[0][0]) if found else set()
+    return [kind for kind in kinds if clearing_mark(kind) in flagged]
+
+
+def waiting_to_move(graph, kinds: list[Kind]) -> list[Kind]:
+    """The kinds with dimensions whose vectors ensure_schema() has yet to move (their old index is there)
+    or to clear off their entities (a move cut short after the drop): two reads, nothing written. For an
+    application that must know whether to run ensure_schema() after an upgrade, as the service does."""
+    kinds = [kind for kind in kinds if kind.dimensions]
+    if not kinds:
+        return []
+    try:
+        listed = graph.ro_query("CALL db.indexes() YIELD label, types RETURN label, types").result_set
+    except ResponseError as error:
+        if "empty key" in str(error):  # no graph yet: nothing to move
+            return []
+        raise
+    old = {label for label, types in listed if "VECTOR" in (types or {}).get(VECTOR, [])}
+    flagged = set(left_to_clear(graph, kinds))
+    return [kind for kind in kinds if kind.label in old or kind in flagged]

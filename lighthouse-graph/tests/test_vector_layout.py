@@ -121,3 +121,45 @@ def test_a_graph_written_since_has_no_vector_on_an_entity_and_one_node_each(grap
     assert embed(graph, MANUAL, bag, "other") == {"embedded": 3, "waiting": 0}
     assert {model for model, _ in held(graph).values()} == {"other"}
     assert graph.ro_query("MATCH (v:ManualVector) RETURN count(v)").result_set == [[3]]
+
+
+def test_a_text_changed_before_the_move_is_embedded_again_not_given_its_old_vector(graph):
+    old_layout(graph)
+    retold = {"key": "pump", "t": T[1], "values": {"title": "pump", "body": "a brand new gasket"}}
+    assert remember(graph, MANUAL, [retold], "writer")[0]["status"] == "changed"
+    on_entity = graph.ro_query("MATCH (e:Manual {key: 'pump'}) RETURN e.`lh.vector`, e:ManualToEmbed")
+    assert on_entity.result_set == [[None, True]]  # the change took the old text's vector off the entity
+    ensure_schema(graph, [MANUAL])
+    assert set(held(graph)) == {"fan", "belt"}
+    assert embed(graph, MANUAL, bag, "bag") == {"embedded": 1, "waiting": 0}
+    (expected,) = bag(["pump\na brand new gasket"])
+    assert held(graph)["pump"][1] == pytest.approx(unit(expected), abs=1e-6)
+
+
+def test_an_entity_waiting_for_a_vector_gets_no_copy_of_the_one_it_holds(graph):
+    old_layout(graph)
+    graph.query("MATCH (e:Manual {key: 'fan'}) SET e:ManualToEmbed")  # as after a change of model
+    assert copy_vectors(graph, MANUAL) == 2
+    ensure_schema(graph, [MANUAL])
+    assert set(held(graph)) == {"pump", "belt"}
+    assert embed(graph, MANUAL, bag, "bag") == {"embedded": 1, "waiting": 0}
+    assert set(held(graph)) == set(TEXTS)
+
+
+def test_a_move_cut_short_after_the_drop_clears_the_copies_at_the_next_call(graph):
+    from lighthouse.vector_layout import clearing_mark, old_index_drop
+
+    old_layout(graph)
+    ensure_schema(graph, [NO_VECTORS])  # the new index is made only with the kind's dimensions
+    assert copy_vectors(graph, MANUAL) == 3
+    graph.query(
+        f"CREATE VECTOR INDEX FOR (n:ManualVector) ON (n.`lh.vector`) "
+        f"OPTIONS {{dimension: {DIMS}, similarityFunction: 'cosine'}}"
+    )
+    graph.query(old_index_drop(MANUAL))  # and then it stopped, its copies still on the entities
+    mark = graph.ro_query(f"MATCH (st:Stamp) RETURN st.`{clearing_mark(MANUAL)}`").result_set
+    assert mark == [[True]]
+    ensure_schema(graph, [MANUAL])
+    assert set(held(graph)) == set(TEXTS)  # held() checks that no entity keeps a copy
+    mark = graph.ro_query(f"MATCH (st:Stamp) RETURN st.`{clearing_mark(MANUAL)}`").result_set
+    assert mark == [[None]]

@@ -15,6 +15,7 @@ import time
 from contextlib import contextmanager
 
 from lighthouse import SELF, Kind, SchemaNotReady, ensure_schema, now, tenant
+from lighthouse.vector_layout import waiting_to_move  # what an upgrade leaves for ensure_schema() to move
 
 from .problems import Problem
 from .reading import rows
@@ -144,6 +145,7 @@ class Kinds:
         self._entry_dimensions = entry_dimensions
         self._known: dict[str, tuple[float, dict[str, dict], dict[str, Kind]]] = {}
         self._gates: dict[str, _WritersGate] = {}
+        self._layout_kept: set[str] = set()  # tenants whose vectors were seen where this version keeps them
         self._lock = threading.Lock()
 
     def gate(self, tenant_id: str) -> _WritersGate:
@@ -180,6 +182,23 @@ class Kinds:
         if label not in kinds:
             raise Problem("not_found", f"no kind {label[:200]!r} is declared in this tenant")
         return kinds[label]
+
+    def keep_layout(self, tenant_id: str) -> None:
+        """Once per tenant and process, before its first call: a graph written by an earlier version, whose
+        entities keep their vectors themselves, gets ensure_schema(), which moves them onto vector nodes
+        (lighthouse.vector_layout), while the tenant's calls in this process are held back, as for a
+        declaration. Two reads when there is nothing to move, and none after the first call."""
+        with self._lock:
+            if tenant_id in self._layout_kept:
+                return
+        kinds = list(self.declared(tenant_id)[1].values())
+        graph = tenant(self.db, tenant_id)
+        if waiting_to_move(graph, kinds):
+            with self.gate(tenant_id).changing(), SCHEMA_LOCK:
+                if waiting_to_move(graph, kinds):  # not moved by another thread meanwhile
+                    self._schema(graph, kinds)
+        with self._lock:
+            self._layout_kept.add(tenant_id)
 
     def _schema(self, graph, kinds: list) -> None:
         """ensure_schema() for the kinds, and the entries' vector index when an embedder says its size

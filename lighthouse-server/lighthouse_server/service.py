@@ -163,6 +163,8 @@ class Service:
         # Every call of the tenant but the administrative ones (a declaration takes the gate itself) waits
         # while its schema changes: FalkorDB 4.22.1 crashed when a query, read or write, used a label's
         # index while a new index of that label was being built.
+        if operation.scope != "admin":
+            self.kinds.keep_layout(call.principal.tenant)  # before the gate: it may take it to change
         gate = (
             self.kinds.gate(call.principal.tenant).writing()
             if operation.scope != "admin"

@@ -134,3 +134,35 @@ def test_a_declaration_makes_the_entries_vector_index_the_embedder_needs(db, ten
 def test_without_an_embedder_a_declaration_makes_no_entries_vector_index(db, tenant_id):
     Kinds(db, entry_dimensions=lambda: 0).declare(tenant_id, [ROOM], "admin")
     assert _entry_vector_size(tenant(db, tenant_id)) is None
+
+
+def test_a_tenant_whose_entities_kept_their_vectors_is_moved_once_by_keep_layout(db, tenant_id):
+    from lighthouse import remember
+
+    memo = {"label": "Memo", "key": "id", "text": ["body"], "dimensions": 4}
+    Kinds(db).declare(tenant_id, [memo], "admin")
+    graph = tenant(db, tenant_id)
+    kind = built({"Memo": checked(memo)})["Memo"]
+    remember(graph, kind, [{"key": "m1", "t": "2026-01-01T00:00:00Z", "values": {"body": "hello"}}], "feed")
+    # as a version that kept vectors on the entities left it
+    graph.query("DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)")
+    graph.query(
+        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 4, similarityFunction: 'cosine'}"
+    )
+    graph.query(
+        "MATCH (e:Memo) REMOVE e:MemoToEmbed SET e.`lh.vector` = vecf32([1.0, 0, 0, 0]), e.`lh.model` = 'm'"
+    )
+    served = Kinds(db)  # a process started after the upgrade
+    served.keep_layout(tenant_id)
+    moved = "MATCH (e:Memo)-[:LH_VECTOR]->(v:MemoVector) RETURN e.`lh.vector`, v.`lh.model`, v.`lh.vector`"
+    assert graph.ro_query(moved).result_set == [[None, "m", [1.0, 0.0, 0.0, 0.0]]]
+    # once a process: undone by hand, the same process does not look again; another one does
+    graph.query("MATCH (e:Memo)-[:LH_VECTOR]->(v) SET e.`lh.vector` = v.`lh.vector` DELETE v")
+    graph.query("DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)")
+    graph.query(
+        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 4, similarityFunction: 'cosine'}"
+    )
+    served.keep_layout(tenant_id)
+    assert graph.ro_query("MATCH (v:MemoVector) RETURN count(v)").result_set == [[0]]
+    Kinds(db).keep_layout(tenant_id)
+    assert graph.ro_query("MATCH (v:MemoVector) RETURN count(v)").result_set == [[1]]

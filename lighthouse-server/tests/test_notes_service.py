@@ -218,3 +218,46 @@ def test_notes_over_mcp_and_the_command_line(noted):
     receipt = json.loads(done.stdout)
     assert receipt["status"] == "recorded"
     assert _entries(noted, name) == 4
+
+
+def test_a_served_tenant_whose_entities_kept_their_vectors_has_them_moved_before_its_first_call(
+    serves, tmp_path, fake
+):
+    settings = {"embedder": "http", "embeddings_url": fake.url, "embeddings_model": MODEL}
+    running = Lighthouse(tmp_path / "data", **settings)
+    serves.append(running.start())
+    name = f"v{uuid.uuid4().hex[:10]}"
+    key = running.key(name)
+    memo = {"label": "Memo", "key": "id", "text": ["body"], "dimensions": 16}
+    running.result("declare_kinds", {"kinds": [memo]}, key)
+    row = {"key": "m1", "t": "2026-01-01T00:00:00Z", "values": {"body": "the kitten sleeps"}}
+    running.result("remember", {"kind": "Memo", "rows": [row]}, key)
+    db = running.db()
+    graph, kinds = tenant(db, name), built({"Memo": checked(memo)})
+    done = embed_pending(graph, kinds, Service(db, Settings(**settings)))
+    assert done["state"] == "ok" and done["kinds"]["Memo"]["embedded"] == 1, done
+    # The graph as a version that kept vectors on the entities left it: the vector on the entity, under
+    # an index on the kind's label, and no vector node.
+    graph.query(
+        "MATCH (e:Memo)-[:LH_VECTOR]->(v) SET e.`lh.vector` = v.`lh.vector`, e.`lh.model` = v.`lh.model`"
+    )
+    graph.query("MATCH (:Memo)-[:LH_VECTOR]->(v) DELETE v")
+    graph.query("DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)")
+    graph.query(
+        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 16, similarityFunction: 'cosine'}"
+    )
+    running.stop()
+    running.start()  # the upgraded serve: its first call of the tenant finds the old layout
+    asked = len(fake.asked)
+    answer = running.result("recall", {"question": "feline"}, key)
+    assert answer["meaning"] == "used" and [fact["key"] for fact in answer["facts"]] == ["m1"]
+    assert answer["facts"][0]["places"].get("meaning") == 1  # found by the vector it had, moved
+    # nothing was embedded again: the embedder was asked the question (and perhaps its size) only
+    assert {tuple(one["input"]) for one in fake.asked[asked:]} <= {("feline",), ("dimensions",)}
+    graph = tenant(running.db(), name)
+    moved = graph.ro_query("MATCH (e:Memo)-[:LH_VECTOR]->(v:MemoVector) RETURN e.`lh.vector`, v.`lh.model`")
+    assert moved.result_set == [[None, MODEL]]
+    labels = graph.ro_query(
+        "CALL db.indexes() YIELD label, types WHERE 'VECTOR' IN types['lh.vector'] RETURN label"
+    )
+    assert sorted(row[0] for row in labels.result_set) == ["Entry", "MemoVector"]  # not "Memo": dropped

@@ -13,7 +13,7 @@ import uuid
 from functools import lru_cache
 
 from .. import clock
-from ..kinds import REVISION, STATE_KIND, TRUST, VECTOR_OF, Kind
+from ..kinds import REVISION, STATE_KIND, TRUST, VECTOR, VECTOR_MODEL, VECTOR_OF, Kind
 from .late import relation_types
 from .rows import parameters_header
 
@@ -189,6 +189,9 @@ def _merged_entity(kind: Kind, needs: frozenset, times: tuple[str, ...]) -> str:
     embed = (
         (
             "  FOREACH (unembedding IN CASE WHEN row.unembed THEN old_vectors ELSE [] END | DELETE unembedding) "
+            # A graph not moved yet (vector_layout.py) keeps it on the entity: it goes too, never to be moved.
+            f"  FOREACH (legacy IN CASE WHEN row.unembed AND e.`{VECTOR}` IS NOT NULL THEN [e] ELSE [] END | "
+            f"    SET legacy.`{VECTOR}` = null, legacy.`{VECTOR_MODEL}` = null) "
             if "unembed" in needs
             else ""
         )

@@ -68,6 +68,7 @@ def console_app(service) -> Starlette:
                         return RedirectResponse("/console/sign-in", status_code=303)
                     # A page's reads wait while the tenant's schema changes, as the service's calls do
                     # (FalkorDB 4.22.1 crashed on an index lookup while a new index was being built).
+                    service.kinds.keep_layout(who.principal.tenant)
                     with service.kinds.gate(who.principal.tenant).writing():
                         answer = handler(service, who, request.query_params)
                 except Exception as error:  # noqa: BLE001 - every refusal is a page in one shape

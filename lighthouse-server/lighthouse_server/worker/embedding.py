@@ -19,7 +19,6 @@ from datetime import UTC, datetime
 
 from lighthouse import Refused, embed, embed_entries, ensure_schema, now
 from lighthouse.graphs import STAMP_SERIAL, TENANT_PREFIX  # where the serial is; the name tenant() gives
-from lighthouse.kinds import VECTOR  # the property a vector index covers
 
 # The library keeps the entries' mark and index under these; the status reads them as it does.
 from lighthouse.recall.entry_vectors import entry_dimensions, mark_name
@@ -114,28 +113,6 @@ def _entry_index(graph, kinds: list, dimensions: int, service) -> str | None:
     return None
 
 
-# Tenant graphs whose kinds were seen with their vector indexes in this process: checked once each.
-_vector_indexes_seen: set[str] = set()
-_vector_indexes_lock = threading.Lock()
-
-
-def _vector_indexes(graph, kinds: list, service) -> None:
-    """Makes each kind's vector index (on its vector nodes) when the graph lacks it, once per graph and
-    process: a graph written by a version that kept vectors on the entities, under an index on the kind's
-    label, has them moved then by ensure_schema(). Made while the tenant's calls in this process are held
-    back, as a declaration's are (see _entry_index())."""
-    if not kinds or graph.name in _vector_indexes_seen:
-        return
-    listed = rows(graph, "CALL db.indexes() YIELD label, types RETURN label, types")
-    indexed = {label for label, types in listed if "VECTOR" in (types or {}).get(VECTOR, [])}
-    if any(kind.vector_label not in indexed or kind.label in indexed for kind in kinds):
-        tenant_id = graph.name.removeprefix(TENANT_PREFIX)
-        with service.kinds.gate(tenant_id).changing(), SCHEMA_LOCK:
-            ensure_schema(graph, kinds=kinds)
-    with _vector_indexes_lock:
-        _vector_indexes_seen.add(graph.name)
-
-
 def _endpoint(settings) -> tuple:
     return (settings.embedder, settings.embeddings_url, settings.embeddings_model)
 
@@ -201,7 +178,6 @@ def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
     # model changed since the last vectors (embed() then marks its entities again).
     switched = kept.get("model") is not None and kept.get("model") != model
     try:
-        _vector_indexes(graph, [kind for kind in chosen if kind.dimensions == dimensions], service)
         for kind in chosen:
             if kind.dimensions != dimensions:
                 errors.append(

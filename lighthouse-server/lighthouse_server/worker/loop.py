@@ -118,6 +118,7 @@ class Loop:
                 break
             graph = tenant(self.db, tenant_id)
             try:
+                self.service.kinds.keep_layout(tenant_id)
                 kinds = self.service.kinds.declared(tenant_id)[1]
                 if self.model is not None:
                     busy = self._extract(tenant_id, graph, kinds) or busy
