@@ -341,6 +341,10 @@ def test_texts_kept_for_the_fingerprint_give_what_they_were_made_from_and_are_bo
             assert content_text(given_values, relations) == repr(_content_tuple(given_values, relations))
     assert made._TARGETS_TEXTS[frozenset({1})] != made._TARGETS_TEXTS[frozenset({"1"})]
     assert made._VALUE_OPENINGS[("a", int)] != made._VALUE_OPENINGS[("a", bool)]
+    # a long text is made and not kept: a caller's targets cannot fill the store with megabytes
+    wide = frozenset(f"t{number:03d}-{'x' * 190}" for number in range(200))
+    assert content_text({}, {"A": wide}) == repr(_content_tuple({}, {"A": wide}))
+    assert wide not in made._TARGETS_TEXTS
     # full stores keep what they hold and take no more, and the texts are still made
     monkeypatch.setattr(made, "MAX_TEXTS_KEPT", len(made._TARGETS_TEXTS))
     fresh = frozenset({"never-seen-before"})

@@ -66,10 +66,12 @@ def _tuple_text(parts: list[str]) -> str:
 
 # Texts already made, by what they were made from: the rows of a batch mostly share their value names,
 # and many their targets (one room, the same teams). Keys are checked names and keys (never a float, so no
-# two keys of other types are equal), and each store holds at most MAX_TEXTS_KEPT.
+# two keys of other types are equal). Each store holds at most MAX_TEXTS_KEPT, and a targets' text is kept
+# only when short, so that what a caller sends can hold no more than some megabytes here.
 _TARGETS_TEXTS: dict[frozenset, str] = {}
 _VALUE_OPENINGS: dict[tuple[str, type], str] = {}
 MAX_TEXTS_KEPT = 10_000
+MAX_KEPT_TEXT = 200  # characters of a targets' text that is kept
 
 
 def _targets_text(targets: frozenset) -> str:
@@ -82,7 +84,7 @@ def _targets_text(targets: frozenset) -> str:
     else:
         pairs = sorted([(type(one).__name__, one) for one in targets])
         found = _tuple_text([f"({sort!r}, {target!r})" for sort, target in pairs])
-    if len(_TARGETS_TEXTS) < MAX_TEXTS_KEPT:
+    if len(found) <= MAX_KEPT_TEXT and len(_TARGETS_TEXTS) < MAX_TEXTS_KEPT:
         _TARGETS_TEXTS[targets] = found
     return found
 
