@@ -51,8 +51,7 @@ import time
 import uuid
 
 from lighthouse import Kind, ensure_schema, open_episode, record, remember, say
-from lighthouse_server import embedded
-from processes import WrongWork, expect
+from processes import expect, on_a_server
 
 DEVICE = Kind("Device")
 GAUGE = Kind("Gauge")  # entities of their own for remember(): a change of one row a call
@@ -163,19 +162,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="20000,300000", help="entity nodes of each graph, comma-separated")
     parser.add_argument("--calls", type=int, default=600)
     args = parser.parse_args(argv)
-    server = embedded.connect_or_start()
-    try:
+
+    def work(server) -> None:
         for size in (int(one) for one in args.sizes.split(",")):
             for name, (call_ms, inside_ms) in measure(server, size, args.calls).items():
                 print(
                     f"{size:>9,} nodes  {name:20s} {call_ms:6.3f} ms a call, {inside_ms:6.3f} inside FalkorDB"
                 )
-    except WrongWork as error:
-        print(f"WRONG WORK: {error}", file=sys.stderr)
-        return 1
-    finally:
-        server.stop()
-    return 0
+
+    return on_a_server(work)
 
 
 if __name__ == "__main__":

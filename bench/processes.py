@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 from falkordb import FalkorDB
 from lighthouse_server.database import RUNNING
-from lighthouse_server.embedded import free_port
+from lighthouse_server.embedded import connect_or_start, free_port
 
 
 class WrongWork(RuntimeError):
@@ -25,6 +25,21 @@ class WrongWork(RuntimeError):
 def expect(condition: bool, message: str) -> None:
     if not condition:
         raise WrongWork(message)
+
+
+def on_a_server(work) -> int:
+    """A command of its own (growth.py, vectors_in_change.py): work(server) on the embedded FalkorDB, or
+    the one FALKORDB_HOST/PORT name. Its exit code: 0, or 1 with WRONG WORK when an answer was wrong. The
+    server is stopped (an external one left alone) either way."""
+    server = connect_or_start()
+    try:
+        work(server)
+    except WrongWork as error:
+        print(f"WRONG WORK: {error}", file=sys.stderr)
+        return 1
+    finally:
+        server.stop()
+    return 0
 
 
 class Serve:

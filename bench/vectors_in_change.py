@@ -33,8 +33,7 @@ import uuid
 
 from fleet import AGENT, DEVICE, Fleet
 from lighthouse import Kind, embed, ensure_schema, remember
-from lighthouse_server import embedded
-from processes import WrongWork, expect
+from processes import expect, on_a_server
 
 BATCH = 500
 
@@ -106,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dimensions", type=int, default=1536)
     args = parser.parse_args(argv)
     fleet, kind = Fleet.of(args.entities), _kind(args.dimensions)
-    server = embedded.connect_or_start()
-    try:
+
+    def work(server) -> None:
         for with_vectors in (False, True):
             seconds, read_s, read_inside_s, write_inside_s = measure(server, fleet, kind, with_vectors)
             held = f"vectors of {args.dimensions}" if with_vectors else "no vectors"
@@ -115,12 +114,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{args.entities:,} devices, {held:22s} change {seconds:6.3f} s; its reads {read_s:6.3f} s "
                 f"round trip ({read_inside_s:6.3f} inside FalkorDB), its writes {write_inside_s:6.3f} s inside"
             )
-    except WrongWork as error:
-        print(f"WRONG WORK: {error}", file=sys.stderr)
-        return 1
-    finally:
-        server.stop()
-    return 0
+
+    return on_a_server(work)
 
 
 if __name__ == "__main__":

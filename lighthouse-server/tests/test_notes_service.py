@@ -146,13 +146,21 @@ def test_hostile_notes_are_refused_clearly_and_write_nothing_else(noted):
     assert stored[0]["text"] == script and stored[0]["source"] == "<b>web</b>"  # kept as data, byte for byte
 
 
-def test_a_note_is_found_by_words_at_once_and_by_meaning_once_embedded(noted, fake):
+MEMO = {"label": "Memo", "key": "id", "text": ["body"], "dimensions": 16}
+
+
+def _a_memo(running) -> tuple[str, str]:
+    """A tenant of its own (its name, a key) that declares Memo and holds the memo m1, "the kitten sleeps"."""
     name = f"e{uuid.uuid4().hex[:10]}"
-    key = noted.key(name)
-    memo = {"label": "Memo", "key": "id", "text": ["body"], "dimensions": 16}
-    noted.result("declare_kinds", {"kinds": [memo]}, key)
+    key = running.key(name)
+    running.result("declare_kinds", {"kinds": [MEMO]}, key)
     row = {"key": "m1", "t": "2026-01-01T00:00:00Z", "values": {"body": "the kitten sleeps"}}
-    noted.result("remember", {"kind": "Memo", "rows": [row]}, key)
+    running.result("remember", {"kind": "Memo", "rows": [row]}, key)
+    return name, key
+
+
+def test_a_note_is_found_by_words_at_once_and_by_meaning_once_embedded(noted, fake):
+    name, key = _a_memo(noted)
     receipt = noted.result("note", {"text": "my car is parked outside the depot"}, key)
     assert [hit["id"] for hit in noted.result("search_entries", {"question": "parked"}, key)] == [
         receipt["id"]
@@ -162,7 +170,7 @@ def test_a_note_is_found_by_words_at_once_and_by_meaning_once_embedded(noted, fa
     db = noted.db()
     # What the worker of any process runs with: the same settings, on the same database.
     service = Service(db, Settings(embedder="http", embeddings_url=fake.url, embeddings_model=MODEL))
-    graph, kinds = tenant(db, name), built({"Memo": checked(memo)})
+    graph, kinds = tenant(db, name), built({"Memo": checked(MEMO)})
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         done = embed_pending(graph, kinds, service)
@@ -226,14 +234,9 @@ def test_a_served_tenant_whose_entities_kept_their_vectors_has_them_moved_before
     settings = {"embedder": "http", "embeddings_url": fake.url, "embeddings_model": MODEL}
     running = Lighthouse(tmp_path / "data", **settings)
     serves.append(running.start())
-    name = f"v{uuid.uuid4().hex[:10]}"
-    key = running.key(name)
-    memo = {"label": "Memo", "key": "id", "text": ["body"], "dimensions": 16}
-    running.result("declare_kinds", {"kinds": [memo]}, key)
-    row = {"key": "m1", "t": "2026-01-01T00:00:00Z", "values": {"body": "the kitten sleeps"}}
-    running.result("remember", {"kind": "Memo", "rows": [row]}, key)
+    name, key = _a_memo(running)
     db = running.db()
-    graph, kinds = tenant(db, name), built({"Memo": checked(memo)})
+    graph, kinds = tenant(db, name), built({"Memo": checked(MEMO)})
     done = embed_pending(graph, kinds, Service(db, Settings(**settings)))
     assert done["state"] == "ok" and done["kinds"]["Memo"]["embedded"] == 1, done
     # The graph as a version that kept vectors on the entities left it: the vector on the entity, under
