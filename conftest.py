@@ -47,3 +47,17 @@ def graph(db: FalkorDB):
     yield chosen
     with contextlib.suppress(Exception):  # a test that never wrote leaves no graph to delete
         chosen.delete()
+
+
+@pytest.fixture
+def changed_schema():
+    """A schema change a test makes by hand, in the server's schema turn as ensure_schema() takes it: the
+    tests share one FalkorDB, and 4.22.1 crashed when two clients changed schemas at once. Statements run
+    in order (one that finds its index made, or gone, already is passed over), then the unique
+    constraints on (label, property) pairs, and all are waited for."""
+    from lighthouse.graphs import _build_alone
+
+    def change(graph, *statements: str, unique=()) -> None:
+        _build_alone(graph, list(statements), list(unique), 10.0)
+
+    return change

@@ -30,7 +30,7 @@ _OPEN = (
 )
 
 # The entry, its counters, the writer, the chain and what it cites: the device and (after the first)
-# the entry before. close is the same with the episode's end.
+# the entry before. close is the same with the episode's end (on its tally, where the library keeps it).
 _APPEND = (
     "MATCH (ep:Episode {{id: $episode}})-[tally:LH_TALLY]->(ep) MATCH (:Stamp)-[serials:LH_TALLY]->() "
     "MATCH (d:Device {{key: $key}}) OPTIONAL MATCH (last:Entry {{id: $last}}) "
@@ -46,7 +46,7 @@ _APPEND = (
     "  CREATE (earlier)-[:NEXT]->(n) CREATE (n)-[:CITES {{as_of: localdatetime($now)}}]->(earlier))"
 )
 _RECORD = _APPEND.format(closing="")
-_CLOSE = _APPEND.format(closing=", ep.closed_at = localdatetime($now)")
+_CLOSE = _APPEND.format(closing=", tally.closed_at = localdatetime($now)")  # the end on the tally, as kept
 
 _HAND_OFF = (
     "MATCH (ep:Episode {id: $episode}) MATCH (d:Device {key: $key}) "

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from . import clock
 from .algorithms.scope import checked_kinds
+from .episodes import closed_at
 from .graphs import read
 from .kinds import STATE_KIND, Kind, is_owned
 from .values import Refused
@@ -76,10 +77,11 @@ def _values(kind: Kind, props: dict | None) -> dict:
 
 
 _EPISODES = (
-    "MATCH (ep:Episode) WHERE (ep.opened_at > localdatetime($start) AND ep.opened_at <= localdatetime($end)) "
-    "  OR (ep.closed_at > localdatetime($start) AND ep.closed_at <= localdatetime($end)) "
+    f"MATCH (ep:Episode) WITH ep, {closed_at('ep')} AS ended "
+    "WHERE (ep.opened_at > localdatetime($start) AND ep.opened_at <= localdatetime($end)) "
+    "  OR (ended > localdatetime($start) AND ended <= localdatetime($end)) "
     "RETURN ep.id, ep.opened_at > localdatetime($start) AND ep.opened_at <= localdatetime($end), "
-    "  ep.closed_at IS NOT NULL AND ep.closed_at > localdatetime($start) AND ep.closed_at <= localdatetime($end)"
+    "  ended IS NOT NULL AND ended > localdatetime($start) AND ended <= localdatetime($end)"
 )
 
 

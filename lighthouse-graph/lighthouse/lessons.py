@@ -19,6 +19,7 @@ from redis.exceptions import ResponseError
 
 from . import clock, references
 from . import values as limits
+from .episodes import closed_at
 from .errors import Refused, WrongType
 from .graphs import read
 from .write.failures import refused
@@ -76,8 +77,9 @@ def _learn_query(labels: tuple[str, ...], names: tuple[str, ...]) -> str:
     labels and names are plain names (references.parse(), PLAIN_NAME), so they may go into the text."""
     parts = [
         "OPTIONAL MATCH (old:Lesson {id: $id}) "
-        "OPTIONAL MATCH (rest_ep:Episode) WHERE rest_ep.id IN $episodes AND rest_ep.closed_at IS NOT NULL "
-        "WITH old, collect(rest_ep) AS rests "
+        "OPTIONAL MATCH (rest_ep:Episode) WHERE rest_ep.id IN $episodes "
+        f"WITH old, rest_ep, {closed_at('rest_ep')} AS rest_closed "
+        "WITH old, collect(CASE WHEN rest_closed IS NULL THEN null ELSE rest_ep END) AS rests "
     ]
     carried = ["old", "rests"]
     for number, label in enumerate(labels):
@@ -165,8 +167,9 @@ _WEIGH = (
     # Two single-type matches: one of SUPPORTED_BY|CONTRADICTED_BY costs FalkorDB 4.22 twice as much.
     "OPTIONAL MATCH (l)-[pro:SUPPORTED_BY]->(ep) "
     "OPTIONAL MATCH (l)-[con:CONTRADICTED_BY]->(ep) "
+    f"WITH l, ep, pro, con, {closed_at('ep')} AS ended "
     "WITH l, ep, CASE WHEN l IS NULL THEN 'unknown' WHEN l.retired_at IS NOT NULL THEN 'retired' "
-    "  WHEN ep IS NULL OR ep.closed_at IS NULL THEN 'missing' WHEN pro IS NOT NULL OR con IS NOT NULL THEN 'exists' "
+    "  WHEN ep IS NULL OR ended IS NULL THEN 'missing' WHEN pro IS NOT NULL OR con IS NOT NULL THEN 'exists' "
     "  ELSE 'weighed' END AS verdict "
     "FOREACH (go IN CASE WHEN verdict = 'weighed' AND $agrees THEN [1] ELSE [] END | "
     "  CREATE (l)-[:SUPPORTED_BY {by: $by, at: localdatetime($at)}]->(ep) "

@@ -24,7 +24,7 @@ from redis.exceptions import ResponseError
 
 from . import clock
 from . import values as limits
-from .episodes import VALUE_PREFIX, checked_episode_id, text_of
+from .episodes import VALUE_PREFIX, checked_episode_id, closed_at, text_of
 from .errors import Refused, WrongType
 from .write.failures import Failure, record_failures
 
@@ -41,7 +41,7 @@ DEFAULT_SOURCE = "agent"
 _NOTES_QUERY = (
     "MERGE (ep:Episode {id: $episode}) "
     "ON CREATE SET ep.by = $by, ep.opened_at = localdatetime($opened), ep.recorded_at = localdatetime($now) "
-    "WITH ep WHERE ep.closed_at IS NULL "
+    f"WITH ep, {closed_at('ep')} AS ended WHERE ended IS NULL "
     "OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
     "WITH ep, collect(tally) AS tallies "
     "WITH ep, tallies, reduce(top = coalesce(ep.entry_count, 0), one IN tallies | "

@@ -24,6 +24,7 @@ from redis.exceptions import ResponseError
 
 from . import clock
 from . import values as limits
+from .episodes import closed_at
 from .errors import Refused, WrongType
 from .graphs import read
 from .kinds import PLAIN_NAME
@@ -109,7 +110,8 @@ _NEWEST = (
 # the caller read ($over), so promoters deciding at once from one read write one version.
 _WRITE = (
     "CALL { UNWIND $episodes AS drawn_id MATCH (drawn_ep:Episode {id: drawn_id}) "
-    "  WHERE drawn_ep.closed_at IS NOT NULL RETURN collect(drawn_ep) AS drawn } "
+    f"  WITH drawn_ep, {closed_at('drawn_ep')} AS drawn_end WHERE drawn_end IS NOT NULL "
+    "  RETURN collect(drawn_ep) AS drawn } "
     "OPTIONAL MATCH (named:Playbook {name: $name}) "
     "WITH drawn, collect(named) AS versions "
     "WITH drawn, reduce(top = null, one IN versions | "

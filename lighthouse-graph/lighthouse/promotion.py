@@ -28,7 +28,7 @@ import json
 
 from . import clock, lessons, playbooks
 from . import values as limits
-from .episodes import OUTCOME, episodes_by_id
+from .episodes import OUTCOME, closed_at, episodes_by_id
 from .errors import Refused, WrongType
 from .graphs import STAMP_SERIAL, read
 
@@ -48,7 +48,9 @@ def _mark_name(by: str) -> str:
 _ENDED = (
     "MATCH (n:Entry) WHERE n.serial > $after AND n.serial <= $upto AND n.type = $outcome "
     "WITH n MATCH (ep:Episode)-[:HAS]->(n) "
-    "WHERE ep.closed_at IS NOT NULL AND NOT (ep)-[:PROMOTED_BY]->(:Agent {name: $by}) "
+    f"WITH n, ep, {closed_at('ep')} AS ended "
+    # Filtered by a WITH of its own: beside the pattern comprehension, FalkorDB 4.22.1 failed on the path.
+    "WITH n, ep, ended WHERE ended IS NOT NULL AND NOT (ep)-[:PROMOTED_BY]->(:Agent {name: $by}) "
     "RETURN ep.id, n.serial ORDER BY n.serial"
 )
 

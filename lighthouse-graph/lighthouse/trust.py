@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from . import clock
 from . import values as limits
+from .episodes import closed_at
 from .graphs import read
 
 HELD = "PT1M"  # how long a version holds to count for its writer (an ISO 8601 duration)
@@ -28,9 +29,10 @@ _TRUST = (
     "CALL { OPTIONAL MATCH (:Agent {name: $agent})-[:WROTE]->(written:Entry) "
     "  RETURN count(written) AS entries_all, "
     "    sum(CASE WHEN written.invalidated_at IS NULL THEN 0 ELSE 1 END) AS entries_wrong } "
-    "CALL { OPTIONAL MATCH (:Agent {name: $agent})-[:WROTE]->(:Entry)<-[:HAS]-(ended:Episode) "
-    "  WHERE ended.closed_at IS NOT NULL "
-    "  WITH DISTINCT ended "
+    "CALL { OPTIONAL MATCH (:Agent {name: $agent})-[:WROTE]->(:Entry)<-[:HAS]-(written_in:Episode) "
+    "  WITH DISTINCT written_in "
+    f"  WITH written_in, {closed_at('written_in')} AS written_end "
+    "  WITH DISTINCT CASE WHEN written_end IS NULL THEN null ELSE written_in END AS ended "
     "  OPTIONAL MATCH (ended)<-[rests:SUPPORTED_BY]-(:Lesson) "
     "  WITH ended, count(rests) AS supports "
     "  OPTIONAL MATCH (ended)<-[denies:CONTRADICTED_BY]-(:Lesson) "

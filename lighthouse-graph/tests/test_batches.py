@@ -273,12 +273,9 @@ def test_no_write_gives_a_status_outside_the_receipt_table(graph, data):
     assert set(found) <= RECEIPT_STATUSES, found
 
 
-def test_a_refused_query_fails_its_500_rows_and_no_others(graph, db):
-    graph.query("CREATE INDEX FOR (n:Device) ON (n.note)")
+def test_a_refused_query_fails_its_500_rows_and_no_others(graph, changed_schema):
     graph.query("CREATE (:Device {key: 'holder', note: 'taken'})")
-    db.connection.execute_command(
-        "GRAPH.CONSTRAINT", "CREATE", graph.name, "UNIQUE", "NODE", "Device", "PROPERTIES", 1, "note"
-    )
+    changed_schema(graph, "CREATE INDEX FOR (n:Device) ON (n.note)", unique=[("Device", "note")])
     _wait_for_constraint(graph)
     rows = [row(0, key=f"n{i}") for i in range(1_200)]
     rows[700]["values"]["note"] = "taken"  # the database refuses this one: its whole query is not written

@@ -456,3 +456,27 @@ def test_an_episode_keeps_its_count_on_a_loop_edge_not_on_the_node(pumps):
         pumps, "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN properties(ep), t.entries"
     )[0]
     assert tally == 1 and "entry_count" not in node
+
+
+def test_an_end_is_kept_on_the_tally_and_one_kept_on_the_node_before_is_read_everywhere(pumps):
+    from lighthouse import agent_trust, diff_between, learn, weigh
+
+    record(pumps, "p1-hot", "observation", "watcher", {"status": "hot"})
+    close_episode(pumps, "p1-hot", "reviewer", {"failed": False}, ["p1-hot/1"], DAY2)
+    kept = "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN ep.closed_at, t.closed_at"
+    assert read(pumps, kept) == [[None, datetime(2026, 1, 2, tzinfo=UTC)]]  # no SET of the episode node
+    for where in ("tally", "node"):
+        if where == "node":  # as an episode closed by a version that kept its end on the node
+            pumps.query("MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) SET ep.closed_at = t.closed_at")
+            pumps.query("MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) SET t.closed_at = null")
+            assert read(pumps, kept) == [[datetime(2026, 1, 2, tzinfo=UTC), None]]
+        assert record(pumps, "p1-hot", "observation", "watcher", {"late": True})["status"] == "closed"
+        assert episode(pumps, "p1-hot")["closed_at"] == datetime(2026, 1, 2, tzinfo=UTC)
+        [about] = episodes_about(pumps, PUMP, "p1")
+        assert about["closed_at"] == datetime(2026, 1, 2, tzinfo=UTC) and about["outcome"]["id"] == "p1-hot/2"
+        assert agent_trust(pumps, "reviewer")["closed_episodes"] == 1
+        window = diff_between(pumps, [PUMP], DAY1, "2026-01-03T00:00:00Z")
+        assert window["episodes_closed"] == ["p1-hot"]
+        lesson_id = f"lesson-{where}"
+        assert learn(pumps, lesson_id, "reviewer", "hot pumps recover", ["p1-hot"])["status"] == "learned"
+        assert weigh(pumps, lesson_id, "reviewer", "p1-hot", True)["status"] == "exists"

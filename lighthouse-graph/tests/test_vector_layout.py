@@ -18,12 +18,13 @@ def unit(vector: list[float]) -> list[float]:
     return [x / length for x in vector]
 
 
-def old_layout(graph, keys=TEXTS) -> None:
+def old_layout(graph, changed_schema, keys=TEXTS) -> None:
     """A graph as the library wrote it when an entity held its vector, under an index on its label."""
     ensure_schema(graph, [NO_VECTORS])
-    graph.query(
+    changed_schema(
+        graph,
         f"CREATE VECTOR INDEX FOR (n:Manual) ON (n.`lh.vector`) "
-        f"OPTIONS {{dimension: {DIMS}, similarityFunction: 'cosine'}}"
+        f"OPTIONS {{dimension: {DIMS}, similarityFunction: 'cosine'}}",
     )
     rows = [{"key": key, "t": T[0], "values": {"title": key, "body": TEXTS[key]}} for key in keys]
     assert {r["status"] for r in remember(graph, NO_VECTORS, rows, "writer")} == {"created"}
@@ -53,8 +54,8 @@ def held(graph) -> dict:
     return {key: (model, vector) for key, model, vector in found}
 
 
-def test_a_graph_with_vectors_on_its_entities_has_them_moved_by_ensure_schema(graph):
-    old_layout(graph)
+def test_a_graph_with_vectors_on_its_entities_has_them_moved_by_ensure_schema(graph, changed_schema):
+    old_layout(graph, changed_schema)
     before = {
         key: vector
         for key, vector in graph.ro_query("MATCH (e:Manual) RETURN e.key, e.`lh.vector`").result_set
@@ -82,12 +83,12 @@ def test_a_graph_with_vectors_on_its_entities_has_them_moved_by_ensure_schema(gr
     assert vector_indexes(graph) == [["ManualVector"]] and set(held(graph)) == set(TEXTS)
 
 
-def test_a_move_cut_short_goes_on_without_making_a_vector_twice(graph, monkeypatch):
+def test_a_move_cut_short_goes_on_without_making_a_vector_twice(graph, changed_schema, monkeypatch):
     from lighthouse import vector_layout
 
     keys = {f"m{number}": f"text number {number}" for number in range(7)}
     monkeypatch.setattr("test_vector_layout.TEXTS", keys)
-    old_layout(graph, keys)
+    old_layout(graph, changed_schema, keys)
     monkeypatch.setattr(vector_layout, "MOVED_AT_ONCE", 3)
     # the first query of the move ran, then it stopped: 3 entities have their node, 4 do not
     graph.query(vector_layout._copy_query(MANUAL))
@@ -100,8 +101,8 @@ def test_a_move_cut_short_goes_on_without_making_a_vector_twice(graph, monkeypat
     assert clear_copies(graph, MANUAL) == 0
 
 
-def test_an_old_index_of_other_dimensions_is_refused_and_nothing_moves(graph):
-    old_layout(graph)
+def test_an_old_index_of_other_dimensions_is_refused_and_nothing_moves(graph, changed_schema):
+    old_layout(graph, changed_schema)
     wider = Kind("Manual", key="code", text=("title", "body"), dimensions=DIMS + 1)
     with pytest.raises(SchemaNotReady, match=f"Manual already has a vector index of {DIMS} dimensions, not"):
         ensure_schema(graph, [wider])
@@ -123,8 +124,8 @@ def test_a_graph_written_since_has_no_vector_on_an_entity_and_one_node_each(grap
     assert graph.ro_query("MATCH (v:ManualVector) RETURN count(v)").result_set == [[3]]
 
 
-def test_a_text_changed_before_the_move_is_embedded_again_not_given_its_old_vector(graph):
-    old_layout(graph)
+def test_a_text_changed_before_the_move_is_embedded_again_not_given_its_old_vector(graph, changed_schema):
+    old_layout(graph, changed_schema)
     retold = {"key": "pump", "t": T[1], "values": {"title": "pump", "body": "a brand new gasket"}}
     assert remember(graph, MANUAL, [retold], "writer")[0]["status"] == "changed"
     on_entity = graph.ro_query("MATCH (e:Manual {key: 'pump'}) RETURN e.`lh.vector`, e:ManualToEmbed")
@@ -136,8 +137,8 @@ def test_a_text_changed_before_the_move_is_embedded_again_not_given_its_old_vect
     assert held(graph)["pump"][1] == pytest.approx(unit(expected), abs=1e-6)
 
 
-def test_an_entity_waiting_for_a_vector_gets_no_copy_of_the_one_it_holds(graph):
-    old_layout(graph)
+def test_an_entity_waiting_for_a_vector_gets_no_copy_of_the_one_it_holds(graph, changed_schema):
+    old_layout(graph, changed_schema)
     graph.query("MATCH (e:Manual {key: 'fan'}) SET e:ManualToEmbed")  # as after a change of model
     assert copy_vectors(graph, MANUAL) == 2
     ensure_schema(graph, [MANUAL])
@@ -146,17 +147,18 @@ def test_an_entity_waiting_for_a_vector_gets_no_copy_of_the_one_it_holds(graph):
     assert set(held(graph)) == set(TEXTS)
 
 
-def test_a_move_cut_short_after_the_drop_clears_the_copies_at_the_next_call(graph):
+def test_a_move_cut_short_after_the_drop_clears_the_copies_at_the_next_call(graph, changed_schema):
     from lighthouse.vector_layout import clearing_mark, old_index_drop
 
-    old_layout(graph)
+    old_layout(graph, changed_schema)
     ensure_schema(graph, [NO_VECTORS])  # the new index is made only with the kind's dimensions
     assert copy_vectors(graph, MANUAL) == 3
-    graph.query(
+    changed_schema(
+        graph,
         f"CREATE VECTOR INDEX FOR (n:ManualVector) ON (n.`lh.vector`) "
-        f"OPTIONS {{dimension: {DIMS}, similarityFunction: 'cosine'}}"
+        f"OPTIONS {{dimension: {DIMS}, similarityFunction: 'cosine'}}",
+        old_index_drop(MANUAL),  # and then it stopped, its copies still on the entities
     )
-    graph.query(old_index_drop(MANUAL))  # and then it stopped, its copies still on the entities
     mark = graph.ro_query(f"MATCH (st:Stamp) RETURN st.`{clearing_mark(MANUAL)}`").result_set
     assert mark == [[True]]
     ensure_schema(graph, [MANUAL])

@@ -136,7 +136,9 @@ def test_without_an_embedder_a_declaration_makes_no_entries_vector_index(db, ten
     assert _entry_vector_size(tenant(db, tenant_id)) is None
 
 
-def test_a_tenant_whose_entities_kept_their_vectors_is_moved_once_by_keep_layout(db, tenant_id):
+def test_a_tenant_whose_entities_kept_their_vectors_is_moved_once_by_keep_layout(
+    db, tenant_id, changed_schema
+):
     from lighthouse import remember
 
     memo = {"label": "Memo", "key": "id", "text": ["body"], "dimensions": 4}
@@ -145,9 +147,10 @@ def test_a_tenant_whose_entities_kept_their_vectors_is_moved_once_by_keep_layout
     kind = built({"Memo": checked(memo)})["Memo"]
     remember(graph, kind, [{"key": "m1", "t": "2026-01-01T00:00:00Z", "values": {"body": "hello"}}], "feed")
     # as a version that kept vectors on the entities left it
-    graph.query("DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)")
-    graph.query(
-        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 4, similarityFunction: 'cosine'}"
+    changed_schema(
+        graph,
+        "DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)",
+        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 4, similarityFunction: 'cosine'}",
     )
     graph.query(
         "MATCH (e:Memo) REMOVE e:MemoToEmbed SET e.`lh.vector` = vecf32([1.0, 0, 0, 0]), e.`lh.model` = 'm'"
@@ -158,9 +161,10 @@ def test_a_tenant_whose_entities_kept_their_vectors_is_moved_once_by_keep_layout
     assert graph.ro_query(moved).result_set == [[None, "m", [1.0, 0.0, 0.0, 0.0]]]
     # once a process: undone by hand, the same process does not look again; another one does
     graph.query("MATCH (e:Memo)-[:LH_VECTOR]->(v) SET e.`lh.vector` = v.`lh.vector` DELETE v")
-    graph.query("DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)")
-    graph.query(
-        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 4, similarityFunction: 'cosine'}"
+    changed_schema(
+        graph,
+        "DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)",
+        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 4, similarityFunction: 'cosine'}",
     )
     served.keep_layout(tenant_id)
     assert graph.ro_query("MATCH (v:MemoVector) RETURN count(v)").result_set == [[0]]

@@ -229,7 +229,7 @@ def test_notes_over_mcp_and_the_command_line(noted):
 
 
 def test_a_served_tenant_whose_entities_kept_their_vectors_has_them_moved_before_its_first_call(
-    serves, tmp_path, fake
+    serves, tmp_path, fake, changed_schema
 ):
     settings = {"embedder": "http", "embeddings_url": fake.url, "embeddings_model": MODEL}
     running = Lighthouse(tmp_path / "data", **settings)
@@ -245,9 +245,10 @@ def test_a_served_tenant_whose_entities_kept_their_vectors_has_them_moved_before
         "MATCH (e:Memo)-[:LH_VECTOR]->(v) SET e.`lh.vector` = v.`lh.vector`, e.`lh.model` = v.`lh.model`"
     )
     graph.query("MATCH (:Memo)-[:LH_VECTOR]->(v) DELETE v")
-    graph.query("DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)")
-    graph.query(
-        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 16, similarityFunction: 'cosine'}"
+    changed_schema(
+        graph,
+        "DROP VECTOR INDEX FOR (n:MemoVector) ON (n.`lh.vector`)",
+        "CREATE VECTOR INDEX FOR (n:Memo) ON (n.`lh.vector`) OPTIONS {dimension: 16, similarityFunction: 'cosine'}",
     )
     running.stop()
     running.start()  # the upgraded serve: its first call of the tenant finds the old layout

@@ -140,18 +140,15 @@ def refuse(
 # One query: the session found or made, the number and the place after the last message taken together,
 # the message, its NEXT link and its mentions. FalkorDB runs the writes of a graph one at a time, so two
 # messages said at once never take one number. The session's count and last activity live on a loop
-# edge, LH_TALLY, made with its first message: measured on 4.22.1, a node property SET in a query that
-# creates a node costs time in proportion to the graph (0.28 ms at 20,000 nodes, 2.4 ms at 300,000), an
-# edge property SET 0.06 ms (bench/growth.py). For the same reason the message's values are in its
-# CREATE, not SET after it. ensure_schema() registers LH_TALLY: a writer does not see edges of a type
-# that was new when its query arrived, so unregistered, two first messages could each make a tally; the
-# tallies are collected, so even then a row never doubles. A session kept before the tally has its
-# count on the node: the write that makes its tally moves that count too, so a writer queued before
-# LH_TALLY existed (it reads the node) takes the next number, not the same one (writes run in order).
+# edge, LH_TALLY, made with its first message: on 4.22.1 a node property SET beside the CREATE of a
+# labelled node costs time in proportion to the graph (bench/growth.py), so no node is SET but an old
+# session's count: the message's values are in its CREATE, and a new session is CREATEd whole and found
+# by its key (its first message at 300,000 nodes: 4.4 ms with MERGE and ON CREATE SET, now 0.25).
+# ensure_schema() registers LH_TALLY: a writer does not see edges of a type new when its query arrived,
+# so unregistered, two first messages could each make a tally; collected, a row never doubles. A session
+# kept before the tally has its count on the node: the write that makes its tally moves that count too,
+# so a writer queued before LH_TALLY existed (it reads the node) takes the next number (writes run in order).
 # The clauses for mentions are left out when a message has none: an empty FOREACH cost a fifth.
-# A new session is made whole by a CREATE and then found by its key (a CREATE in FOREACH is seen by the
-# MATCH after it), not by MERGE and ON CREATE SET: at 300,000 nodes that SET cost the first message of a
-# session 2.7 ms inside FalkorDB, the CREATE 0.07 ms (a node SET in a query that creates a node).
 _SAY_SESSION = (
     "OPTIONAL MATCH (found:Session {key: $session_key}) "
     "FOREACH (opening IN CASE WHEN found IS NULL THEN [1] ELSE [] END | "
@@ -177,10 +174,8 @@ _SAY_TALLY = (
     "FOREACH (old IN CASE WHEN s.count IS NULL THEN [] ELSE [s] END | SET old.count = n, old.active_at = now) "
     "MERGE (s)-[kept:LH_TALLY]->(s) SET kept.count = n, kept.active_at = now "
 )
-# A Reference keeps no count of its messages (forgetting counts its MENTIONS edges), and is made with all
-# its properties in the MERGE (its key is made of its label and target): at 300,000 nodes, the SET of a
-# count made a say() of one mention 4.4 ms inside FalkorDB, and an ON CREATE SET the first mention of a
-# name 4.2 to 4.5 ms, where both now take 0.3 ms (a node SET in a query that creates a node, see above).
+# A Reference counts nothing (forgetting counts its MENTIONS) and is MERGEd whole (its key is its label
+# and target): a count's SET or an ON CREATE SET made a mention 4.2 to 4.5 ms at 300,000 nodes, now 0.3.
 _SAY_MENTIONS = (
     "FOREACH (named IN $mentions | "
     "  MERGE (r:Reference {key: named.key, label: named.label, target: named.target}) "

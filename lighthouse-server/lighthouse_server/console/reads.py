@@ -198,11 +198,12 @@ def episodes(graph, offset: int, size: int) -> list[dict]:
     """A page of episodes, newest first, one more than size when there are more."""
     found = rows(
         graph,
-        # The page first, then the count of each of its episodes (on its tally, or an older episode's node).
+        # The page first, then the count and end of each of its episodes (on its tally, or an older episode's node).
         "MATCH (ep:Episode) WITH ep ORDER BY ep.opened_at DESC, ep.id SKIP $skip LIMIT $n "
         "OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
-        "WITH ep, coalesce(max(tally.entries), ep.entry_count, 0) AS entry_count "
-        "RETURN ep.id, ep.by, ep.opened_at, entry_count, ep.closed_at ORDER BY ep.opened_at DESC, ep.id",
+        "WITH ep, coalesce(max(tally.entries), ep.entry_count, 0) AS entry_count, "
+        "  coalesce(max(tally.closed_at), ep.closed_at) AS closed_at "  # the end too, as episode() reads it
+        "RETURN ep.id, ep.by, ep.opened_at, entry_count, closed_at ORDER BY ep.opened_at DESC, ep.id",
         {"skip": offset, "n": size + 1},
     )
     names = ("id", "by", "opened_at", "entry_count", "closed_at")
