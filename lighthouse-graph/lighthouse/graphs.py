@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from contextlib import contextmanager
 
 from redis.exceptions import ResponseError
 
@@ -155,27 +156,36 @@ def _unique(graph, label: str, prop: str) -> None:
 _SCHEMA_TURN = "lighthouse:schema-turn"
 
 
-def _build_alone(graph, statements: list[str], lacking: list[tuple[str, str]], wait: float) -> None:
-    """Creates the indexes and then the constraints (a constraint needs the index on its property) while
-    no other client of the server changes a schema, and waits until all are built before the next goes."""
+@contextmanager
+def schema_turn(graph, wait: float):
+    """The server's turn to change a schema (or to delete a graph, which drops its indexes: a crash of the
+    tests' server came while one graph was deleted and another's constraint made). SchemaNotReady when
+    another client keeps it for wait seconds."""
     turn, deadline = uuid.uuid4().hex, time.monotonic() + max(wait, 1.0)
     while not graph.execute_command("SET", _SCHEMA_TURN, turn, "NX", "PX", 60_000):
         if time.monotonic() >= deadline:
             raise SchemaNotReady(f"schema not ready: another client kept {_SCHEMA_TURN} for {wait:g} s")
         time.sleep(0.005)
     try:
-        for statement in statements:
-            _create(graph, statement)
-        _wait_until_built(graph, wait, constraints=False)
-        for label, prop in lacking:
-            _unique(graph, label, prop)
+        yield
     finally:
+        # Only our own turn is given back: one that expired and was taken by another stays theirs.
+        if graph.execute_command("GET", _SCHEMA_TURN) in (turn, turn.encode()):
+            graph.execute_command("DEL", _SCHEMA_TURN)
+
+
+def _build_alone(graph, statements: list[str], lacking: list[tuple[str, str]], wait: float) -> None:
+    """Creates the indexes and then the constraints (a constraint needs the index on its property) while
+    no other client of the server changes a schema, and waits until all are built before the next goes."""
+    with schema_turn(graph, wait):
         try:
-            _wait_until_built(graph, wait)
+            for statement in statements:
+                _create(graph, statement)
+            _wait_until_built(graph, wait, constraints=False)
+            for label, prop in lacking:
+                _unique(graph, label, prop)
         finally:
-            # Only our own turn is given back: one that expired and was taken by another stays theirs.
-            if graph.execute_command("GET", _SCHEMA_TURN) in (turn, turn.encode()):
-                graph.execute_command("DEL", _SCHEMA_TURN)
+            _wait_until_built(graph, wait)
 
 
 def _wait_until_built(graph, wait: float, *, constraints: bool = True) -> None:
