@@ -124,6 +124,7 @@ def test_sign_in_find_read_the_timeline_and_review(browser, lighthouse, tmp_path
     print(f"screenshot of the entity page: {shot}")
 
     page.click("text=Review")
+    page.wait_for_url("**/console/review")  # count() does not wait: the page must have come
     rows = page.locator("#candidates tr.candidate")
     assert rows.count() == 2
     first = rows.nth(0)
