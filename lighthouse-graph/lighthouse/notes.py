@@ -24,7 +24,7 @@ from redis.exceptions import ResponseError
 
 from . import clock
 from . import values as limits
-from .episodes import VALUE_PREFIX, checked_episode_id, closed_at, text_of
+from .episodes import VALUE_PREFIX, checked_episode_id, text_of
 from .errors import Refused, WrongType
 from .write.failures import Failure, record_failures
 
@@ -41,9 +41,10 @@ DEFAULT_SOURCE = "agent"
 _NOTES_QUERY = (
     "MERGE (ep:Episode {id: $episode}) "
     "ON CREATE SET ep.by = $by, ep.opened_at = localdatetime($opened), ep.recorded_at = localdatetime($now) "
-    f"WITH ep, {closed_at('ep')} AS ended WHERE ended IS NULL "
-    "OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
+    "WITH ep OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
     "WITH ep, collect(tally) AS tallies "
+    # Open: no end on its tally (where close_episode() keeps it) nor on the node (where one closed before).
+    "WITH ep, tallies WHERE ep.closed_at IS NULL AND none(one IN tallies WHERE one.closed_at IS NOT NULL) "
     "WITH ep, tallies, reduce(top = coalesce(ep.entry_count, 0), one IN tallies | "
     "  CASE WHEN one.entries > top THEN one.entries ELSE top END) AS count "
     "OPTIONAL MATCH (last:Entry {id: $episode + '/' + toString(count)}) "
