@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from devices import DEVICE, KINDS, MANUAL
 from lighthouse import Kind, ensure_schema, history, remember
 from lighthouse.write.applying import MAX_NAMED_VALUES, _needs, apply_plans, positional_query
-from lighthouse.write.batches import read_current
+from lighthouse.write.current import read_current
 from lighthouse.write.plans import Around, StateView, decide
 from lighthouse.write.rows import Row, prepare
 from oracle import at
@@ -228,3 +228,38 @@ def test_a_kind_whose_key_is_named_key_creates_its_entities_whole(graph):
     plans = [decide(sensor, Row(0, "s1", T0, {"status": "ok"}, {}, None), Around(absent=True))[1]]
     assert apply_plans(graph, sensor, "feed", plans) == {0}
     assert graph.ro_query("MATCH (s:Sensor:Entity) RETURN s.key, s.status").result_set == [["s1", "ok"]]
+
+
+def test_the_parts_a_created_plan_asks_for_are_those_the_general_reading_of_its_fields_gives():
+    from lighthouse.write.plans import CREATED_PARTS
+
+    made = [
+        Row(0, "d1", T0, {"status": "ok"}, NO_RELATIONS, None),
+        Row(
+            1,
+            "d2",
+            T0,
+            {"status": "ok", "note": "pump"},
+            {**NO_RELATIONS, "USED_BY": frozenset({"t1"})},
+            None,
+        ),
+        Row(2, "d3", T0, {"last_seen": "2026-01-01T00:00:00Z"}, NO_RELATIONS, "look/1"),
+    ]
+    for kind in (DEVICE, MANUAL):
+        for one in made:
+            if kind is MANUAL and one.relations["USED_BY"]:
+                continue  # a manual has no such relation
+            values = {"title": "pump"} if kind is MANUAL else one.values
+            relations = {} if kind is MANUAL else one.relations
+            given = Row(one.index, one.key, one.t, values, relations, one.entry)
+            for trust in (None, "candidate"):
+                _, plan = decide(kind, given, Around(absent=True))
+                if trust is not None:
+                    plan["trust"] = trust
+                fast = _needs(kind, [plan])
+                general = _needs(kind, [{**plan, "absent": False}])
+                assert fast - {"absent", "embed_all", "embed_none"} == general
+                assert "absent" in fast and fast >= CREATED_PARTS
+                assert ("trust" in fast) == (trust is not None) and ("source" in fast) == (
+                    one.entry is not None
+                )

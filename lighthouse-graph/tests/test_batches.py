@@ -11,7 +11,7 @@ from falkordb import FalkorDB
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lighthouse import clock, ensure_schema, failures, history, related, remember, update
-from lighthouse.write.batches import QUIET, read_current, write_rows
+from lighthouse.write.batches import write_rows
 from lighthouse.write.rows import prepare
 from oracle import (
     ACCEPTED,
@@ -134,14 +134,16 @@ def test_a_late_row_equal_to_the_next_state_makes_it_start_earlier(graph):
     assert history(graph, DEVICE, "d1")[1]["seen_last"] == moment(at(6))
 
 
-def test_missing_entries_are_checked_in_one_read_for_the_batch(graph, db):
+def test_missing_entries_are_checked_in_one_read_for_the_rows_of_each_query(graph, db):
     graph.query("CREATE (:Entry {id: 'look/3'})")
     rows = [row(0, entry="look/3"), row(1, "hot", entry="look/9"), row(0, key="d2", entry="look/3")]
     with sent(db, graph.name) as commands:
         receipts = remember(graph, DEVICE, rows, "feed")
     assert [r["status"] for r in receipts] == ["created", "missing", "created"]
     assert "look/9" in receipts[1]["reason"]
-    assert sum("Entry {id: id}" in text for _, text in commands) == 1
+    # the first wave's query (d1 and d2), then the second wave's (d1 again): a read of entries before each
+    reads = [text for _, text in commands if "Entry {id: id}" in text]
+    assert len(reads) == 2 and "look/9" not in reads[0] and "look/3" not in reads[1]
     linked = graph.ro_query("MATCH (s:State)-[:FROM]->(n:Entry) RETURN s.key, n.id ORDER BY s.key").result_set
     assert linked == [["d1", "look/3"], ["d2", "look/3"]]
     assert [s.get("entry") for s in history(graph, DEVICE, "d1")] == ["look/3"]
@@ -149,6 +151,10 @@ def test_missing_entries_are_checked_in_one_read_for_the_batch(graph, db):
     graph.query("CREATE (:Entry {id: 'look/4'})")
     assert statuses(graph, [row(2, entry="look/4")]) == ["unchanged"]
     assert [s.get("entry") for s in history(graph, DEVICE, "d1")] == ["look/3"]
+    many = [row(5, key=f"e{n}", entry="look/3" if n % 2 else None) for n in range(1_200)]
+    with sent(db, graph.name) as commands:
+        assert {r["status"] for r in remember(graph, DEVICE, many, "feed")} == {"created"}
+    assert sum("Entry {id: id}" in text for _, text in commands) == 3  # 500, 500 and 200 rows
 
 
 def test_a_batch_without_entries_reads_no_entries_and_costs_the_same_queries_for_any_size(graph, db):
@@ -170,28 +176,6 @@ def test_a_batch_without_entries_reads_no_entries_and_costs_the_same_queries_for
     assert [command for command, _ in commands].count("GRAPH.QUERY") == 1 and len(commands) == 3
     replay = count([row(9, key=f"c{i}") for i in range(9)])
     assert replay == 1  # a replay is one light read and no write
-
-
-def test_a_quiet_row_comes_back_as_its_key_alone_and_costs_no_write(graph, db):
-    # Quiet: it repeats the State its time falls in, at or before when that State was last seen.
-    assert statuses(graph, [row(0), row(4, "hot"), row(6, "hot")]) == ["created", "changed", "unchanged"]
-    asked = [row(0), row(4, "hot"), row(5, "hot"), row(6, "hot"), row(7, "hot"), row(2), row(3, "cold")]
-    prepared = [prepare(DEVICE, index, one, clock.present()) for index, one in enumerate(asked)]
-    quiet = [read_current(graph, DEVICE, [one])[("str", "d1")] is QUIET for one in prepared]
-    # at the past State's start, at the current one's start, up to its seen_last: quiet; after
-    # seen_last (it moves), after the past State's start (its seen_last moves), other content: not
-    assert quiet == [True, True, True, True, False, False, False]
-    assert read_current(graph, DEVICE, prepared[:1], full=True)[("str", "d1")] is not QUIET
-    with sent(db, graph.name) as commands:
-        assert statuses(graph, asked[:4]) == ["unchanged"] * 4
-    assert [command for command, _ in commands] == ["GRAPH.RO_QUERY"] * 4  # a wave a row of one key
-    assert statuses(graph, asked[4:]) == ["unchanged", "unchanged", "inserted"]
-    found = history(graph, DEVICE, "d1")
-    assert [(s["status"], s["valid_from"], s.get("seen_last")) for s in found] == [
-        ("ok", moment(at(0)), moment(at(2))),
-        ("cold", moment(at(3)), None),
-        ("hot", moment(at(4)), moment(at(7))),
-    ]
 
 
 def test_at_most_500_rows_go_in_one_query(graph, db):
@@ -516,31 +500,3 @@ def test_every_accepted_row_holds_at_its_time_after_racing(graph, db):
         elif receipt["status"] == "stale":
             assert found[0][0] != sent_row["values"]["status"]
             assert clock.from_store(found[0][1]) > moment(sent_row["t"])
-
-
-def test_the_read_before_a_change_brings_the_entitys_values_only(graph):
-    from lighthouse import as_of
-    from lighthouse.recall.vector import embed
-    from lighthouse.write.batches import _current_query, _owned
-    from lighthouse.write.rows import parameters_header
-    from meaning import MANUAL, bag
-
-    ensure_schema(graph, [MANUAL])
-    first = {"key": "m1", "t": at(0), "values": {"title": "pump", "body": "oil the pump", "pages": 3}}
-    assert statuses(graph, [first], MANUAL) == ["created"]
-    embed(graph, MANUAL, bag, "bag")
-    node = graph.ro_query("MATCH (e:Manual {code: 'm1'}) RETURN keys(e)").result_set[0][0]
-    assert {"words", "fp"} <= set(node)
-    assert graph.ro_query("MATCH (:Manual)-[:LH_VECTOR]->(v) RETURN count(v)").result_set == [[1]]
-    later = prepare(MANUAL, 0, {**first, "t": at(1), "values": {"title": "pump"}}, clock.present())
-    params = {"rows": [[later.key, later.fp, clock.stamp_of(later.t)]], "owned": _owned(MANUAL)}
-    (reply,) = graph.ro_query(parameters_header(params) + _current_query(MANUAL)).result_set[0]
-    assert sorted(reply[4]) == [["body", "oil the pump"], ["pages", 3], ["title", "pump"]]
-    # and the change still removes what the row leaves out, and takes the vector away with the old text
-    assert statuses(graph, [{**first, "t": at(1), "values": {"title": "pump"}}], MANUAL) == ["changed"]
-    node = graph.ro_query("MATCH (e:Manual {code: 'm1'}) RETURN properties(e)").result_set[0][0]
-    assert "pages" not in node and "body" not in node and node["title"] == "pump"
-    assert graph.ro_query("MATCH (v:ManualVector) RETURN count(v)").result_set == [[0]]
-    assert as_of(graph, MANUAL, "m1", at(0))["pages"] == 3 and "pages" not in as_of(
-        graph, MANUAL, "m1", at(1)
-    )

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lighthouse import clock, ensure_schema, history, related, remember
 from lighthouse.write.applying import apply_plans
-from lighthouse.write.batches import read_current
+from lighthouse.write.current import read_current
 from lighthouse.write.late import read_around
 from lighthouse.write.plans import decide
 from lighthouse.write.rows import prepare

@@ -14,7 +14,9 @@ from functools import lru_cache
 
 from .. import clock
 from ..kinds import REVISION, STATE_KIND, TRUST, VECTOR, VECTOR_MODEL, VECTOR_OF, Kind
+from .ahead import server_at_work
 from .late import relation_types
+from .plans import CREATED_PARTS
 from .rows import parameters_header
 
 
@@ -93,27 +95,37 @@ def _needs(kind: Kind, plans: list[dict]) -> frozenset:
     opened: set[str] = set()
     reopened: set[str] = set()
     named: set[str] = set()
+    absent = 0
+    embedding: set[bool] = set()
     for plan in plans:
+        if plan.get("absent"):  # a plan of plans.created(): the parts it asks for are known
+            absent += 1
+            found.update(CREATED_PARTS)
+            if plan["source"] is not None:
+                found.add("source")
+            if plan.get("trust") is not None:
+                found.add("trust")
+            embedding.add(bool(plan.get("embed")))
+        else:
+            found.update(  # the parts of the plan's fields only: a plan holds some twenty
+                [
+                    name
+                    for name in _PARTS & plan.keys()
+                    if (item := plan[name]) is not None and item is not False and item != []
+                ]
+            )
+            if plan.get("new") and plan.get("held") is not None and plan.get("next") is not None:
+                found.add("unlink")
+            reopened.update(plan.get("reopen") or ())
         if plan.get("new"):
             named.update(plan["values"])
-        found.update(  # the parts of the plan's fields only: a plan holds some twenty
-            [
-                name
-                for name in _PARTS & plan.keys()
-                if (item := plan[name]) is not None and item is not False and item != []
-            ]
-        )
-        if plan.get("new") and plan.get("held") is not None and plan.get("next") is not None:
-            found.add("unlink")
         if "times" in plan:  # even empty: a time the row leaves out is removed from the entity
             found.add("times")
         opened.update(plan.get("open") or ())
-        reopened.update(plan.get("reopen") or ())
     found.update(f"open:{relation}" for relation in opened)
     found.update(f"reopen:{relation}" for relation in reopened)
-    if all(plan.get("absent") for plan in plans):
+    if absent == len(plans):
         found.add("absent")  # every entity is new: each is created whole (_created_entity())
-        embedding = {bool(plan.get("embed")) for plan in plans}
         if len(embedding) == 1:  # all of them wait for a vector, or none: the label goes in the CREATE
             found.add("embed_all" if embedding == {True} else "embed_none")
     if len(named) > MAX_NAMED_VALUES:
@@ -354,5 +366,6 @@ def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
     rows = [[plan.get(name) for name in layout] for plan in plans]
     params = {"rows": rows, "by": by, "now": clock.now(), "stamp": uuid.uuid4().hex}
     header = parameters_header(params)  # the fast form when it carries them exactly, else the client's
-    result = graph.query(header + query) if header else graph.query(query, params)
+    with server_at_work():
+        result = graph.query(header + query) if header else graph.query(query, params)
     return {row[0] for row in result.result_set}

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
+from collections.abc import Iterable, Iterator
 
 from redis.exceptions import ResponseError
 
 from .. import clock, values
 from ..errors import ReceiptMismatch, WrongType
 from ..graphs import read
-from ..kinds import INTERNAL, REVISION, TRUST_SHOWN, Kind, is_kind
+from ..kinds import Kind, is_kind
 from ..values import Refused
+from .ahead import prepared_ahead
 from .applying import apply_plans
+from .current import QUIET, read_current
 from .failures import REFUSALS, Failure, record_failures
-from .late import edges_from, holding, not_values, read_around, relation_types, stored_values
-from .plans import Around, StateView, decide, relations_from
-from .rows import Row, key_of, parameters_header, prepare, typed
+from .late import holding, read_around
+from .plans import Around, decide
+from .rows import Row, key_of, typed
 
 # One query carries at most this much: a batch is atomic per query, not across queries. Rows bound the
 # work of a query, characters the parameters the server parses and holds at once, targets the nodes
@@ -24,110 +26,7 @@ from .rows import Row, key_of, parameters_header, prepare, typed
 QUERY_ROWS = 500
 QUERY_CHARS = 1_000_000
 QUERY_TARGETS = 2_000
-TRUST_SHOWN_SET = frozenset(TRUST_SHOWN)
 ATTEMPTS = 5  # reads of a row that each found another writer, before it is busy
-QUIET = Around()  # read_current(): the row repeats a State seen at or after its time; nothing is written
-ABSENT = Around(absent=True)  # read_current(): no node of the entity (one for all: it is only read)
-
-
-@lru_cache(maxsize=256)
-def _current_query(kind: Kind) -> str:
-    # Each row brings its fingerprint and time. A row that repeats the current State, or that is late
-    # (before the current State), gets back only times and fingerprints: of the current State, and of the
-    # past State its time falls in. Values and edges come back only for the rows that may change them.
-    # A row whose entity does not exist gets back nothing (MATCH, not OPTIONAL): read_current() knows it
-    # by its absence, so a batch of new entities costs an index lookup a row and no reply.
-    # A quiet row (it repeats the State its time falls in, and that State was seen at or after its time:
-    # decide() would write nothing) gets back its key alone, not a list: the client parsed 11 values a
-    # row for a replay of 10,000 rows in 0.15 s, a third of what the read took.
-    # The entity node holds its current State's fingerprint and times, so the current State is only
-    # walked to for a row that is not quiet: that halved what a replay's quiet rows cost FalkorDB.
-    return (
-        "UNWIND $rows AS row "
-        f"MATCH (e:`{kind.label}` {{key: row[0]}}) "
-        "WITH row, e, localdatetime(row[2]) AS t "
-        # No label on h or s, and the relation types in the pattern: each halved what its step cost.
-        "OPTIONAL MATCH (e)-[:HAS_STATE]->(h) WHERE e.valid_from > t AND h.valid_from <= t AND h.valid_to > t "
-        "WITH row, e, h, t, "
-        "  coalesce((e.fp = row[1] AND e.valid_from <= t AND t <= coalesce(e.seen_last, e.valid_from)) "
-        "    OR (h.fp = row[1] AND t <= coalesce(h.seen_last, h.valid_from)), false) AS quiet "
-        "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) WHERE NOT quiet AND s.valid_to IS NULL "
-        "WITH row, e, s, h, quiet, quiet OR coalesce(e.fp = row[1], false) OR coalesce(s.valid_from > t, false) "
-        "  AS light, "
-        # A late row in the State just before the current one, with other content: its edges come too, and
-        # it needs no read around it (both States are here, compared by their fingerprints).
-        "  coalesce(s.valid_from > t AND h.valid_to = s.valid_from AND h.fp <> row[1] AND e.fp IS NOT NULL, false) "
-        "  AS before_current "
-        # The first condition names no edge, so FalkorDB tests it before it walks them: alone in an OR with
-        # the others, it was tested for each edge, and a replay's read took twice as long.
-        f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE (NOT light OR before_current) "
-        "  AND ((NOT light AND r.valid_to IS NULL) OR (before_current AND r.valid_from <= s.valid_from "
-        "    AND (r.valid_to IS NULL OR r.valid_to > h.valid_from))) "
-        # One shape for every edge: a CASE per row that left open edges without their always null valid_to
-        # cost FalkorDB more than the client's parsing of it.
-        "WITH row, e, s, h, quiet, light, before_current, "
-        "  collect([type(r), x.key, id(r), r.valid_from, r.valid_to]) AS listed "
-        # Of the entity's properties, only its values: not its vector (a model's 1,536 numbers were parsed
-        # for every row of a change), nor its words, times and marks.
-        f"RETURN CASE WHEN quiet THEN row[0] ELSE [row[0], e.`{REVISION}`, e.fp, light, "
-        "  CASE WHEN light THEN null ELSE [name IN keys(e) WHERE NOT name IN $owned "
-        f"    AND NOT name STARTS WITH '{INTERNAL}' | [name, e[name]]] END, id(s), s.valid_from, s.seen_last, "
-        "  [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], before_current, listed] END"
-    )
-
-
-@lru_cache(maxsize=256)
-def _owned(kind: Kind) -> list[str]:
-    return sorted(not_values(kind))
-
-
-def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict:
-    """For each key: the entity's revision and current State; its values and open edges unless the row
-    repeats that State or comes before it; for a late row, the times and fingerprint of the State its
-    time falls in; QUIET for a row that decide() would find unchanged with nothing to write. full: always
-    the values and edges (what update() completes a row from), and never QUIET."""
-    asked = [[row.key, None, None] if full else [row.key, row.fp, clock.stamp_of(row.t)] for row in rows]
-    params = {"rows": asked, "owned": _owned(kind)}
-    try:
-        header = parameters_header(params)  # the fast form, else the client's
-        query = _current_query(kind)
-        answer = graph.ro_query(header + query) if header else graph.ro_query(query, params)
-        result = answer.result_set
-    except ResponseError as error:
-        if "empty key" not in str(error):
-            raise
-        result = []  # a graph that does not exist yet
-    found = {}
-    for (answer,) in result:
-        if type(answer) is not list:  # a quiet row: its key alone
-            found[typed(answer)] = QUIET
-            continue
-        key, rev, fp, light, props, sid, start, seen_last, past, before_current, listed = answer
-        around = Around(rev=rev or 0, props=None if light else stored_values(kind, dict(props or ())))
-        if sid is not None:
-            began = clock.from_store(start)
-            held = {} if light else holding(edges_from(listed), began)
-            around.current = StateView(
-                sid,
-                began,
-                None,
-                clock.from_store(seen_last),
-                around.props,
-                None if light else relations_from(held, kind),
-                fp,
-            )
-            around.prev = around.current
-            around.edges_prev = held
-        if past[0] is not None:
-            moments = [clock.from_store(one) for one in past[1:4]]
-            around.past = StateView(past[0], *moments, None, None, past[4])
-            if before_current:
-                around.late_edges = edges_from(listed)
-        found[typed(key)] = around
-    for key in map(typed, (row.key for row in rows)):  # an entity not there (or no graph yet) answers nothing
-        if key not in found:
-            found[key] = ABSENT
-    return found
 
 
 def _repeats_the_past(row: Row, around: Around) -> Around | None:
@@ -156,7 +55,7 @@ def _just_before_the_current(row: Row, around: Around) -> Around | None:
 
 
 def check_entries(graph, rows: list[Row]) -> set[str]:
-    """The entry ids that the rows name and that exist: one read for the batch."""
+    """The entry ids that the rows name and that exist: one read for the rows (of one query)."""
     named = sorted({row.entry for row in rows if row.entry is not None})
     if not named:
         return set()
@@ -287,7 +186,9 @@ def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
     What is atomic: one write query. The rows of a call go in waves (the n-th row of each key in wave n),
     and each wave in queries of at most 500 rows, 1,000,000 characters and 2,000 relation targets; the
     current and the late rows of one such query are written together or not at all. A database error
-    fails the rows of that query only ("failed"), and the receipts say which rows were written.
+    fails the rows of that query only ("failed"), and the receipts say which rows were written. The
+    first wave's queries go as its rows are checked: a call of 1,000 rows or more has the next ones
+    checked in a thread of its own while the server works (ahead.py).
 
     candidate (keyword only): the rows were drawn by a model (by names it): the States they make are
     candidates until a person confirms or rejects them (review.py). Such a row may not hold a value named
@@ -297,36 +198,54 @@ def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
     if type(candidate) is not bool:
         raise WrongType(f"candidate is True or False, not {values.sort_of(candidate)}")
     listed = _listed(graph, kind, by, rows)
-    present = clock.present()
+    trust = "candidate" if candidate else None
     statuses: dict[int, str] = {}
     refusals: list[Failure] = []
     keys: dict[int, object] = {}
-    prepared: list[Row] = []
-    for index, raw in enumerate(listed):
-        try:
-            row = prepare(kind, index, raw, present)
-            if candidate and TRUST_SHOWN_SET & set(row.values):
-                raise Refused("a row a model drew may not hold a value named trust or review")
-        except Refused as error:
-            keys[index] = key_of(raw)
-            statuses[index] = error.reason
-            refusals.append(Failure(error.reason, kind.label, keys[index], raw, str(error), by, index=index))
-            continue
-        keys[index] = row.key
-        prepared.append(row)
-    existing = check_entries(graph, prepared)
-    ready = []
-    for row in prepared:
-        if row.entry is not None and row.entry not in existing:
-            _refuse(refusals, statuses, kind, by, row, "missing", f"the entry {row.entry!r} does not exist")
-        else:
-            ready.append(row)
-    write_ready(graph, kind, by, ready, statuses, refusals, trust="candidate" if candidate else None)
+    later: list[Row] = []  # rows of a key that an earlier row of the call holds: the later waves
+
+    def first_rows(prepared) -> Iterator[Row]:
+        """The first row of each key, in order (the first wave); refusals and later rows kept aside."""
+        seen = set()
+        for index, row, error in prepared:
+            if error is not None:
+                keys[index] = key_of(listed[index])
+                statuses[index] = error.reason
+                refusals.append(
+                    Failure(error.reason, kind.label, keys[index], listed[index], str(error), by, index=index)
+                )
+                continue
+            keys[index] = row.key
+            key = typed(row.key)
+            if key in seen:
+                later.append(row)
+            else:
+                seen.add(key)
+                yield row
+
+    with prepared_ahead(kind, listed, clock.present(), candidate) as prepared:
+        for chunk in chunks(first_rows(prepared)):
+            ready = with_entries(graph, kind, by, chunk, statuses, refusals)
+            write_chunk(graph, kind, by, ready, statuses, refusals, trust=trust)
+    ready = with_entries(graph, kind, by, later, statuses, refusals)
+    write_ready(graph, kind, by, ready, statuses, refusals, trust=trust)
     record_failures(graph, refusals)
     messages = {failure.index: failure.message for failure in refusals if failure.index is not None}
     if len(statuses) != len(listed):
         raise ReceiptMismatch(f"{len(statuses)} receipts for {len(listed)} rows")
     return [receipt(keys[index], statuses[index], messages.get(index)) for index in range(len(listed))]
+
+
+def with_entries(graph, kind: Kind, by: str, rows: list[Row], statuses: dict, refusals: list) -> list[Row]:
+    """The rows whose entry exists or that name none; the others refused as missing (one read)."""
+    existing = check_entries(graph, rows)
+    ready = []
+    for row in rows:
+        if row.entry is not None and row.entry not in existing:
+            _refuse(refusals, statuses, kind, by, row, "missing", f"the entry {row.entry!r} does not exist")
+        else:
+            ready.append(row)
+    return ready
 
 
 def receipt(key: object, status: str, message: str | None) -> dict:
@@ -337,9 +256,9 @@ def receipt(key: object, status: str, message: str | None) -> dict:
     return found
 
 
-def chunks(rows: list[Row]) -> list[list[Row]]:
-    """Rows cut into queries of at most QUERY_ROWS rows, QUERY_CHARS characters and QUERY_TARGETS targets."""
-    found: list[list[Row]] = []
+def chunks(rows: Iterable[Row]) -> Iterator[list[Row]]:
+    """Rows cut into queries of at most QUERY_ROWS rows, QUERY_CHARS characters and QUERY_TARGETS targets,
+    each given as soon as it is whole (the row after it is known)."""
     chunk: list[Row] = []
     chars = targets = 0
     for row in rows:
@@ -347,14 +266,13 @@ def chunks(rows: list[Row]) -> list[list[Row]]:
         if chunk and (
             len(chunk) >= QUERY_ROWS or chars + size > QUERY_CHARS or targets + row.targets > QUERY_TARGETS
         ):
-            found.append(chunk)
+            yield chunk
             chunk, chars, targets = [], 0, 0
         chunk.append(row)
         chars += size
         targets += row.targets
     if chunk:
-        found.append(chunk)
-    return found
+        yield chunk
 
 
 def write_ready(
@@ -368,9 +286,16 @@ def write_ready(
     for level in range(depth):
         wave = [listed[level] for listed in waves.values() if len(listed) > level]
         for chunk in chunks(wave):
-            try:
-                write_rows(graph, kind, by, chunk, statuses, refusals, partial, trust)
-            except ResponseError as error:
-                for row in chunk:
-                    if row.index not in statuses:
-                        _refuse(refusals, statuses, kind, by, row, "failed", str(error))
+            write_chunk(graph, kind, by, chunk, statuses, refusals, partial, trust)
+
+
+def write_chunk(
+    graph, kind: Kind, by: str, chunk: list[Row], statuses: dict, refusals: list, partial=None, trust=None
+) -> None:
+    """One bounded query's rows (write_rows()); a database error fails those of them not yet written."""
+    try:
+        write_rows(graph, kind, by, chunk, statuses, refusals, partial, trust)
+    except ResponseError as error:
+        for row in chunk:
+            if row.index not in statuses:
+                _refuse(refusals, statuses, kind, by, row, "failed", str(error))

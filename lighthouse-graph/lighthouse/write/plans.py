@@ -116,14 +116,21 @@ def words_of(text: str) -> str:
     return words(text)
 
 
+def content_of(kind: Kind, row: Row) -> tuple[dict, dict, str, str]:
+    """What a new State or the entity node takes from a row: its values without its times, its times, its
+    text (text_of()) and the text's words. Made once a row: for a large call, ahead of its queries."""
+    if row.made is None:
+        plain, times = _split_times(kind, row.values)
+        text = text_of(kind, row.values)
+        row.made = (plain, times, text, words_of(text))
+    return row.made
+
+
 def _content(kind: Kind, plan: dict, row: Row) -> str:
-    """What a new State or the entity node takes from the row: its values, its times and its words. Gives
-    the row's text (text_of())."""
-    plan["values"], times = _split_times(kind, row.values)
+    """A plan's values, times, words and fingerprint, from the row (content_of()). Gives the row's text."""
+    plan["values"], times, text, plan["words"] = content_of(kind, row)
     if kind.times:
         plan["times"] = times
-    text = text_of(kind, row.values)
-    plan["words"] = words_of(text)
     plan["fp"] = row.fp
     return text
 
@@ -179,14 +186,19 @@ def _wanted(row: Row) -> dict:
     }
 
 
-def _created(kind: Kind, plan: dict, row: Row, t: str) -> dict:
+# The query parts (applying.py) that every plan of created() asks for; it asks for "source" and "trust"
+# too when they hold something, and for no other part.
+CREATED_PARTS = frozenset({"current", "entity_times", "new"})
+
+
+def created(kind: Kind, plan: dict, row: Row, t: str) -> dict:
     """The plan of an entity the read did not find: everything the general path gives a new entity (a
     batch that also holds existing entities writes it that way), built without comparing it to anything."""
     text = _content(kind, plan, row)
-    plan.update(absent=True, current=True, clear={}, entity_times=[t, None])
+    plan.update(absent=True, current=True, clear={}, entity_times=[t, None], new=True, until=None)
     if kind.dimensions:
         plan.update(retext=True, embed=bool(text), unembed=False)
-    plan.update(new=True, until=None, held=None, next=None, source=row.entry)
+    plan.update(held=None, next=None, source=row.entry)
     opened = {relation: list(targets) for relation, targets in row.relations.items() if targets}
     if opened:
         plan["open"] = opened
@@ -198,7 +210,7 @@ def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tu
     t = clock.stamp_of(row.t)
     plan = {"i": row.index, "key": row.key, "rev": around.rev, "t": t}
     if around.absent:  # no node yet: what the general path below gives, made directly
-        return "created", _created(kind, plan, row, t)
+        return "created", created(kind, plan, row, t)
     if around.current is None:
         _becomes_current(kind, plan, row, around, t)
         _new_state(kind, plan, row, None, None)

@@ -28,6 +28,7 @@ class Row:
     raw: object = field(repr=False, default=None)  # the plain copy of what the caller sent
     size: int = 0  # characters of the row's JSON: what bounds the size of one query
     _fp: str | None = field(repr=False, default=None)
+    made: tuple | None = field(repr=False, default=None)  # what a write takes of it: plans.content_of()
 
     @property
     def fp(self) -> str:
