@@ -29,9 +29,9 @@ def spied(monkeypatch):
     seen: dict[int, str] = {}
     prepare = ahead.prepared_row
 
-    def spy(kind, index, raw, present, candidate):
+    def spy(kind, index, raw, present, candidate, ahead_of_the_caller=False):
         seen[index] = threading.current_thread().name
-        return prepare(kind, index, raw, present, candidate)
+        return prepare(kind, index, raw, present, candidate, ahead_of_the_caller)
 
     monkeypatch.setattr(ahead, "prepared_row", spy)
     return seen
@@ -180,10 +180,10 @@ def test_a_fault_of_the_thread_is_raised_in_the_callers_thread_and_whole_queries
     ensure_schema(graph, [DEVICE])
     prepare = ahead.prepared_row
 
-    def faulty(kind, index, raw, present, candidate):
+    def faulty(kind, index, raw, present, candidate, ahead_of_the_caller=False):
         if index == 700:
             raise RuntimeError("a fault of the library")
-        return prepare(kind, index, raw, present, candidate)
+        return prepare(kind, index, raw, present, candidate, ahead_of_the_caller)
 
     monkeypatch.setattr(ahead, "prepared_row", faulty)
     with pytest.raises(RuntimeError, match="a fault of the library"):

@@ -221,18 +221,72 @@ def test_the_content_text_is_the_text_of_the_tuple_stored_fingerprints_were_made
     assert content_text(given_values, relations) == repr(_content_tuple(given_values, relations))
 
 
-def test_a_row_is_read_from_its_plain_copy():
+def test_a_row_of_builtin_types_is_read_as_it_is_and_any_other_from_its_plain_copy():
     class Text(str):
         pass
 
     for raw in ({"key": Text("d1"), "t": NOW}, {"key": "d1", "t": NOW, "values": {"a": Text("x")}}):
         with pytest.raises(Refused):
             ready(raw)
-    assert ready({"key": "d1", "t": NOW, "values": {"a": "x"}}).raw == {
+    sent = {"key": "d1", "t": NOW, "values": {"a": "x", "b": (1, 2)}, "relations": {"USED_BY": ["t1"]}}
+    made = ready(sent)
+    assert made.raw is sent and made.values == {"a": "x", "b": [1, 2]}  # read, not copied
+    assert made.size == values.measured(values.plain(sent))
+    assert ready(dict(sent, values={"a": "x"})).raw == {
         "key": "d1",
         "t": NOW,
         "values": {"a": "x"},
+        "relations": {"USED_BY": ["t1"]},
     }
+
+
+class _Spy:
+    """An object that notes every call of its own code: a check must never make one."""
+
+    def __init__(self, calls: list) -> None:
+        self.calls = calls
+
+    def __hash__(self) -> int:
+        self.calls.append("hash")
+        return hash("key")  # the hash of a field the check looks for
+
+    def __eq__(self, other) -> bool:
+        self.calls.append("eq")
+        return False
+
+    def __repr__(self) -> str:
+        self.calls.append("repr")
+        return "spy"
+
+
+@pytest.mark.parametrize(
+    "place",
+    ["field", "key", "t", "value", "value name", "item", "relations", "target", "entry"],
+)
+def test_no_object_of_the_callers_runs_code_while_a_row_is_checked_and_the_reason_is_the_copys(place):
+    calls: list = []
+    spy = _Spy(calls)
+    raw = {"key": "d1", "t": NOW, "values": {"a": 1}, "relations": {"USED_BY": ["t1"]}}
+    if place == "field":
+        raw[spy] = 1
+    elif place == "value name":
+        raw["values"] = {spy: 1}
+    elif place == "item":
+        raw["values"] = {"a": [1, spy]}
+    elif place == "target":
+        raw["relations"] = {"USED_BY": ["t1", spy]}
+    else:
+        chosen = {"key": "key", "t": "t", "value": "values", "relations": "relations", "entry": "entry"}[
+            place
+        ]
+        raw[chosen] = {"a": spy} if place == "value" else spy
+    calls.clear()  # what building the dict called
+    with pytest.raises(Refused) as refused:
+        ready(raw)
+    assert calls == []
+    with pytest.raises(Refused) as copied:
+        values.plain(raw, "a row")
+    assert str(refused.value) == str(copied.value) and "_Spy" in str(refused.value)
 
 
 NASTY = [

@@ -32,8 +32,12 @@ Prepared = tuple[int, Row | None, Refused | None]  # (index, the row, or why it 
 _CALLER = threading.local()  # the rows being prepared for this thread's call, if any
 
 
-def prepared_row(kind: Kind, index: int, raw: object, present: datetime, candidate: bool) -> Prepared:
-    """One row checked (prepare()) with its fingerprint and content made, or the refusal that says what is wrong."""
+def prepared_row(
+    kind: Kind, index: int, raw: object, present: datetime, candidate: bool, ahead: bool = False
+) -> Prepared:
+    """One row checked (prepare()) with its fingerprint made, or the refusal that says what is wrong.
+    ahead: in the thread ahead, where the content a write takes (plans.content_of()) is made too: a row
+    that turns out to repeat what is stored never needs it, but there it costs the caller nothing."""
     try:
         row = prepare(kind, index, raw, present)
         if candidate and TRUST_SHOWN_SET & set(row.values):
@@ -41,7 +45,8 @@ def prepared_row(kind: Kind, index: int, raw: object, present: datetime, candida
     except Refused as error:
         return index, None, error
     row.fp  # noqa: B018 - made here, ahead of the queries that send it
-    content_of(kind, row)
+    if ahead:
+        content_of(kind, row)
     return index, row, None
 
 
@@ -64,7 +69,7 @@ class _Ahead:
                 end = min(start + SLICE, len(self.listed))
                 self.slices.put(
                     [
-                        prepared_row(self.kind, index, self.listed[index], self.present, self.candidate)
+                        prepared_row(self.kind, index, self.listed[index], self.present, self.candidate, True)
                         for index in range(start, end)
                     ]
                 )

@@ -25,7 +25,7 @@ class Row:
     values: dict[str, object]  # plain values; times as stamp text
     relations: dict[str, frozenset]  # every declared relation: its targets (empty when closed)
     entry: str | None
-    raw: object = field(repr=False, default=None)  # the plain copy of what the caller sent
+    raw: object = field(repr=False, default=None)  # what the caller sent, checked plain (or a plain copy)
     size: int = 0  # characters of the row's JSON: what bounds the size of one query
     _fp: str | None = field(repr=False, default=None)
     made: tuple | None = field(repr=False, default=None)  # what a write takes of it: plans.content_of()
@@ -198,12 +198,25 @@ def key_of(raw: object) -> str | int | None:
 def prepare(kind: Kind, index: int, raw: object, present: datetime, default_t: object = None) -> Row:
     """A Row from what the caller sent, or Refused saying what is wrong with it.
 
-    What was sent is first copied as plain values (values.plain), so an object that lies about its type or
-    fails when read is refused here, and every later step reads only the copy.
+    Every check reads only values of exactly the builtin types (dict, list, tuple, str, int, float, bool,
+    None, datetime), so no object of the caller's can run code of its own here. A dict whose every part
+    passes is read as it is; anything else is first copied as plain values (values.plain), and an object
+    that lies about its type or fails when read is refused there, with the reason that copy gives (a dict
+    refused as it is is read again that way, so its reason is the same too).
     """
-    raw = values.plain(raw, "a row")
+    if type(raw) is dict:
+        try:
+            return _checked_row(kind, index, raw, present, default_t)
+        except Exception:  # said again from the plain copy, which tells what it is
+            pass
+    return _checked_row(kind, index, values.plain(raw, "a row"), present, default_t)
+
+
+def _checked_row(kind: Kind, index: int, raw: object, present: datetime, default_t: object) -> Row:
     if type(raw) is not dict:
         raise Refused(f"a row is a dict, not {values.sort_of(raw)}")
+    if not all(type(field) is str for field in raw):  # before a set reads them: no hash of the caller's
+        raise Refused("a row's fields are text")
     if not ROW_FIELDS.issuperset(raw):
         unknown = set(raw) - ROW_FIELDS
         raise Refused(
@@ -224,7 +237,7 @@ def prepare(kind: Kind, index: int, raw: object, present: datetime, default_t: o
     entry = raw.get("entry")
     if entry is not None:
         entry = values.name(entry, "an entry id")
-    size = values.measured(raw)
+    size = values.measured(raw)  # of plain values only: every part was checked above
     return Row(index, key, t, plain, relations, entry, raw, size)
 
 
