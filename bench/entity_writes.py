@@ -130,6 +130,27 @@ def late(ctx: Context) -> Measured:
     return Measured(count, seconds, checked)
 
 
+@workload(
+    "create_one_call",
+    "rows",
+    floor="unwind_create",
+    about="the create rows in one call of remember(), in a graph of its own: checked ahead while it writes",
+)
+def create_one_call(ctx: Context) -> Measured:
+    """Every device's first row in one call (a call of 1,000 rows or more has its rows checked in a thread
+    of their own while the server writes the queries before them): each receipt must be created."""
+    graph = ctx.new_graph("one_call")
+    ensure_schema(unwatched(graph), [DEVICE])
+    rows = ctx.fleet.create_rows()
+    began = time.perf_counter()
+    receipts = remember(graph, DEVICE, rows, AGENT)
+    seconds = time.perf_counter() - began
+    checked = _all("create_one_call", rows, receipts, "created")
+    devices = unwatched(graph).ro_query(f"MATCH (e:{DEVICE.label}) RETURN count(e)").result_set[0][0]
+    expect(devices == len(rows), f"create_one_call: {devices} devices in the graph, not {len(rows)}")
+    return Measured(len(rows), seconds, checked)
+
+
 # --- what the other clients see while the largest legal batches are written ----------------------------------
 
 STALL_TARGET = 0.250  # seconds: the longest wait another client may see while a batch is written

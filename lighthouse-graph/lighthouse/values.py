@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import json.encoder
 import math
 import re
 import unicodedata
@@ -231,14 +232,29 @@ def values(
 
 
 # One encoder for every measure: json.dumps() with arguments builds one a call (a third of a row's
-# measure). No check for cycles: a structure that holds itself is nested too deep, and refused so.
+# measure), and JSONEncoder.encode() builds the C encoder again each call (a third of what was left: 3.5
+# against 2.5 µs a row). No check for cycles: a structure that holds itself is nested too deep, and
+# refused so. Where the C encoder is missing, the same JSON from the Python one.
 _MEASURE = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False)
+_C_MEASURE = (
+    None
+    if json.encoder.c_make_encoder is None
+    else json.encoder.c_make_encoder(
+        None, str, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+)
+
+
+def _json_length(whole: object) -> int:
+    if _C_MEASURE is None:
+        return len(_MEASURE.encode(whole))
+    return len("".join(_C_MEASURE(whole, 0)))
 
 
 def measured(whole: object, what: str = "a row") -> int:
     """The size of what is stored, in characters of its JSON; refused over 200,000."""
     try:
-        size = len(_MEASURE.encode(whole))
+        size = _json_length(whole)
     except (TypeError, ValueError) as error:
         raise Refused(f"{what} cannot be read: {str(error)[:200]}") from None
     except RecursionError:

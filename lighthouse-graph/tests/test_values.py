@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import hypothesis
 import pytest
 from hostile import PosingAsKind
+from hypothesis import strategies as st
 from lighthouse import values
 from lighthouse.graphs import ensure_schema
 from lighthouse.kinds import Kind
@@ -617,6 +619,25 @@ def test_a_row_of_200000_characters_and_not_200001() -> None:
     with pytest.raises(Refused, match="longer than 200,000"):
         values.measured(exactly + "x")
     assert values.measured({"key": "d1"}) == len(json.dumps({"key": "d1"}))
+
+
+_JSONABLE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.datetimes(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(_JSONABLE)
+def test_measured_is_the_length_of_the_json_whichever_encoder_writes_it(whole) -> None:
+    expected = len(json.dumps(whole, ensure_ascii=False, default=str))
+    assert values.measured(whole) == expected
+    kept, values._C_MEASURE = values._C_MEASURE, None  # no C encoder: the Python one, the same length
+    try:
+        assert values.measured(whole) == expected
+    finally:
+        values._C_MEASURE = kept
 
 
 def test_measured_counts_characters_not_bytes() -> None:
