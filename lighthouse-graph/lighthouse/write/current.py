@@ -55,10 +55,12 @@ def _current_query(kind: Kind) -> str:
         "WITH row, e, s, h, quiet, light, before_current, "
         "  collect([type(r), x.key, id(r), r.valid_from, r.valid_to]) AS listed "
         # Of the entity's properties, only its values: not its vector (a model's 1,536 numbers were parsed
-        # for every row of a change), nor its words, times and marks.
+        # for every row of a change), nor its words, times and marks. FalkorDB 4.22.1 works out both
+        # branches of a CASE: the names are left empty for a light row, not the list after them (500 quiet
+        # rows: 10.2 to 11.0 ms a read, against 12.5 to 13.5 when every entity's keys were filtered).
         f"RETURN CASE WHEN quiet THEN row[0] ELSE [row[0], e.`{REVISION}`, e.fp, light, "
-        "  CASE WHEN light THEN null ELSE [name IN keys(e) WHERE NOT name IN $owned "
-        f"    AND NOT name STARTS WITH '{INTERNAL}' | [name, e[name]]] END, id(s), s.valid_from, s.seen_last, "
+        "  [name IN CASE WHEN light THEN [] ELSE keys(e) END WHERE NOT name IN $owned "
+        f"    AND NOT name STARTS WITH '{INTERNAL}' | [name, e[name]]], id(s), s.valid_from, s.seen_last, "
         "  [id(h), h.valid_from, h.valid_to, h.seen_last, h.fp], before_current, listed] END"
     )
 
