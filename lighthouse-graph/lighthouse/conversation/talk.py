@@ -169,7 +169,7 @@ _SAY_MESSAGE = (
     "FOREACH (earlier IN CASE WHEN prior IS NULL THEN [] ELSE [prior] END | "
     "  CREATE (earlier)-[:NEXT]->(m)) "
 )
-# The tally kept last by a MERGE, a counter kept on the node moved too: see episodes._append_query.
+# The tally kept last by a MERGE, a counter kept on the node moved too: see tally_layout._any_layout_query.
 _SAY_TALLY = (
     "FOREACH (old IN CASE WHEN s.count IS NULL THEN [] ELSE [s] END | SET old.count = n, old.active_at = now) "
     "MERGE (s)-[kept:LH_TALLY]->(s) SET kept.count = n, kept.active_at = now "
