@@ -244,7 +244,8 @@ def record(
     never raises: values (names other than id, seq, serial, type, at, recorded_at, by, cites, words, to
     storable values), cites (entry ids, (Kind, key), (label, id) of records, each of which must exist) and
     at (when it was observed, now without one) give a refusal receipt kept as a WriteFailure, using no
-    number: invalid, unknown (no such episode), closed, full (5,000 entries), missing, failed. One query.
+    number: invalid, unknown (no such episode), closed, full (5,000 entries), missing, failed. One query;
+    two for an episode or Stamp a graph written before the tallies keeps (tally_layout.py).
     """
     if type(entry_type) is str and entry_type == OUTCOME:
         raise Refused("an entry of type 'outcome' is written by close_episode()")
