@@ -11,6 +11,7 @@ from redis.exceptions import ResponseError
 
 from .errors import SchemaNotReady
 from .kinds import OWNED_RELATIONS, VECTOR, Kind, is_kind
+from .tally_layout import move_counts
 from .values import Refused, WrongType, shown, whole
 from .vector_layout import clear_copies, copy_vectors, left_to_clear, old_index_drop
 
@@ -266,7 +267,9 @@ def _application_indexes(indexes: object) -> list[tuple[str, str]]:
 def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, indexes=()) -> None:
     """Gives a graph its Stamp (once), unique constraints on the key of each Kind (and each Kind they point
     at) and on the library's records, range and full-text indexes, a vector index for each Kind with
-    dimensions and for entries when entry_dimensions > 0, and waits until all are operational.
+    dimensions and for entries when entry_dimensions > 0, and waits until all are operational. A graph an
+    earlier version wrote is brought up to date: vectors onto nodes of their own (vector_layout.py), the
+    counters of episodes and the Stamp onto one tally each (tally_layout.py). Stop the writers meanwhile.
 
     Idempotent. Arguments are checked before anything is written: kinds not a list or tuple of Kind raises
     WrongType (a TypeError); one label with two keys, entry_dimensions not a whole number from 0 to 4096 or
@@ -357,6 +360,7 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
         "MERGE (s)-[serials:LH_TALLY]->(s) ON CREATE SET serials.serial = coalesce(s.serial, 0)",
         {"id": uuid.uuid4().hex},
     )
+    move_counts(graph)  # counters a graph written before kept on the nodes, or on a second tally
     _wait_until_built(graph, wait_seconds)
     for kind in left_to_clear(graph, [kind for kind in every.values() if kind.dimensions]):
         clear_copies(graph, kind)

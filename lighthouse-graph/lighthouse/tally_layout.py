@@ -2,7 +2,8 @@
 loop edge, the graph's last serial on the Stamp's, as open_episode() and ensure_schema() make them. A graph
 written before the tallies keeps them on the nodes, and a race where LH_TALLY was not yet registered can
 leave a second tally: record() and close_episode() find such a layout in their own query, which then
-writes nothing, and write in it here, with a second query (append_in_any_layout()).
+writes nothing, and write in it here, with a second query (append_in_any_layout()). ensure_schema() moves
+such counters onto one tally each (move_counts()), so that every later entry takes one query.
 """
 
 from __future__ import annotations
@@ -67,3 +68,37 @@ def append_in_any_layout(graph, clause: str, given: str, closes: bool, params: d
     what finds the cites (references.finding()); params: those of the append. One query; a database error
     passes as ResponseError."""
     return graph.query(clause + _any_layout_query(given, closes), params).result_set[0]
+
+
+# Each episode whose count or end is on its node, or that has no tally or two: one tally with the larger
+# count and the end, the others and the node's counters taken away. The Stamp's tallies made one the same
+# way (ensure_schema() makes it one where it has none). Each is one query, and one write: atomic.
+_MOVE_EPISODE_COUNTS = (
+    "MATCH (ep:Episode) OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
+    "WITH ep, collect(tally) AS tallies "
+    "WHERE ep.entry_count IS NOT NULL OR ep.closed_at IS NOT NULL OR size(tallies) <> 1 "
+    "WITH ep, tallies, reduce(top = coalesce(ep.entry_count, 0), one IN tallies | "
+    "  CASE WHEN one.entries > top THEN one.entries ELSE top END) AS count, "
+    "  coalesce(head([one IN tallies WHERE one.closed_at IS NOT NULL | one.closed_at]), ep.closed_at) AS ended "
+    "FOREACH (old IN tallies | DELETE old) "
+    "CREATE (ep)-[made:LH_TALLY {entries: count}]->(ep) "
+    "SET made.closed_at = ended "
+    "REMOVE ep.entry_count, ep.closed_at "
+    "RETURN count(ep)"
+)
+_MOVE_STAMP_SERIALS = (
+    "MATCH (st:Stamp) OPTIONAL MATCH (st)-[tally:LH_TALLY]->(st) "
+    "WITH st, collect(tally) AS tallies WHERE size(tallies) > 1 "
+    "WITH st, tallies, reduce(top = coalesce(st.serial, 0), one IN tallies | "
+    "  CASE WHEN one.serial > top THEN one.serial ELSE top END) AS serial "
+    "FOREACH (old IN tallies | DELETE old) "
+    "CREATE (st)-[:LH_TALLY {serial: serial}]->(st) "
+    "RETURN count(st)"
+)
+
+
+def move_counts(graph) -> int:
+    """Counters kept otherwise moved onto one tally each: the episodes', then the Stamp's. Gives how many
+    nodes were moved. Writers should be stopped, as for any change ensure_schema() makes."""
+    moved = graph.query(_MOVE_EPISODE_COUNTS).result_set[0][0]
+    return moved + graph.query(_MOVE_STAMP_SERIALS).result_set[0][0]

@@ -16,7 +16,7 @@ import uuid
 from chats import ready
 from devices import DEVICE, KINDS
 from ended_episodes import ended
-from lighthouse import close_episode, ensure_schema, open_episode, record, remember, say
+from lighthouse import close_episode, ensure_schema, open_episode, record, remember, say, tally_layout
 from lighthouse.graphs import schema_turn
 from lighthouse.lessons import learn, used, weigh
 from lighthouse.playbooks import ran, write_playbook
@@ -286,6 +286,8 @@ class PreparedBefore:
     def query(self, query, params=None, **options):
         if query.startswith("MERGE (s:Stamp)"):
             query = "MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 2"
+        if query in (tally_layout._MOVE_EPISODE_COUNTS, tally_layout._MOVE_STAMP_SERIALS):
+            query = "RETURN 0"  # that version moved no counters (and its queries named no LH_TALLY)
         return self.graph.query(query, params, **options)
 
 

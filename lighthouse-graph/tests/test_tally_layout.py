@@ -83,3 +83,39 @@ def test_the_append_in_any_layout_answers_for_an_episode_that_is_not_there(pumps
     assert append_in_any_layout(pumps, found, "", False, params) == [False, False, 0, True]
     assert read(pumps, "MATCH (n:Entry) RETURN count(n)") == [[0]]
     assert "`v_n`: $value_0" in entry_made(", `v_n`: $value_0")
+
+
+def test_ensure_schema_moves_every_counter_onto_one_tally_and_then_an_entry_is_one_query(pumps):
+    from lighthouse import open_episode
+    from lighthouse.tally_layout import move_counts
+    from test_episodes import PUMP, schema_ready
+
+    record(pumps, "p1-hot", "seen", "agent", {"n": 1})
+    # On the node: a count (and no tally); an end on the node (with its tally); two tallies; the Stamp's two.
+    pumps.query("MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) SET ep.entry_count = 3 DELETE t")
+    assert open_episode(pumps, "ended", "agent", [(PUMP, "p2")])["status"] == "opened"
+    pumps.query("MATCH (ep:Episode {id: 'ended'}) SET ep.closed_at = localdatetime('2026-01-03T00:00:00')")
+    assert open_episode(pumps, "twice", "agent", [(PUMP, "p2")])["status"] == "opened"
+    pumps.query("MATCH (ep:Episode {id: 'twice'}) CREATE (ep)-[:LH_TALLY {entries: 6}]->(ep)")
+    pumps.query("MATCH (st:Stamp)-[t:LH_TALLY]->(st) CREATE (st)-[:LH_TALLY {serial: t.serial + 5}]->(st)")
+    top = read(pumps, "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN max(t.serial)")[0][0]
+    schema_ready(pumps, [PUMP])  # ensure_schema(), one test process at a time
+    tallies = read(
+        pumps,
+        "MATCH (ep:Episode) OPTIONAL MATCH (ep)-[t:LH_TALLY]->(ep) "
+        "RETURN ep.id, count(t), max(t.entries), max(t.closed_at) IS NOT NULL, ep.entry_count, ep.closed_at "
+        "ORDER BY ep.id",
+    )
+    assert tallies == [
+        ["ended", 1, 0, True, None, None],
+        ["p1-hot", 1, 3, False, None, None],
+        ["twice", 1, 6, False, None, None],
+    ]
+    assert read(pumps, "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN count(t), max(t.serial)") == [[1, top]]
+    assert move_counts(pumps) == 0  # nothing left to move
+    counted = CountingGraph(pumps)
+    assert record(counted, "p1-hot", "seen", "agent", {"n": 2})["seq"] == 4
+    assert record(counted, "twice", "seen", "agent", {"n": 1})["seq"] == 7
+    assert record(counted, "ended", "seen", "agent", {"n": 1})["status"] == "closed"
+    assert len(counted.sent) == 4  # one query each, and the kept refusal
+    assert read(pumps, "MATCH (n:Entry {id: 'p1-hot/4'}) RETURN n.serial") == [[top + 1]]
