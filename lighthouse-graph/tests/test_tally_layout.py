@@ -87,7 +87,7 @@ def test_the_append_in_any_layout_answers_for_an_episode_that_is_not_there(pumps
 
 def test_ensure_schema_moves_every_counter_onto_one_tally_and_then_an_entry_is_one_query(pumps):
     from lighthouse import open_episode
-    from lighthouse.tally_layout import move_counts
+    from lighthouse.tally_layout import COUNTS_MOVED, move_counts
     from test_episodes import PUMP, schema_ready
 
     record(pumps, "p1-hot", "seen", "agent", {"n": 1})
@@ -99,6 +99,7 @@ def test_ensure_schema_moves_every_counter_onto_one_tally_and_then_an_entry_is_o
     pumps.query("MATCH (ep:Episode {id: 'twice'}) CREATE (ep)-[:LH_TALLY {entries: 6}]->(ep)")
     pumps.query("MATCH (st:Stamp)-[t:LH_TALLY]->(st) CREATE (st)-[:LH_TALLY {serial: t.serial + 5}]->(st)")
     top = read(pumps, "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN max(t.serial)")[0][0]
+    pumps.query(f"MATCH (st:Stamp) REMOVE st.`{COUNTS_MOVED}`")  # as a graph written before has it
     schema_ready(pumps, [PUMP])  # ensure_schema(), one test process at a time
     tallies = read(
         pumps,
@@ -112,7 +113,15 @@ def test_ensure_schema_moves_every_counter_onto_one_tally_and_then_an_entry_is_o
         ["twice", 1, 6, False, None, None],
     ]
     assert read(pumps, "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN count(t), max(t.serial)") == [[1, top]]
+    assert read(pumps, f"MATCH (st:Stamp) RETURN st.`{COUNTS_MOVED}`") == [[True]]
+    pumps.query(f"MATCH (st:Stamp) REMOVE st.`{COUNTS_MOVED}`")
     assert move_counts(pumps) == 0  # nothing left to move
+    # Marked, the graph is not scanned again: a count put back on a node by hand stays there.
+    pumps.query("MATCH (ep:Episode {id: 'twice'}) SET ep.entry_count = 6")
+    assert move_counts(pumps) == 0 and read(
+        pumps, "MATCH (ep:Episode {id: 'twice'}) RETURN ep.entry_count"
+    ) == [[6]]
+    pumps.query("MATCH (ep:Episode {id: 'twice'}) REMOVE ep.entry_count")
     counted = CountingGraph(pumps)
     assert record(counted, "p1-hot", "seen", "agent", {"n": 2})["seq"] == 4
     assert record(counted, "twice", "seen", "agent", {"n": 1})["seq"] == 7
