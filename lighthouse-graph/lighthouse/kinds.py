@@ -22,6 +22,9 @@ ENGINE_NAMES = frozenset({"fp", "valid_from", "valid_to", "recorded_at", "by", "
 # published API allows is free: "kind", "model" or "rev" are values like any other.
 INTERNAL = "lh."
 REVISION = "lh.rev"  # one more on every write of the entity: the guard of a write against another
+# On an entity: the digest of its current State's relations (rows.fingerprints()). A change whose row names
+# the same targets reads none of the entity's edges; an entity without it (written before) reads them all.
+LINKS_FP = "lh.links_fp"
 STATE_KIND = "lh.kind"  # the label of the entity a State belongs to
 VECTOR = "lh.vector"  # the vector of a text (on the node of an entity's vector, and on an entry)
 VECTOR_MODEL = "lh.model"  # the model that vector comes from

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import strategies as st
-from lighthouse.kinds import OWNED_NAMES
+from lighthouse.kinds import is_owned
 from lighthouse.read import as_of, history, related
 
 ACCEPTED = frozenset({"created", "changed", "inserted", "unchanged"})
@@ -343,7 +343,7 @@ def check_shape(graph, kind, oracle: Oracle, key) -> None:
     values = {
         name: (stored(item) if name in kind.times else item)
         for name, item in props.items()
-        if name not in OWNED_NAMES and name != kind.key
+        if not is_owned(name) and name != kind.key
     }
     assert typed_values(values) == typed_values(plain(kind, current.values)), (key, props, current)
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lighthouse.values import words
 from lighthouse.write.plans import Around, Edge, StateView, decide, words_of
-from lighthouse.write.rows import Row, prepare
+from lighthouse.write.rows import Row, fingerprints, prepare
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NO_RELATIONS = {"LOCATED_IN": frozenset(), "USED_BY": frozenset()}
@@ -53,6 +53,7 @@ def test_the_first_row_creates():
         "times": {},
         "words": "",
         "fp": plan["fp"],
+        "links_fp": fingerprints({}, {})[1],  # no targets
         "current": True,
         "clear": {},
         "entity_times": ["2026-01-01T00:00:00", None],

@@ -13,7 +13,7 @@ import uuid
 from functools import lru_cache
 
 from .. import clock
-from ..kinds import REVISION, STATE_KIND, TRUST, VECTOR, VECTOR_MODEL, VECTOR_OF, Kind
+from ..kinds import LINKS_FP, REVISION, STATE_KIND, TRUST, VECTOR, VECTOR_MODEL, VECTOR_OF, Kind
 from .ahead import server_at_work
 from .late import relation_types
 from .plans import CREATED_PARTS
@@ -181,7 +181,7 @@ def _created_entity(kind: Kind, needs: frozenset, values: list[str], times: tupl
         + f"WITH row{', source_entry' if 'source' in needs else ''} WHERE existing IS NULL "
         f"CREATE (e:`{kind.label}`:Entity{f':`{kind.embed_label}`' if embed_all else ''} "
         f"{{key: row.key, `{REVISION}`: 1{'' if kind.key == 'key' else f', `{kind.key}`: row.key'}, "
-        "valid_from: localdatetime(row.t), words: row.words, fp: row.fp, by: $by, "
+        f"valid_from: localdatetime(row.t), words: row.words, fp: row.fp, `{LINKS_FP}`: row.links_fp, by: $by, "
         "recorded_at: localdatetime($now)"
         + _content_properties(times, values, needs)
         + "}) "
@@ -244,6 +244,7 @@ def _merged_entity(kind: Kind, needs: frozenset, times: tuple[str, ...]) -> str:
             for name, value in [
                 ("words", "row.words"),
                 ("fp", "row.fp"),
+                (f"`{LINKS_FP}`", "row.links_fp"),
                 ("by", "$by"),
                 ("recorded_at", "localdatetime($now)"),
                 *[

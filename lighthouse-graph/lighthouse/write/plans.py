@@ -59,6 +59,7 @@ class Around:
     past: StateView | None = None  # for a late row: the State its time falls in, times and fp only
     late_edges: list | None = None  # when that State is just before the current one: the edges of both
     absent: bool = False  # the read found no node of the entity: its plan creates it whole
+    same_links: bool = False  # the current State's targets are the row's (lh.links_fp): no edge was read
 
 
 def pairs(relations: dict) -> set:
@@ -132,6 +133,7 @@ def _content(kind: Kind, plan: dict, row: Row) -> str:
     if kind.times:
         plan["times"] = times
     plan["fp"] = row.fp
+    plan["links_fp"] = row.links_fp
     return text
 
 
@@ -236,7 +238,8 @@ def decide(kind: Kind, row: Row, around: Around, *, partial: bool = False) -> tu
         if nxt is None:  # a change of the current State
             _becomes_current(kind, plan, row, around, t)
             _new_state(kind, plan, row, held, None)
-            _edges_plan(plan, around.edges_prev, _wanted(row), {}, None)
+            if not around.same_links:
+                _edges_plan(plan, around.edges_prev, _wanted(row), {}, None)
             return "changed", plan
     if nxt is None:
         raise AssertionError("a late row with no State after it")  # the caller reads around every late row
