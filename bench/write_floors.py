@@ -1,11 +1,13 @@
 """The write floor: what the same server does with plain Cypher, for the writes to be compared with.
 
 It runs on a graph of its own, on the same server, with nodes of the same properties as the devices.
-The shape reference writes the whole graph a create leaves, on another fresh graph.
+The shape references write the whole graph a create leaves, on another fresh graph, and then what a
+change of every entity writes there.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 from fleet import AGENT, DEVICE
@@ -103,4 +105,52 @@ def unwind_shape(ctx: Context) -> Measured:
         nodes == 2 * len(rows) + targets, f"unwind_shape created {nodes} nodes, not {2 * len(rows) + targets}"
     )
     expect(edges == 5 * len(rows), f"unwind_shape created {edges} edges, not {5 * len(rows)}")
+    return Measured(len(rows), seconds, len(rows))
+
+
+# What remember() writes for a change of one value (every relation target kept), written blind in one query
+# per batch: the current State found and ended, the entity's values and times set, a new State with its
+# HAS_STATE and the NEXT link from the one it replaces. No read before it, no guard, no decision.
+_CHANGE_SHAPE = (
+    "UNWIND $rows AS row "
+    "MATCH (e:Device {key: row.key})-[:HAS_STATE]->(s) WHERE s.valid_to IS NULL "
+    "SET s.valid_to = localdatetime(row.t), e.rev = e.rev + 1, e.valid_from = localdatetime(row.t), "
+    "  e += row.values, e.words = row.words, e.fp = row.fp, e.links_fp = row.links_fp, e.by = $by, "
+    "  e.recorded_at = localdatetime($now), e.last_seen = localdatetime(row.last_seen) "
+    "CREATE (e)-[:HAS_STATE]->(n:State {kind: 'Device', key: row.key, valid_from: localdatetime(row.t), "
+    "  by: $by, recorded_at: localdatetime($now), words: row.words, fp: row.fp, "
+    "  last_seen: localdatetime(row.last_seen)}) "
+    "SET n += row.values "
+    "CREATE (s)-[:NEXT]->(n)"
+)
+
+
+def _digest(row: dict, what: str) -> str:
+    return hashlib.blake2b(f"{what} {row['key']} {row['t']}".encode(), digest_size=16).hexdigest()
+
+
+@workload(
+    "change_shape",
+    "rows",
+    needs=("unwind_shape",),
+    floor="unwind_create",
+    about="raw Cypher writing what a change writes (the State ended, the entity set, a new State), blind",
+)
+def change_shape(ctx: Context) -> Measured:
+    """What the server alone needs for a change of every device: a reference, with no target."""
+    expect("shape_graph" in ctx.shared, "change_shape needs the graph unwind_shape wrote")
+    shape_graph = ctx.shared["shape_graph"]
+    changed = ctx.fleet.change_rows()
+    # the fingerprints' size: digests of 32 hex digits
+    rows = [{**_shaped(row), "fp": _digest(row, "fp"), "links_fp": _digest(row, "links")} for row in changed]
+    batches = [rows[start : start + ctx.batch] for start in range(0, len(rows), ctx.batch)]
+    nodes = edges = 0
+    now = changed[0]["t"].rstrip("Z")
+    began = time.perf_counter()
+    for batch in batches:
+        result = shape_graph.query(_CHANGE_SHAPE, {"rows": batch, "by": AGENT, "now": now})
+        nodes, edges = nodes + int(result.nodes_created), edges + int(result.relationships_created)
+    seconds = time.perf_counter() - began
+    expect(nodes == len(rows), f"change_shape created {nodes} States, not {len(rows)}")
+    expect(edges == 2 * len(rows), f"change_shape created {edges} edges, not {2 * len(rows)}")
     return Measured(len(rows), seconds, len(rows))
