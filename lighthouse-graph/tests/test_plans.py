@@ -99,8 +99,8 @@ def test_a_change_before_seen_last_is_stale_and_at_it_a_conflict():
 
 def test_a_change_ends_the_current_state_and_keeps_the_edges_that_stay():
     edges = {
-        ("LOCATED_IN", ("str", "r1")): Edge(7, "LOCATED_IN", "r1", hours(0), None),
-        ("USED_BY", ("str", "red")): Edge(8, "USED_BY", "red", hours(0), None),
+        ("LOCATED_IN", ("str", "r1")): Edge(7, "LOCATED_IN", "r1", hours(0), None, 70),
+        ("USED_BY", ("str", "red")): Edge(8, "USED_BY", "red", hours(0), None, 80),
     }
     view = state(1, 0, relations={"LOCATED_IN": frozenset({"r1"}), "USED_BY": frozenset({"red"})})
     status, plan = decide(
@@ -110,7 +110,7 @@ def test_a_change_ends_the_current_state_and_keeps_the_edges_that_stay():
     )
     assert status == "changed"
     assert (plan["held"], plan["end_held"], plan["new"], plan["until"]) == (1, True, True, None)
-    assert plan["moves"] == [[8, True]]  # red ends; r1 keeps its edge
+    assert plan["moves"] == {"USED_BY": [[8, True, 80]]}  # red ends (the edge to node 80); r1 keeps its edge
     assert plan["open"] == {"USED_BY": ["blue"]} and "reopen" not in plan
     assert plan["values"] == {"note": "new"} and plan["clear"] == {"status": None} and plan["words"] == "new"
     assert "retext" not in plan  # the kind has no dimensions

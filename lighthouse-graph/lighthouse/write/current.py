@@ -9,7 +9,7 @@ from redis.exceptions import ResponseError
 from .. import clock
 from ..kinds import INTERNAL, LINKS_FP, REVISION, Kind
 from .ahead import server_at_work
-from .late import edges_from, holding, not_values, relation_types, stored_values
+from .late import EDGE_READ, edges_from, holding, not_values, relation_types, stored_values
 from .plans import Around, StateView, relations_from
 from .rows import Row, parameters_header, typed
 
@@ -58,8 +58,7 @@ def _current_query(kind: Kind) -> str:
         # One shape for every edge: a CASE per row that left open edges without their always null valid_to
         # cost FalkorDB more than the client's parsing of it. No edge found: an empty list, not one of nulls.
         "WITH row, e, s, h, quiet, light, before_current, same_links, "
-        "  collect(CASE WHEN r IS NULL THEN null ELSE [type(r), x.key, id(r), r.valid_from, r.valid_to] END) "
-        "  AS listed "
+        f"  collect(CASE WHEN r IS NULL THEN null ELSE {EDGE_READ} END) AS listed "
         # Of the entity's properties, only its values: not its vector (a model's 1,536 numbers were parsed
         # for every row of a change), nor its words, times and marks. FalkorDB 4.22.1 works out both
         # branches of a CASE, so what a quiet row does not get is made over an empty list for it, and the

@@ -29,11 +29,14 @@ def stored_values(kind: Kind, props: dict) -> dict:
     return found
 
 
+EDGE_READ = "[type(r), x.key, id(r), r.valid_from, r.valid_to, id(x)]"  # what edges_from() reads of r to x
+
+
 def edges_from(listed: list) -> list[Edge]:
-    """Edges from [type, target key, id, valid_from, valid_to] (all null where no edge was found)."""
+    """Edges from EDGE_READ lists (all null where no edge was found)."""
     return [
-        Edge(rid, relation, target, clock.from_store(start), clock.from_store(end))
-        for relation, target, rid, start, end in listed
+        Edge(rid, relation, target, clock.from_store(start), clock.from_store(end), node)
+        for relation, target, rid, start, end, node in listed
         if rid is not None
     ]
 
@@ -86,7 +89,7 @@ def _around_query(kind: Kind) -> str:
         f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE r.valid_from <= coalesce(n.valid_from, t) "
         "  AND (r.valid_to IS NULL OR r.valid_to > coalesce(s.valid_from, t)) "
         # Grouped by the nodes, not by their properties: a map is a slow key to group by.
-        "WITH row.i AS i, s, n, collect([type(r), x.key, id(r), r.valid_from, r.valid_to]) AS edges "
+        f"WITH row.i AS i, s, n, collect({EDGE_READ}) AS edges "
         # A State's properties only when it has no fingerprint to be compared by: the two maps a row were
         # half of what the client parsed of this read.
         "RETURN i, id(s), [s.valid_from, s.valid_to, s.seen_last, s.fp, "

@@ -25,6 +25,7 @@ class Edge:
     target: object
     valid_from: datetime
     valid_to: datetime | None
+    node: int  # the target node's id: a write finds the edge between two nodes it holds, not among all
 
 
 @dataclass
@@ -77,14 +78,14 @@ def _edges_plan(plan: dict, had: dict, wanted: dict, after: dict, next_from: dat
     """Makes the relation edges hold `wanted` from the row's time until next_from, where `after` holds again.
 
     had: the edges that held at the row's time; after: the edges that hold when the next State begins.
-    New edges hold from the row's time until the plan's "until"; "moves" are [edge id, closes]: a closed
-    edge ends at the row's time, another one starts then.
+    New edges hold from the row's time until the plan's "until"; "moves" are, by relation, [edge id,
+    closes, target node id]: a closed edge ends at the row's time, another one starts then.
     """
     nf = None if next_from is None else clock.stamp_of(next_from)
     for pair, edge in had.items():
         if pair in wanted:
             continue
-        plan.setdefault("moves", []).append([edge.id, True])
+        plan.setdefault("moves", {}).setdefault(pair[0], []).append([edge.id, True, edge.node])
         if nf is not None and pair in after and after[pair].id == edge.id:  # it held across: split it
             to = None if edge.valid_to is None else clock.stamp_of(edge.valid_to)
             reopen = plan.setdefault("reopen", {}).setdefault(pair[0], [])
@@ -93,7 +94,8 @@ def _edges_plan(plan: dict, had: dict, wanted: dict, after: dict, next_from: dat
         if pair in had:
             continue
         if nf is not None and pair in after:  # it began with the next State: it begins at t now
-            plan.setdefault("moves", []).append([after[pair].id, False])
+            moved = after[pair]
+            plan.setdefault("moves", {}).setdefault(pair[0], []).append([moved.id, False, moved.node])
         else:
             plan.setdefault("open", {}).setdefault(pair[0], []).append(target)
 
