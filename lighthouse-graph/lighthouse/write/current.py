@@ -9,7 +9,7 @@ from redis.exceptions import ResponseError
 from .. import clock
 from ..kinds import INTERNAL, LINKS_FP, REVISION, Kind
 from .ahead import server_at_work
-from .late import EDGE_READ, edges_from, holding, not_values, relation_types, stored_values
+from .late import EDGE_READ, edges_from, holding, not_values, relation_types
 from .plans import Around, StateView, relations_from
 from .rows import Row, parameters_header, typed
 
@@ -78,6 +78,16 @@ def _owned(kind: Kind) -> list[str]:
     return sorted(not_values(kind))
 
 
+def _values(kind: Kind, pairs: list) -> dict:
+    """The entity's values from the read's [name, value] pairs: the query left out every name that is not
+    a value (stored_values() does that again for a whole node), so only the times are made text."""
+    found = dict(pairs)
+    for name in kind.times:
+        if name in found:
+            found[name] = clock.stamp_of(clock.from_store(found[name]))
+    return found
+
+
 def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict:
     """For each key: the entity's revision and current State; its values and open edges unless the row
     repeats that State or comes before it; for a late row, the times and fingerprint of the State its
@@ -104,7 +114,7 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
             found[typed(answer)] = QUIET
             continue
         key, rev, fp, light, props, sid, start, seen_last, past, before_current, listed, same_links = answer
-        around = Around(rev=rev or 0, props=None if light else stored_values(kind, dict(props or ())))
+        around = Around(rev=rev or 0, props=None if light else _values(kind, props))
         if sid is not None:
             began = clock.from_store(start)
             # Read but not needed: a light row's edges; a change's that keeps its targets (same_links).

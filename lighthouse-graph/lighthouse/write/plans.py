@@ -18,7 +18,7 @@ from .rows import Row, fingerprint, text_of, typed
 Pair = tuple[str, object]  # (relation type, typed target)
 
 
-@dataclass
+@dataclass(slots=True)
 class Edge:
     id: int
     relation: str
@@ -28,7 +28,7 @@ class Edge:
     node: int  # the target node's id: a write finds the edge between two nodes it holds, not among all
 
 
-@dataclass
+@dataclass(slots=True)
 class StateView:
     id: int
     valid_from: datetime
@@ -46,7 +46,7 @@ class StateView:
         return self.fp
 
 
-@dataclass
+@dataclass(slots=True)
 class Around:
     """What is stored of one entity around the time of a row."""
 
