@@ -15,6 +15,7 @@ from lighthouse.write.rows import (
     checked_relations,
     content_text,
     fingerprint,
+    fingerprints,
     parameters_header,
     prepare,
     targets,
@@ -219,6 +220,36 @@ def test_the_content_text_is_the_text_of_the_tuple_stored_fingerprints_were_made
     given_values, relations
 ):
     assert content_text(given_values, relations) == repr(_content_tuple(given_values, relations))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    CONTENT_VALUES,
+    CONTENT_VALUES,
+    st.dictionaries(st.sampled_from(["A", "B_1", "USED_BY"]), TARGETS, max_size=3),
+    st.dictionaries(st.sampled_from(["A", "B_1", "USED_BY"]), TARGETS, max_size=3),
+)
+def test_the_digest_of_the_targets_is_equal_exactly_when_the_targets_are(
+    values_a, values_b, links_a, links_b
+):
+    # What lh.links_fp keeps: a change whose targets it says are the same reads and writes no edge.
+    fp_a, linked_a = fingerprints(values_a, links_a)
+    fp_b, linked_b = fingerprints(values_b, links_b)
+    assert fp_a == fingerprint(values_a, links_a) and fp_b == fingerprint(values_b, links_b)
+    same_targets = _content_tuple({}, links_a) == _content_tuple({}, links_b)  # empty relations are none
+    assert (linked_a == linked_b) == same_targets
+    assert fingerprints(values_b, links_a)[1] == linked_a  # the values never change it
+    assert len(linked_a) == 32 and int(linked_a, 16) >= 0
+
+
+def test_a_row_makes_both_fingerprints_at_once_whichever_it_is_asked_first():
+    raw = {"key": "d1", "t": NOW, "values": {"a": 1}, "relations": {"USED_BY": ["x", 1]}}
+    first, second = ready(raw), ready(raw)
+    links_first = (first.links_fp, first.fp)  # the digest of the targets asked for first
+    fp_first = (second.fp, second.links_fp)
+    assert links_first == fp_first[::-1]
+    assert first.links_fp == fingerprints({}, {"USED_BY": frozenset({"x", 1})})[1]
+    assert ready({**raw, "relations": {"USED_BY": ["x", "1"]}}).links_fp != first.links_fp  # 1 is not "1"
 
 
 def test_a_row_of_builtin_types_is_read_as_it_is_and_any_other_from_its_plain_copy():
