@@ -79,6 +79,18 @@ def _shaped(row: dict) -> dict:
     }
 
 
+def _written(ctx: Context, graph, query: str, rows: list[dict], t: str) -> tuple[int, int, float]:
+    """The rows written by the query in batches, timed: the nodes and edges made, and the seconds."""
+    batches = [rows[start : start + ctx.batch] for start in range(0, len(rows), ctx.batch)]
+    nodes = edges = 0
+    now = t.rstrip("Z")  # localdatetime() reads no zone
+    began = time.perf_counter()
+    for batch in batches:
+        result = graph.query(query, {"rows": batch, "by": AGENT, "now": now})
+        nodes, edges = nodes + int(result.nodes_created), edges + int(result.relationships_created)
+    return nodes, edges, time.perf_counter() - began
+
+
 @workload(
     "unwind_shape",
     "rows",
@@ -92,14 +104,7 @@ def unwind_shape(ctx: Context) -> Measured:
     ctx.shared["shape_graph"] = shape_graph  # where the single-write shapes write, at the same size
     created = ctx.fleet.create_rows()
     rows = [_shaped(row) for row in created]
-    batches = [rows[start : start + ctx.batch] for start in range(0, len(rows), ctx.batch)]
-    nodes = edges = 0
-    now = created[0]["t"].rstrip("Z")
-    began = time.perf_counter()
-    for batch in batches:
-        result = shape_graph.query(_SHAPE, {"rows": batch, "by": AGENT, "now": now})
-        nodes, edges = nodes + int(result.nodes_created), edges + int(result.relationships_created)
-    seconds = time.perf_counter() - began
+    nodes, edges, seconds = _written(ctx, shape_graph, _SHAPE, rows, created[0]["t"])
     targets = len({row["room"] for row in rows}) + len({team for row in rows for team in row["teams"]})
     expect(
         nodes == 2 * len(rows) + targets, f"unwind_shape created {nodes} nodes, not {2 * len(rows) + targets}"
@@ -143,14 +148,7 @@ def change_shape(ctx: Context) -> Measured:
     changed = ctx.fleet.change_rows()
     # the fingerprints' size: digests of 32 hex digits
     rows = [{**_shaped(row), "fp": _digest(row, "fp"), "links_fp": _digest(row, "links")} for row in changed]
-    batches = [rows[start : start + ctx.batch] for start in range(0, len(rows), ctx.batch)]
-    nodes = edges = 0
-    now = changed[0]["t"].rstrip("Z")
-    began = time.perf_counter()
-    for batch in batches:
-        result = shape_graph.query(_CHANGE_SHAPE, {"rows": batch, "by": AGENT, "now": now})
-        nodes, edges = nodes + int(result.nodes_created), edges + int(result.relationships_created)
-    seconds = time.perf_counter() - began
+    nodes, edges, seconds = _written(ctx, shape_graph, _CHANGE_SHAPE, rows, changed[0]["t"])
     expect(nodes == len(rows), f"change_shape created {nodes} States, not {len(rows)}")
     expect(edges == 2 * len(rows), f"change_shape created {edges} edges, not {2 * len(rows)}")
     return Measured(len(rows), seconds, len(rows))
