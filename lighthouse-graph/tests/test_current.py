@@ -138,7 +138,7 @@ def test_a_late_row_and_a_full_read_never_take_the_digest_for_the_edges(graph):
     # update() reads the whole current State (full): its edges come whatever the digest says
     full = read_current(graph, DEVICE, [prepare(DEVICE, 0, row(5, relations=LINKED), clock.present())], True)
     assert not full[("str", "d1")].same_links and len(full[("str", "d1")].edges_prev) == 3
-    # a late row with the same targets but another room later: the current State keeps its edges
+    # a late row in another room: the current State keeps its edges and its digest
     assert statuses(graph, [row(2, "warm", relations={**LINKED, "LOCATED_IN": "r9"})]) == ["inserted"]
     assert related(graph, DEVICE, "d1", "LOCATED_IN", at(2)) == ["r9"]
     assert related(graph, DEVICE, "d1", "LOCATED_IN", at(4)) == ["r1"]
