@@ -1,6 +1,6 @@
 """What one new edge costs FalkorDB as the edges of its type made since that type was last read grow.
 
-    uv run python bench/edge_growth.py [--edges 20000] [--step 2000] [--calls 300]
+    uv run python bench/edge_growth.py [--edges 20000] [--step 2000] [--calls 300] [--records 20000]
 
 On a fresh graph with an index on Episode.id, queries of one edge each (`CREATE (n:Episode {id})
 CREATE (n)-[:LOOP]->(n)`) are sent one at a time, and the time inside FalkorDB of the last `--calls` of
@@ -10,22 +10,32 @@ LOOP edge is sent, and the next calls are timed. Beside them, a query that creat
 edge, and one whose edge is of a type never read before each call (`FRESH`). Every query's count of
 nodes and edges made is checked; a wrong one stops it (exit code 1).
 
+Then what it does to the library: `--records` record() calls round 200 episodes (each entry citing a
+device), with an episode() read every 100 calls, on a fresh graph each time, three ways: as the server is
+set; with a read across one edge of each type record() makes (HAS, WROTE, CITES, NEXT) every 500 calls;
+and that with DELTA_MAX_PENDING_CHANGES at 1,000 (GRAPH.CONFIG SET, and its value put back after). It
+prints the ms inside FalkorDB of a record() for each fifth of the calls.
+
 Measured on FalkorDB 4.22.1 (the 2-core machine), 2026-12-02, with this command and with probes beside it:
 an edge cost 0.06 to 0.08 ms inside FalkorDB after 2,000 edges of its type, and some 0.015 ms more for
-each 1,000 after (0.33 to 0.36 after 20,000, 1.1 after 60,000), whether the edge joins two nodes or loops
+each 1,000 after (0.33 to 0.37 after 20,000, 1.1 after 60,000), whether the edge joins two nodes or loops
 on one, with or without properties. A node with no edge cost 0.02 to 0.05 ms throughout, and an edge of
-a type never read 0.04. A read that crossed one edge of the type took 2.3 to 3.1 ms once and brought the
-next edges back to 0.03 to 0.06 ms, but only once 10,000 of them waited (FalkorDB's setting
-DELTA_MAX_PENDING_CHANGES, 10,000 unless given at load): after 6,000 it took 2.3 ms and changed nothing.
-Given as 1,000 at load, the read after 2,000 or 6,000 reset it. One DELETE of an edge of the type reset it
-whatever the count (5.7 ms once after 6,000, 13 ms after 20,000, 43 ms after 60,000); a read that only
-counted the type's edges, or a DELETE of an edge of another type, did not. Writes alone never reset it.
+a type never read 0.03 to 0.05. A read that crossed one edge of the type took 2.3 to 8 ms once and
+brought the next edges back to 0.03 to 0.06 ms, but only once 10,000 of them waited (FalkorDB's setting
+DELTA_MAX_PENDING_CHANGES, 10,000 unless set): after 4,000 or 6,000 it took 1.5 to 2.3 ms and changed
+nothing. With the setting at 1,000 (at load, or by GRAPH.CONFIG SET), the read after 2,000 or 6,000 reset
+it. A DELETE of an edge of the type did the same under the same condition (11.5 to 43 ms once after
+12,000 to 60,000; after 4,000 it changed nothing). A read that only counted the type's edges, or a
+DELETE of an edge of another type, did not; writes alone never did.
 
 So a single write pays for the edges of its types that every writer made since the type was last read
-across (up to 10,000 of them when it is read, without end when it is not). The library's blind shapes
-(single_write_shapes.py) pay it as its functions do, and a workload that makes 2,000 entries pays more
-at its end than at its start. In the benchmark the setting at 1,000 changed nothing beyond the noise (two
-runs each way, the single writes and their shapes), as its single writes do not read the types they make.
+across: up to 10,000 of them when the type is read, without end when it is not. The library's blind
+shapes (single_write_shapes.py) pay it as its functions do. record() of 20,000 entries (the command's
+second part, an episode() read every 100 calls) took 0.71 ms inside FalkorDB a call in its first fifth
+and 1.18 in its last; with each of its edge types read across every 500 calls, 0.83 to 1.01 by fifths;
+and that with the setting at 1,000, 0.73 to 0.79. In the benchmark the setting at 1,000 alone changed
+nothing beyond the noise (two runs each way, the single writes and their shapes): no single write reads
+the types it makes, and WROTE (read only by trust()) and NEXT are read by few reads.
 """
 
 from __future__ import annotations
@@ -34,7 +44,18 @@ import argparse
 import sys
 import uuid
 
+from lighthouse import Kind, ensure_schema, episode, open_episode, record
 from processes import expect, on_a_server
+
+DEVICE = Kind("Device")
+EPISODES = 200
+ACROSS = {  # a read across one edge of each type record() makes
+    "WROTE": "MATCH (:Agent {name: 'bench'})-[:WROTE]->(e) RETURN e.id LIMIT 1",
+    "HAS": "MATCH (:Episode {id: 'ep1'})-[:HAS]->(e) RETURN e.id LIMIT 1",
+    "CITES": "MATCH (:Entry {id: 'ep1/1'})-[:CITES]->(x) RETURN id(x) LIMIT 1",
+    "NEXT": "MATCH (:Entry {id: 'ep1/1'})-[:NEXT]->(x) RETURN x.id LIMIT 1",
+}
+SETTING = "DELTA_MAX_PENDING_CHANGES"
 
 EDGE = "CREATE (n:Episode {id: $id}) CREATE (n)-[:LOOP]->(n)"
 NO_EDGE = "CREATE (n:Episode {id: $id})"
@@ -105,6 +126,67 @@ def measure(server, edges: int, step: int, calls: int) -> list[str]:
         graph.delete()
 
 
+class Inside:
+    """A graph whose write queries add up their time inside FalkorDB."""
+
+    def __init__(self, graph) -> None:
+        self.graph, self.ms = graph, 0.0
+
+    def query(self, query, params=None, **options):
+        result = self.graph.query(query, params, **options)
+        self.ms += result.run_time_ms
+        return result
+
+    def ro_query(self, query, params=None, **options):
+        return self.graph.ro_query(query, params, **options)
+
+
+def _recorded(server, records: int, across: bool) -> str:
+    """records record() calls on a fresh graph: the ms inside FalkorDB of one, for each fifth of them."""
+    graph = server.client().select_graph(f"bench_records_{uuid.uuid4().hex[:10]}")
+    try:
+        ensure_schema(graph, [DEVICE])
+        graph.query(
+            "UNWIND range(1, $n) AS i CREATE (:Device:Entity {key: 'd' + toString(i)})", {"n": EPISODES}
+        )
+        for number in range(EPISODES):
+            opened = open_episode(graph, f"ep{number}", "bench", [(DEVICE, f"d{number + 1}")])
+            expect(opened["status"] == "opened", f"open_episode {number}: {opened}")
+        watched, fifths, fifth = Inside(graph), [], max(1, records // 5)
+        for call in range(records):
+            number = call % EPISODES
+            cites = [(DEVICE, f"d{number + 1}")]
+            receipt = record(
+                watched, f"ep{number}", "observation", "bench", {"note": f"reading {call}"}, cites
+            )
+            expect(receipt["status"] == "recorded", f"record {call}: {receipt}")
+            if call % 100 == 99:
+                expect(episode(graph, f"ep{call * 7 % EPISODES}") is not None, "episode() found nothing")
+            if across and call % 500 == 499:
+                for query in ACROSS.values():
+                    graph.ro_query(query)
+            if call % fifth == fifth - 1:
+                fifths.append(f"{watched.ms / fifth:.3f}")
+                watched.ms = 0.0
+        return " / ".join(fifths)
+    finally:
+        graph.delete()
+
+
+def records_three_ways(server, records: int) -> list[str]:
+    config = server.client().connection
+    setting = config.execute_command("GRAPH.CONFIG", "GET", SETTING)[1]
+    lines = [f"record() x {records:,}, ms inside FalkorDB a call, a fifth of them at a time:"]
+    lines.append(f"  {SETTING} {setting}: {_recorded(server, records, False)}")
+    lines.append(f"  the same, each type read across every 500 calls: {_recorded(server, records, True)}")
+    config.execute_command("GRAPH.CONFIG", "SET", SETTING, 1_000)
+    try:
+        lines.append(f"  that, with {SETTING} 1000: {_recorded(server, records, True)}")
+    finally:
+        config.execute_command("GRAPH.CONFIG", "SET", SETTING, setting)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -114,9 +196,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--step", type=int, default=2_000, help="calls between two lines")
     parser.add_argument("--calls", type=int, default=300, help="the calls of each step that are timed")
+    parser.add_argument("--records", type=int, default=20_000, help="record() calls of each way (0: none)")
     args = parser.parse_args(argv)
-    expect(args.edges >= args.step > args.calls >= 1, "give edges >= step > calls >= 1")
-    return on_a_server(lambda server: print("\n".join(measure(server, args.edges, args.step, args.calls))))
+    expect(args.edges >= args.step > args.calls >= 1 and args.records >= 0, "give edges >= step > calls >= 1")
+
+    def work(server) -> None:
+        print("\n".join(measure(server, args.edges, args.step, args.calls)), flush=True)
+        if args.records:
+            print("\n".join(records_three_ways(server, args.records)))
+
+    return on_a_server(work)
 
 
 if __name__ == "__main__":
