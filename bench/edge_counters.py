@@ -24,7 +24,7 @@ import sys
 import threading
 import uuid
 
-from lighthouse_server import embedded
+from lighthouse_server import database
 
 _FIRST_USE = (
     "MATCH (s:S {k: 1}) OPTIONAL MATCH (s)-[t:T]->(:X) "
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args(argv)
-    server = embedded.connect_or_start()
+    server = database.connect_or_start()
     try:
         for way, (setup, query, *register) in WAYS.items():
             wrong = sum(not _round(server, setup, query, args.threads, *register) for _ in range(args.rounds))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import httpx
 from falkordb import FalkorDB
-from lighthouse_server.database import RUNNING
-from lighthouse_server.embedded import connect_or_start, free_port
+from lighthouse_server.database import RUNNING, connect_or_start
+from lighthouse_server.embedded import free_port
 
 
 class WrongWork(RuntimeError):

@@ -20,7 +20,7 @@ import uuid
 from breakdown import Tallies, TimedGraph
 from fleet import DEVICE, Fleet
 from lighthouse import ensure_schema
-from lighthouse_server import embedded
+from lighthouse_server import database
 from registry import WORKLOADS, BenchError, Context, selection
 from report import Figure, figure, line, write_json
 
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         print(listing())
         return 0
     selection(args.only)  # an unknown name stops here, before a server starts
-    server = embedded.connect_or_start()
+    server = database.connect_or_start()
     client = server.client()
     run_id = uuid.uuid4().hex[:10]
     graph, floor_graph = client.select_graph(f"bench_{run_id}"), client.select_graph(f"bench_floor_{run_id}")

@@ -1,5 +1,6 @@
-"""The FalkorDB a process uses: an external one (falkordb_url), the embedded one of a running
-`lighthouse serve` on the data directory, or an embedded one started here.
+"""The FalkorDB a process uses: an external one (falkordb_url, or the environment's FALKORDB_URL,
+FALKORDB_HOST and FALKORDB_PORT), the embedded one of a running `lighthouse serve` on the data
+directory, or an embedded one started here.
 
 `lighthouse serve` writes where its embedded FalkorDB listens into the data directory (RUNNING); a
 command that finds the directory locked by it connects there instead of starting a second one.
@@ -10,15 +11,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlparse
 
 from falkordb import FalkorDB
 
-from .embedded import Server, ServerError, from_environment, start
+from .embedded import Server, ServerError, checked_port, start
 from .settings import Settings
 
 RUNNING = "lighthouse.serve.json"
+_HOST = re.compile(r"\A[A-Za-z0-9._:\[\]-]{1,253}\Z")
 
 
 def external(settings: Settings) -> Server | None:
@@ -76,3 +80,51 @@ def opened(settings: Settings) -> Iterator[FalkorDB]:
         return
     with server:
         yield server.client()
+
+
+def _checked_host(host: str, what: str) -> str:
+    if not _HOST.match(host):
+        raise ServerError(f"{what} must be a host name or address, not {host[:80]!r}")
+    return host
+
+
+def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] | None:
+    """The server FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name (None if none): never a guess."""
+    environ = dict(os.environ if environ is None else environ)
+    url = environ.get("FALKORDB_URL", "").strip()
+    if url:
+        try:
+            parsed = urlparse(url)
+            port = parsed.port
+        except ValueError:
+            raise ServerError(f"FALKORDB_URL has a port that is not a number: {url!r}") from None
+        if parsed.scheme not in ("redis", "falkor", "falkordb") or not parsed.hostname:
+            raise ServerError(f"FALKORDB_URL must look like redis://host:port, not {url!r}")
+        if parsed.username or parsed.password:
+            # Dropping them silently would fail later as an authentication error far from the cause.
+            raise ServerError("FALKORDB_URL with a user or password is not supported: use a server without")
+        if parsed.path not in ("", "/", "/0") or parsed.query or parsed.fragment:
+            raise ServerError(f"FALKORDB_URL must be redis://host:port with nothing after it, not {url!r}")
+        port = checked_port(6379 if port is None else port, "port of FALKORDB_URL")
+        return _checked_host(parsed.hostname, "FALKORDB_URL"), port
+    host = environ.get("FALKORDB_HOST", "").strip()
+    port_text = environ.get("FALKORDB_PORT", "").strip()
+    if not host and not port_text:
+        return None
+    if port_text and not (port_text.isdecimal() and port_text.isascii()):
+        raise ServerError(f"FALKORDB_PORT must be a number from 1 to 65535, not {port_text[:80]!r}")
+    port = checked_port(int(port_text), "FALKORDB_PORT") if port_text else 6379
+    return _checked_host(host or "127.0.0.1", "FALKORDB_HOST"), port
+
+
+def connect_or_start(data_dir: str | Path | None = None, port: int | None = None, **start_options) -> Server:
+    """The external server the environment names, checked; otherwise an embedded one (start()'s options)."""
+    named = from_environment()
+    if named is None:
+        return start(port=port, data_dir=data_dir, **start_options)
+    server = Server(*named)
+    try:
+        server.client().connection.ping()
+    except Exception as error:
+        raise ServerError(f"the FalkorDB the environment names does not answer: {error}") from None
+    return server

