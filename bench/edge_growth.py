@@ -33,9 +33,9 @@ DELETE of an edge of another type, did not; writes alone never did.
 So a single write pays for the edges of its types that every writer made since the type was last read
 across: up to 10,000 of them when the type is read, without end when it is not. The library's blind
 shapes (single_write_shapes.py) pay it as its functions do. record() of 20,000 entries (the command's
-second part, an episode() read every 100 calls) took 0.71 ms inside FalkorDB a call in its first fifth
-and 1.18 in its last; with each of its edge types read across every 500 calls, 0.83 to 1.01 by fifths;
-and that with the setting at 1,000, 0.73 to 0.79. In the benchmark the setting at 1,000 alone changed
+second part, an episode() read every 100 calls; two runs) took 0.71 and 0.78 ms inside FalkorDB a call in
+its first fifth and 1.18 and 1.29 in its last; with each of its edge types read across every 500 calls,
+0.83 to 1.18 by fifths; and that with the setting at 1,000, 0.73 to 0.85 throughout. In the benchmark the setting at 1,000 alone changed
 nothing beyond the noise (two runs each way, the single writes and their shapes): no single write reads
 the types it makes, and WROTE (read only by trust()) and NEXT are read by few reads.
 """

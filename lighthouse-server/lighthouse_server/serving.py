@@ -83,7 +83,7 @@ def serve(settings: Settings, *, say=print) -> int:
         keys.ensure_service_schema(db)
         service = Service(db, settings)
         workers = _workers(server, service, say)
-        settler = Settler(server.client()).start()
+        settler = Settler(server.client(), gates=service.kinds.gate).start()
         say(f"edge types: each tenant graph's read across every {SETTLE_EVERY:g} s", flush=True)
         config = uvicorn.Config(
             application(service),

@@ -11,6 +11,7 @@ import uuid
 import pytest
 from lighthouse import tenant
 from lighthouse_server import settling
+from lighthouse_server.declarations import Kinds
 from lighthouse_server.settling import Settler, across, settle
 
 COUNTS = "MATCH (n) OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n), count(r), collect(DISTINCT type(r))"
@@ -98,3 +99,22 @@ def test_a_pass_that_cannot_list_the_tenants_is_logged_and_the_next_one_runs(db,
         time.sleep(0.02)
     settler.stop()
     assert "a pass over the tenants' edge types failed: the server went away" in caplog.text
+
+
+def test_the_settler_waits_out_a_schema_change_of_its_tenant(db, tenants, monkeypatch) -> None:
+    named, _broken = tenants
+    monkeypatch.setattr(settling, "tenant_ids", lambda _db: [named[0]])
+    settled: list[str] = []
+    real = settling.settle
+    monkeypatch.setattr(settling, "settle", lambda graph: settled.append(graph.name) or real(graph))
+    kinds = Kinds(db, entry_dimensions=lambda: 0)
+    with kinds.gate(named[0]).changing():
+        settler = Settler(db, every=0.02, gates=kinds.gate).start()
+        time.sleep(0.3)
+        assert settled == []  # no read while the tenant's schema changes in this process
+    deadline = time.monotonic() + 10
+    while not settled:
+        assert time.monotonic() < deadline, "the settler never read the tenant once the change was over"
+        time.sleep(0.02)
+    settler.stop()
+    assert settled[0] == f"tenant:{named[0]}"
