@@ -240,8 +240,9 @@ def start(
     is an error), never stopped; each LOADING_REPORT_EVERY s it is logged and on_loading gets a dict
     (INFO persistence's loading_* fields, waited_seconds). binaries_dir: redis-server and falkordb.so.
     fsync (appendfsync): "everysec" can lose about the last second of acknowledged writes (two on a
-    slow disk) on a power loss or kernel crash, none on a crash of the server process (each write has
-    reached the system before its reply); "always" loses none, each write waiting for the disk.
+    slow disk) on a power loss or kernel crash; on a crash of the server process, none, unless a busy
+    disk holds a background fsync: Redis then keeps the writes in its buffer for up to 2 s, replying
+    meanwhile, and a crash loses them. "always" loses none, each write waiting for the disk.
     The file is rewritten once grown AOF_REWRITE_PERCENTAGE % past AOF_REWRITE_MIN_SIZE bytes, and at
     a clean stop(): a start loads the data, not its history. The server dies with this process, even
     on a kill -9 (Linux: PR_SET_PDEATHSIG), and holds the directory's lock: a dead one never blocks.

@@ -63,7 +63,7 @@ def _episode_notes(lighthouse, key: str, episode: str) -> list[dict]:
 
 
 def test_a_note_returns_its_entry_id_and_survives_a_kill_9(serves, tmp_path):
-    running = Lighthouse(tmp_path / "data")
+    running = Lighthouse(tmp_path / "data", fsync="always")  # what everysec may lose: embedded.start()
     serves.append(running.start())
     name, _ = running.tenant()
     key = running.key(name, agent="scout")

@@ -90,7 +90,7 @@ def test_sigterm_during_writes_loses_no_acknowledged_write_and_a_restart_keeps_e
 
 
 def test_kill_9_leaves_no_falkordb_and_the_next_start_works(tmp_path, serves):
-    running = Lighthouse(tmp_path / "data")
+    running = Lighthouse(tmp_path / "data", fsync="always")  # what everysec may lose: embedded.start()
     serves.append(running.start())
     key = running.key("killed")
     running.result("declare_kinds", {"kinds": KINDS}, key)
