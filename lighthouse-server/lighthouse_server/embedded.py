@@ -35,7 +35,6 @@ FSYNC_POLICIES = ("always", "everysec")
 AOF_REWRITE_PERCENTAGE = 50
 AOF_REWRITE_MIN_SIZE = 8 * 1024 * 1024
 LOADING_REPORT_EVERY = 1.0  # seconds between the progress reports of a long load
-DELTA_MAX_PENDING = 1_000  # edges of a type waiting before a read across it syncs them (settling.py)
 _LEFTOVER = re.compile(r"\Atemp-(rewriteaof-(bg-)?)?\d+\.(aof|rdb)\Z")  # of a server killed mid-rewrite
 _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if os.uname().sysname == "Linux" else None
 # PR_SET_PDEATHSIG fires when the forking thread ends: this one (they never retire) forks for the others.
@@ -257,7 +256,6 @@ def start(
     elif _port_taken(checked_port(port)):
         raise ServerError(f"port {port} is taken: stop what listens there or choose another port")
     arguments = [str(server_bin), "--port", str(port), "--bind", "127.0.0.1", "--loadmodule", str(module)]
-    arguments += ["DELTA_MAX_PENDING_CHANGES", str(DELTA_MAX_PENDING)]  # falkordb.so's own, after its path
     arguments += ["--protected-mode", "yes", "--daemonize", "no"]
     lock = for_server = None
     if data_dir is not None:

@@ -1,9 +1,8 @@
 """`lighthouse serve`: the HTTP API, MCP over streamable HTTP and /health on one port (uvicorn).
 
 On SIGINT or SIGTERM uvicorn stops taking connections and lets the requests in flight finish; then
-the workers and the settler (settling.py) stop, and the embedded FalkorDB is shut down with a save.
-The FalkorDB child dies with this process even on a kill -9 (embedded.start()), so the next start on
-the same data directory works.
+the embedded FalkorDB is shut down with a save. The FalkorDB child dies with this process even on a
+kill -9 (embedded.start()), so the next start on the same data directory works.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from .database import announce, started
 from .mcp import http_app
 from .service import Service
 from .settings import Settings
-from .settling import SETTLE_EVERY, Settler
 
 GRACE_SECONDS = 30  # how long a stop waits for the requests in flight
 _log = logging.getLogger(__name__)
@@ -77,14 +75,12 @@ def serve(settings: Settings, *, say=print) -> int:
         signal.signal(number, _stop_now)
     server = started(settings)
     announced = None
-    workers = settler = None
+    workers = None
     try:
         db = server.client()
         keys.ensure_service_schema(db)
         service = Service(db, settings)
         workers = _workers(server, service, say)
-        settler = Settler(server.client(), gates=service.kinds.gate).start()
-        say(f"edge types: each tenant graph's read across every {SETTLE_EVERY:g} s", flush=True)
         config = uvicorn.Config(
             application(service),
             host=settings.host,
@@ -117,8 +113,6 @@ def serve(settings: Settings, *, say=print) -> int:
             signal.signal(number, signal.SIG_IGN)
         if workers is not None:
             workers.stop()  # before FalkorDB goes: a worker stops between two notes
-        if settler is not None:
-            settler.stop()
         if announced is not None:
             with contextlib.suppress(OSError):
                 announced.unlink()

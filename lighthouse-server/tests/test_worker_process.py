@@ -118,7 +118,6 @@ def test_without_a_model_nothing_is_drawn_and_the_status_says_not_configured(lig
     assert lighthouse.result("history", {"kind": "Device", "key": "d1"}, key)["items"] == []
     log = (lighthouse.data.parent / f"serve-{lighthouse.port}.log").read_text()
     assert "workers: extraction does not run: no model is configured" in log
-    assert "edge types: each tenant graph's read across every 5 s" in log
     refused = lighthouse.command("work")
     assert refused.returncode == 2
     assert "extraction does not run: no model is configured" in refused.stderr
