@@ -55,6 +55,7 @@ import sys
 import uuid
 from contextlib import contextmanager
 
+from growth import Timed
 from lighthouse import Kind, ensure_schema, episode, open_episode, record
 from processes import expect, on_a_server
 
@@ -148,21 +149,6 @@ def read_across(graph) -> list[str]:
     return types
 
 
-class Inside:
-    """A graph whose write queries add up their time inside FalkorDB."""
-
-    def __init__(self, graph) -> None:
-        self.graph, self.ms = graph, 0.0
-
-    def query(self, query, params=None, **options):
-        result = self.graph.query(query, params, **options)
-        self.ms += result.run_time_ms
-        return result
-
-    def ro_query(self, query, params=None, **options):
-        return self.graph.ro_query(query, params, **options)
-
-
 def _recorded(server, records: int, across: bool) -> str:
     """records record() calls on a fresh graph: the ms inside FalkorDB of one, for each fifth of them."""
     graph = server.client().select_graph(f"bench_records_{uuid.uuid4().hex[:10]}")
@@ -174,7 +160,7 @@ def _recorded(server, records: int, across: bool) -> str:
         for number in range(EPISODES):
             opened = open_episode(graph, f"ep{number}", "bench", [(DEVICE, f"d{number + 1}")])
             expect(opened["status"] == "opened", f"open_episode {number}: {opened}")
-        watched, fifths, fifth = Inside(graph), [], max(1, records // 5)
+        watched, fifths, fifth = Timed(graph), [], max(1, records // 5)
         for call in range(records):
             number = call % EPISODES
             cites = [(DEVICE, f"d{number + 1}")]
@@ -187,8 +173,8 @@ def _recorded(server, records: int, across: bool) -> str:
             if across and call % 500 == 499:
                 expect("WROTE" in read_across(graph), "the reads across missed the WROTE edges")
             if call % fifth == fifth - 1:
-                fifths.append(f"{watched.ms / fifth:.3f}")
-                watched.ms = 0.0
+                fifths.append(f"{watched.inside_ms / fifth:.3f}")
+                watched.inside_ms = 0.0
         return " / ".join(fifths)
     finally:
         graph.delete()
