@@ -28,12 +28,17 @@ _HOST = re.compile(r"\A[A-Za-z0-9._:\[\]-]{1,253}\Z")
 def external(settings: Settings) -> Server | None:
     if not settings.falkordb_url:
         return None
-    host, port = from_environment({"FALKORDB_URL": settings.falkordb_url})
-    server = Server(host, port)
+    return _answering(
+        Server(*from_environment({"FALKORDB_URL": settings.falkordb_url})), f"at {settings.falkordb_url}"
+    )
+
+
+def _answering(server: Server, named: str) -> Server:
+    """The external server, once it answers; else ServerError, saying which one was named."""
     try:
         server.client().connection.ping()
     except Exception as error:  # noqa: BLE001 - said as a ServerError
-        raise ServerError(f"the FalkorDB at {settings.falkordb_url} does not answer: {error}") from None
+        raise ServerError(f"the FalkorDB {named} does not answer: {error}") from None
     return server
 
 
@@ -122,9 +127,4 @@ def connect_or_start(data_dir: str | Path | None = None, port: int | None = None
     named = from_environment()
     if named is None:
         return start(port=port, data_dir=data_dir, **start_options)
-    server = Server(*named)
-    try:
-        server.client().connection.ping()
-    except Exception as error:
-        raise ServerError(f"the FalkorDB the environment names does not answer: {error}") from None
-    return server
+    return _answering(Server(*named), "the environment names")
