@@ -68,6 +68,7 @@ NO_EDGE = "CREATE (n:Episode {id: $id})"
 FRESH_TYPE = "CREATE (n:Episode {id: $id}) CREATE (n)-[:FRESH]->(n)"
 READ_ACROSS = "MATCH (n:Episode {id: $id})-[:LOOP]->(m) RETURN m.id"
 DELETE_ONE = "MATCH (n:Episode {id: $id})-[r:LOOP]->() DELETE r"
+TYPES = "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType"
 
 
 class Made:
@@ -130,9 +131,6 @@ def measure(server, edges: int, step: int, calls: int) -> list[str]:
         return lines
     finally:
         graph.delete()
-
-
-TYPES = "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType"
 
 
 def read_across(graph) -> list[str]:
