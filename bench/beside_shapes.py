@@ -26,6 +26,7 @@ import time
 import uuid
 
 from fleet import AGENT, DEVICE, Fleet
+from growth import Timed
 from lighthouse import close_episode, ensure_schema, hand_off, open_episode, record, remember, say
 from processes import expect, on_a_server
 from single_write_cypher import (
@@ -56,37 +57,27 @@ class Turns:
         self.calls = 0
 
 
-class Watched:
-    """A graph whose queries add their time inside FalkorDB to one side of the turns."""
-
-    def __init__(self, graph, turns: Turns) -> None:
-        self.graph, self.turns = graph, turns
-
-    def query(self, query, params=None, **options):
-        result = self.graph.query(query, params, **options)
-        self.turns.inside["function"] += result.run_time_ms
-        return result
-
-    def ro_query(self, query, params=None, **options):
-        result = self.graph.ro_query(query, params, **options)
-        self.turns.inside["function"] += result.run_time_ms
-        return result
-
-
 def _taking_turns(graph, count: int, function, shape, floor_key) -> Turns:
-    """count calls of each side; function(watched, n) and shape(graph, n) check their own work."""
+    """count calls of each side, in turns: function(watched graph, n) checks its own work; shape(n) gives
+    the query and parameters of the shape's n-th call, whose writes are checked here."""
     turns = Turns()
-    watched = Watched(graph, turns)
+    watched = Timed(graph)  # adds up the function's time inside FalkorDB
 
     def side(name: str, number: int) -> None:
         began = time.perf_counter()
         if name == "function":
             function(watched, number)
-        else:
-            query, params = shape(number) if name == "shape" else (FLOOR, {"key": floor_key(number)})
+        elif name == "shape":
+            query, params = shape(number)
             result = graph.query(query, params)
             turns.inside[name] += result.run_time_ms
-            expect(name == "floor" or result.nodes_created >= 1, f"the shape's call {number} made no node")
+            expect(result.nodes_created >= 1, f"the shape's call {number} made no node")
+        else:  # read as run.py's indexed_match reads
+            result = graph.ro_query(FLOOR, {"key": floor_key(number)})
+            turns.inside[name] += result.run_time_ms
+            expect(
+                len(result.result_set) == 1, f"the floor's read {number} found {len(result.result_set)} nodes"
+            )
         turns.total[name] += (time.perf_counter() - began) * 1000
 
     order = ("function", "shape", "floor")
@@ -95,6 +86,7 @@ def _taking_turns(graph, count: int, function, shape, floor_key) -> Turns:
         for name in order[turn:] + order[:turn]:
             side(name, number)
     turns.calls = count
+    turns.inside["function"] = watched.inside_ms
     return turns
 
 
