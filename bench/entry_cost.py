@@ -124,58 +124,68 @@ def _line(name: str, inside: list[float]) -> str:
     return f"  {name:<29} {statistics.median(inside):6.3f} ms   first fifth {first:.3f}, last {last:.3f}"
 
 
-def _floor(graph, number: int, inside: list[float]) -> None:
-    read = graph.ro_query(FLOOR, {"key": f"d{number % DEVICES}"})
-    expect(len(read.result_set) == 1, "the floor's read found no device")
-    inside.append(read.run_time_ms)
+class Ways:
+    """A graph for each way and the ms inside FalkorDB of its calls, and of the floor's reads on the first
+    graph; the graphs are deleted on leaving, also when a check fails."""
+
+    def __init__(self, server, label: str, ways: dict, episodes: int) -> None:
+        self.graphs: dict = {}
+        self.inside: dict[str, list[float]] = {way: [] for way in [*ways, "floor"]}
+        try:
+            for way in ways:
+                self.graphs[way] = _graph(server, label, way, episodes)
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __enter__(self) -> Ways:
+        return self
+
+    def __exit__(self, *raised) -> None:
+        for graph in self.graphs.values():
+            graph.delete()
+
+    def write(self, what: str, way: str, query: str, params: dict, edges: int) -> None:
+        made = self.graphs[way].query(query, params)
+        expect(
+            made.nodes_created >= 1 and made.relationships_created == edges,
+            f"{what}, {way}: {made.nodes_created} nodes, {made.relationships_created} edges",
+        )
+        self.inside[way].append(made.run_time_ms)
+
+    def floor(self, number: int) -> None:
+        read = next(iter(self.graphs.values())).ro_query(FLOOR, {"key": f"d{number % DEVICES}"})
+        expect(len(read.result_set) == 1, "the floor's read found no device")
+        self.inside["floor"].append(read.run_time_ms)
+
+    def report(self, title: str) -> list[str]:
+        return [title] + [_line(way, times) for way, times in self.inside.items()]
 
 
 def records(server, episodes: int) -> list[str]:
-    graphs = {way: _graph(server, "Entry", way, episodes) for way in RECORD_WAYS}
-    try:
-        inside: dict[str, list[float]] = {way: [] for way in [*RECORD_WAYS, "floor"]}
+    with Ways(server, "Entry", RECORD_WAYS, episodes) as ways:
         for seq in range(1, ENTRIES + 1):
             for number in range(episodes):
                 params = append_params(number, seq, f"d{number}", False)
                 for way, (query, (first, later)) in RECORD_WAYS.items():
-                    made = graphs[way].query(query, {**params, "seq": seq} if way in SEQ_GIVEN else params)
-                    edges = first if seq == 1 else later
-                    expect(
-                        made.relationships_created == edges and made.nodes_created >= 1,
-                        f"record, {way}: {made.nodes_created} nodes, {made.relationships_created} edges",
-                    )
-                    inside[way].append(made.run_time_ms)
-                _floor(graphs["shape"], number, inside["floor"])
-        lines = [f"record ({ENTRIES * episodes:,} calls a way), ms inside FalkorDB a call:"]
-        return lines + [_line(way, times) for way, times in inside.items()]
-    finally:
-        for graph in graphs.values():
-            graph.delete()
+                    given = {**params, "seq": seq} if way in SEQ_GIVEN else params
+                    ways.write("record", way, query, given, first if seq == 1 else later)
+                ways.floor(number)
+        return ways.report(f"record ({ENTRIES * episodes:,} calls a way), ms inside FalkorDB a call:")
 
 
 def messages(server, count: int) -> list[str]:
-    graphs = {way: _graph(server, "Message", way, 0) for way in SAY_WAYS}
     keys = [f"d{number}" for number in range(DEVICES)]
-    try:
-        inside: dict[str, list[float]] = {way: [] for way in [*SAY_WAYS, "floor"]}
+    with Ways(server, "Message", SAY_WAYS, 0) as ways:
         for number in range(count):
             params = say_params(number, keys, "user")
             for way, query in SAY_WAYS.items():
-                made = graphs[way].query(query, params)
                 # A session's first message makes its tally's loop edge, each later one the NEXT from
                 # the one before; HAS and MENTIONS come with each.
                 edges = int(number < USERS) if way == "without edges" else 2 + len(params["mentions"])
-                expect(
-                    made.nodes_created >= 1 and made.relationships_created == edges,
-                    f"say, {way}: {made.nodes_created} nodes, {made.relationships_created} edges",
-                )
-                inside[way].append(made.run_time_ms)
-            _floor(graphs["shape"], number, inside["floor"])
-        lines = [f"say ({count:,} calls a way), ms inside FalkorDB a call:"]
-        return lines + [_line(way, times) for way, times in inside.items()]
-    finally:
-        for graph in graphs.values():
-            graph.delete()
+                ways.write("say", way, query, params, edges)
+            ways.floor(number)
+        return ways.report(f"say ({count:,} calls a way), ms inside FalkorDB a call:")
 
 
 def main(argv: list[str] | None = None) -> int:
