@@ -99,15 +99,17 @@ def text_of(checked: dict) -> str:
 
 
 # Creates the episode and its ABOUT edges only when it is new and every entity it is about exists.
-_OPEN = (
-    "OPTIONAL MATCH (old:Episode {id: $id}) "
-    "WITH found, old, size(found) = $expected AS complete "
-    "FOREACH (opening IN CASE WHEN old IS NULL AND complete THEN [1] ELSE [] END | "
-    "  CREATE (ep:Episode {id: $id, by: $by, opened_at: localdatetime($at), recorded_at: localdatetime($now)}) "
-    "  CREATE (ep)-[:LH_TALLY {entries: 0}]->(ep) "
-    "  FOREACH (subject IN found | CREATE (ep)-[:ABOUT]->(subject))) "
-    "RETURN old IS NOT NULL, complete"
+# What open_episode() writes, by references.made_where_found(): the episode with its tally (its count of
+# entries), and an ABOUT edge to each entity it is about.
+_OPENED = "(old:Episode {id: $id})"
+_OPENING = (
+    "CREATE (ep:Episode {id: $id, by: $by, opened_at: localdatetime($at), recorded_at: localdatetime($now)}) "
+    "CREATE (ep)-[:LH_TALLY {entries: 0}]->(ep)"
 )
+
+
+def _about(node: str) -> str:
+    return f"CREATE (ep)-[:ABOUT]->({node})"
 
 
 def open_episode(graph, episode_id: object, by: object, about: object = (), at: object = None) -> dict:
@@ -132,7 +134,7 @@ def open_episode(graph, episode_id: object, by: object, about: object = (), at: 
         return refused(graph, "Episode", episode_key, content, error.reason, str(error), writer)
     params = {"id": episode_key, "by": writer, "at": started, "now": clock.now()}
     try:
-        outcome = references.made_where_found(graph, subjects, _OPEN, params)
+        outcome = references.made_where_found(graph, subjects, _OPENED, _OPENING, _about, params)
     except ResponseError as error:
         return refused(graph, "Episode", episode_key, content, "failed", str(error), writer)
     if outcome == "missing":

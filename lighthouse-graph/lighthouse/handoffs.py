@@ -28,22 +28,24 @@ HANDOFF_FIELDS = frozenset({"id", "by", "to", "at", "recorded_at", "accepted_at"
 MISSING = "something it points at does not exist"
 
 
+_GIVEN = "(old:Handoff {id: $id})"
+
+
 @lru_cache(maxsize=512)
-def _give_query(names: tuple[str, ...]) -> str:
-    """Gives the handoff only when its id is new and everything it points at exists (found, by
-    references.finding), every property in the CREATE: a SET after it cost time for each node of the graph."""
+def _giving(names: tuple[str, ...]) -> str:
+    """What hand_off() writes, by references.made_where_found(): the handoff between its giver and its
+    receiver, every property in its CREATE (a SET after it cost time for each node of the graph)."""
     given = "".join(f", `{VALUE_PREFIX}{name}`: $value_{number}" for number, name in enumerate(names))
     return (
-        "OPTIONAL MATCH (old:Handoff {id: $id}) "
-        "WITH found, old, size(found) = $expected AS complete "
-        "FOREACH (giving IN CASE WHEN old IS NULL AND complete THEN [1] ELSE [] END | "
-        "  MERGE (giver:Agent {name: $by}) "
-        "  MERGE (receiver:Agent {name: $to}) "
-        "  CREATE (giver)-[:GAVE]->(h:Handoff {id: $id, by: $by, to: $to, at: localdatetime($at), "
-        f"    recorded_at: localdatetime($now), content: $content{given}}})-[:TO]->(receiver) "
-        "  FOREACH (thing IN found | CREATE (h)-[:POINTS_TO {as_of: localdatetime($at)}]->(thing))) "
-        "RETURN old IS NOT NULL, complete"
+        "MERGE (giver:Agent {name: $by}) "
+        "MERGE (receiver:Agent {name: $to}) "
+        "CREATE (giver)-[:GAVE]->(h:Handoff {id: $id, by: $by, to: $to, at: localdatetime($at), "
+        f"  recorded_at: localdatetime($now), content: $content{given}}})-[:TO]->(receiver)"
     )
+
+
+def _pointing(node: str) -> str:
+    return f"CREATE (h)-[:POINTS_TO {{as_of: localdatetime($at)}}]->({node})"
 
 
 def hand_off(
@@ -94,7 +96,7 @@ def hand_off(
         }
     )
     try:
-        outcome = references.made_where_found(graph, things, _give_query(names), params)
+        outcome = references.made_where_found(graph, things, _GIVEN, _giving(names), _pointing, params)
     except ResponseError as error:
         return refused(graph, "Handoff", handoff, content, "failed", str(error), giver)
     if outcome == "missing":

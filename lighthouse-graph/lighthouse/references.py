@@ -6,6 +6,8 @@ lesson, a playbook, a handoff, a task) by its label and id. An entry can also be
 
 from __future__ import annotations
 
+import re
+
 from .graphs import read
 from .kinds import OWNED_LABELS, PLAIN_NAME, is_kind
 from .values import MAX_REFERENCES, Refused, key, name
@@ -103,7 +105,8 @@ def pattern(label: str, variable: str, key_expression: str) -> str:
 FEW = 4
 
 
-def _found_one_by_one(references: list[Reference], into: str, places: bool) -> tuple[str, dict]:
+def _matched_one_by_one(references: list[Reference]) -> tuple[str, dict]:
+    """One OPTIONAL MATCH each: the n-th reference's node is ref_node_<n>, null when it names nothing."""
     parts: list[str] = []
     params: dict = {}
     for place, (label, given) in enumerate(references):
@@ -115,6 +118,12 @@ def _found_one_by_one(references: list[Reference], into: str, places: bool) -> t
             if not PLAIN_NAME.match(label):
                 raise Refused(f"not a plain label: {label[:80]!r}")
             parts.append(f"OPTIONAL MATCH ({node}:`{label}` {{key: ${key}}}) WHERE {node}:Entity ")
+    return "".join(parts), params
+
+
+def _found_one_by_one(references: list[Reference], into: str, places: bool) -> tuple[str, dict]:
+    matched, params = _matched_one_by_one(references)
+    parts = [matched]
     if not places:
         nodes = ", ".join(f"ref_node_{place}" for place in range(len(references)))
         return "".join(parts) + f"WITH [node IN [{nodes}] WHERE node IS NOT NULL] AS {into} ", params
@@ -188,14 +197,37 @@ def describe(reference: Reference) -> str:
     return f"{reference[0]} {reference[1]!r}"
 
 
-def made_where_found(graph, things: list, query: str, params: dict) -> str:
-    """Sends a write that first finds the nodes of references (finding) and makes its record only when
-    the record is not there yet and every reference names a node. The query answers one row, [the
-    record was there, every reference was found]. Gives "exists", "missing" or "made"; one round trip.
-    A database error passes as ResponseError.
+_PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def made_where_found(graph, things: list, old: str, making: str, linking, params: dict) -> str:
+    """Makes a record only when it is not there yet and every reference names a node: "made" after one
+    query, "exists" or "missing" after two (only a refusal costs the second, a read of old).
+
+    old: the pattern of the record that must not exist yet, its variable `old` ("(old:Episode {id: $id})").
+    making: the Cypher that writes it, and makes at least one node (that is how the write is told from a
+    refusal). linking(node): the Cypher that links it to the node of one reference. A few references are
+    matched one by one and named in the write itself; more, by finding(), as a list. No RETURN: measured
+    on FalkorDB 4.22.1 (open_episode() with one entity, in turns with the form before), a call took 0.41
+    to 0.50 ms against 0.53 to 0.59 with the list and a RETURN of what was found. A database error
+    passes as ResponseError.
     """
-    clause, found = finding(things)
-    existed, complete = graph.query(clause + query, {**found, **params, "expected": len(things)}).result_set[
-        0
-    ]
-    return "exists" if existed else "made" if complete else "missing"
+    if len(things) <= FEW:
+        clause, found = _matched_one_by_one(things)
+        nodes = [f"ref_node_{place}" for place in range(len(things))]
+        ready = " AND ".join(["old IS NULL", *(f"{node} IS NOT NULL" for node in nodes)])
+        links = " ".join(linking(node) for node in nodes)
+    else:
+        clause, found = finding(things)
+        ready = f"old IS NULL AND size(found) = {len(things)}"
+        links = f"FOREACH (thing IN found | {linking('thing')})"
+    written = graph.query(
+        f"{clause}OPTIONAL MATCH {old} "
+        f"FOREACH (writing IN CASE WHEN {ready} THEN [1] ELSE [] END | {making} {links})",
+        {**found, **params},
+    )
+    if written.nodes_created > 0:
+        return "made"
+    asked = {name: params[name] for name in _PARAMETER.findall(old)}
+    existed = read(graph, f"OPTIONAL MATCH {old} RETURN old IS NOT NULL", asked)
+    return "exists" if existed and existed[0][0] else "missing"

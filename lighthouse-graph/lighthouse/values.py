@@ -81,6 +81,8 @@ def name(value: object, what: str = "a name") -> str:
         raise Refused(f"{what} must be text of 1 to {MAX_NAME} characters: {shown(value)}")
     if value != value.strip():
         raise Refused(f"{what} must be text with no space at either end: {shown(value)}")
+    if value.isascii() and value.isprintable():  # no ASCII character it lets through is of a C category
+        return value
     for char in value:
         # C: controls, format marks (such as bidi overrides), surrogates, unassigned; Zl, Zp: line breaks.
         category = unicodedata.category(char)

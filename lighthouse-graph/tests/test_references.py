@@ -20,6 +20,7 @@ from lighthouse.references import (
     shown,
 )
 from lighthouse.values import MAX_REFERENCES, Refused
+from oracle import sent
 
 HALL = Kind("Hall", key="code")
 VALVE = Kind("Valve", key="tag", relations={"IN": HALL})
@@ -245,20 +246,49 @@ def test_finding_binds_node_and_place_and_guards_the_count(graph):
     assert read(graph, clause + "RETURN size(found)", params) == [[0]]
 
 
-def test_made_where_found_makes_only_when_new_and_every_reference_exists(graph):
+def _noted(graph, things: list, text: str) -> str:
+    """made_where_found() of a Note linked to what things name."""
     from lighthouse.references import made_where_found
 
-    graph.query("CREATE (:Episode {id: 'e1'})")
-    query = (
-        "OPTIONAL MATCH (old:Note {text: $text}) WITH found, old, size(found) = $expected AS complete "
-        "FOREACH (making IN CASE WHEN old IS NULL AND complete THEN [1] ELSE [] END | "
-        "  CREATE (:Note {text: $text})) RETURN old IS NOT NULL, complete"
+    def linking(node: str) -> str:
+        return f"CREATE (note)-[:ON]->({node})"
+
+    return made_where_found(
+        graph, things, "(old:Note {text: $text})", "CREATE (note:Note {text: $text})", linking, {"text": text}
     )
-    assert made_where_found(graph, [("Episode", "e1"), ("Episode", "e2")], query, {"text": "a"}) == "missing"
+
+
+def test_made_where_found_makes_only_when_new_and_every_reference_exists(graph, db):
+    graph.query("CREATE (:Episode {id: 'e1'}), (:Valve:Entity {key: 'v1'})")
+    with sent(db, graph.name) as commands:
+        assert _noted(graph, [("Episode", "e1"), ("Episode", "e2")], "a") == "missing"
+    assert [command for command, _ in commands] == ["GRAPH.QUERY", "GRAPH.RO_QUERY"]  # a refusal reads
     assert graph.query("MATCH (n:Note) RETURN count(n)").result_set == [[0]]
-    assert made_where_found(graph, [("Episode", "e1")], query, {"text": "b"}) == "made"
-    assert made_where_found(graph, [("Episode", "e1")], query, {"text": "b"}) == "exists"
-    assert graph.query("MATCH (n:Note) RETURN n.text").result_set == [["b"]]
+    with sent(db, graph.name) as commands:
+        assert _noted(graph, [("Episode", "e1"), ("Valve", "v1")], "b") == "made"
+    assert [command for command, _ in commands] == ["GRAPH.QUERY"]  # one query when it is made
+    # Taken, whether or not what it names exists: "exists", and nothing changes.
+    assert _noted(graph, [("Episode", "e1")], "b") == "exists"
+    assert _noted(graph, [("Episode", "nope")], "b") == "exists"
+    linked = "MATCH (n:Note)-[:ON]->(x) RETURN n.text, coalesce(x.id, x.key) ORDER BY coalesce(x.id, x.key)"
+    assert graph.query(linked).result_set == [["b", "e1"], ["b", "v1"]]
+    # No reference: made once.
+    assert _noted(graph, [], "c") == "made"
+    assert _noted(graph, [], "c") == "exists"
+
+
+def test_made_where_found_with_more_references_than_a_few_takes_them_as_a_list(graph):
+    from lighthouse.references import FEW
+
+    many = [("Valve", f"v{n}") for n in range(FEW + 3)]
+    graph.query(
+        "UNWIND range(0, $n - 1) AS n CREATE (:Valve:Entity {key: 'v' + toString(n)})", {"n": FEW + 2}
+    )
+    assert _noted(graph, many, "a") == "missing"  # the last one names nothing
+    assert graph.query("MATCH (n:Note) RETURN count(n)").result_set == [[0]]
+    assert _noted(graph, many[:-1], "a") == "made"
+    assert graph.query("MATCH (:Note {text: 'a'})-[:ON]->(x) RETURN count(x)").result_set == [[FEW + 2]]
+    assert _noted(graph, many[:-1], "a") == "exists"
 
 
 def test_an_object_that_fails_when_read_is_refused_not_an_error_of_another_kind():

@@ -158,6 +158,18 @@ def test_names_that_cannot_be_printed_are_refused(given, says) -> None:
     assert str(raised.value).startswith("the agent must be text")
 
 
+def test_every_ascii_character_is_kept_or_refused_as_its_unicode_category_says() -> None:
+    import unicodedata
+
+    for code in range(128):
+        given = f"a{chr(code)}b"
+        if unicodedata.category(chr(code))[0] == "C":
+            with pytest.raises(Refused, match="can be printed"):
+                values.name(given)
+        else:
+            assert values.name(given) == given
+
+
 class _Sly(str):
     """A str that lies about itself, and raises when it is printed or measured."""
 
