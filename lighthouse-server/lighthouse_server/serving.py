@@ -8,6 +8,7 @@ kill -9 (embedded.start()), so the next start on the same data directory works.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib.util
 import logging
 import signal
@@ -103,6 +104,11 @@ def serve(settings: Settings, *, say=print) -> int:
             f"Lighthouse on http://{settings.host}:{settings.port} (API /v1, MCP /mcp, docs /docs, console /console); {where}",
             flush=True,
         )
+        # What the start made (modules, the app, its routes and templates) lives as long as the process:
+        # kept out of the collector's sight, a full collection walks only what requests made. A console
+        # page of 1,000 States took 160 ms on the server, or 270 when a full collection fell in it.
+        gc.collect()
+        gc.freeze()
         with contextlib.suppress(KeyboardInterrupt):
             web.run()
         return 0 if web.started else 1

@@ -36,7 +36,8 @@ SHOWN_TEXT = 2_000  # characters of one value a list shows; the entity page show
 def when(value: object) -> str:
     """A time as people read it: 2026-01-31 12:00:00Z; anything else as text."""
     if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%SZ")
+        # isoformat() is C, a tenth of strftime()'s time: a page of 1,000 States shows some 6,000 times.
+        return value.isoformat(" ", "seconds")[:19] + "Z"
     if isinstance(value, str) and len(value) >= 19 and value[10] == "T":
         return value[:10] + " " + value[11:19] + "Z"
     return "" if value is None else str(value)

@@ -60,6 +60,11 @@ def late_flags(states: list[dict]) -> list[bool]:
     return flags
 
 
+def _moment(moment: datetime) -> str:
+    """2026-01-31 12:00:00: isoformat() is C, a tenth of strftime()'s time (a bar's title has one or two)."""
+    return moment.isoformat(" ", "seconds")[:19]
+
+
 def _label(moment: datetime, span: timedelta) -> str:
     if span <= timedelta(days=2):
         return moment.strftime("%m-%d %H:%M")
@@ -99,8 +104,8 @@ def drawn(
         if late[place]:
             css.append("late")
         until = state.get("valid_to")
-        title = f"State {place + 1}: from {state['valid_from']:%Y-%m-%d %H:%M:%S}" + (
-            f" to {until:%Y-%m-%d %H:%M:%S}" if until else " (open)"
+        title = f"State {place + 1}: from {_moment(state['valid_from'])}" + (
+            f" to {_moment(until)}" if until else " (open)"
         )
         title += f", {trust}" + (", late" if late[place] else "") + f", by {state.get('by', '')}"
         lanes[0].bars.append(bar(state["valid_from"], until, " ".join(css), title, f"state-{place + 1}"))
@@ -114,8 +119,8 @@ def drawn(
             if window["valid_from"] is None:
                 continue
             until = window["valid_to"]
-            title = f"{relation} {target}: from {window['valid_from']:%Y-%m-%d %H:%M:%S}" + (
-                f" to {until:%Y-%m-%d %H:%M:%S}" if until else " (open)"
+            title = f"{relation} {target}: from {_moment(window['valid_from'])}" + (
+                f" to {_moment(until)}" if until else " (open)"
             )
             css = "window open" if until is None else "window"
             lane.bars.append(bar(window["valid_from"], until, css, title, f"window-{relation}-{target}"))
