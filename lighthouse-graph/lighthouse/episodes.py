@@ -98,9 +98,8 @@ def text_of(checked: dict) -> str:
     return "\n".join(item for _name, item in sorted(checked.items()) if isinstance(item, str))
 
 
-# Creates the episode and its ABOUT edges only when it is new and every entity it is about exists.
-# What open_episode() writes, by references.made_where_found(): the episode with its tally (its count of
-# entries), and an ABOUT edge to each entity it is about.
+# What open_episode() writes by references.made_where_found(), only when the episode is new and every
+# entity it is about exists: the episode with its tally (its count of entries), an ABOUT edge to each.
 _OPENED = "(old:Episode {id: $id})"
 _OPENING = (
     "CREATE (ep:Episode {id: $id, by: $by, opened_at: localdatetime($at), recorded_at: localdatetime($now)}) "

@@ -7,6 +7,7 @@ lesson, a playbook, a handoff, a task) by its label and id. An entry can also be
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .graphs import read
 from .kinds import OWNED_LABELS, PLAIN_NAME, is_kind
@@ -123,12 +124,11 @@ def _matched_one_by_one(references: list[Reference]) -> tuple[str, dict]:
 
 def _found_one_by_one(references: list[Reference], into: str, places: bool) -> tuple[str, dict]:
     matched, params = _matched_one_by_one(references)
-    parts = [matched]
     if not places:
         nodes = ", ".join(f"ref_node_{place}" for place in range(len(references)))
-        return "".join(parts) + f"WITH [node IN [{nodes}] WHERE node IS NOT NULL] AS {into} ", params
+        return matched + f"WITH [node IN [{nodes}] WHERE node IS NOT NULL] AS {into} ", params
     pairs = ", ".join(f"[ref_node_{place}, {place}]" for place in range(len(references)))
-    return "".join(parts) + f"WITH [pair IN [{pairs}] WHERE pair[0] IS NOT NULL] AS {into} ", params
+    return matched + f"WITH [pair IN [{pairs}] WHERE pair[0] IS NOT NULL] AS {into} ", params
 
 
 def finding(references: list[Reference], into: str = "found", places: bool = False) -> tuple[str, dict]:
@@ -200,7 +200,9 @@ def describe(reference: Reference) -> str:
 _PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def made_where_found(graph, things: list, old: str, making: str, linking, params: dict) -> str:
+def made_where_found(
+    graph, things: list, old: str, making: str, linking: Callable[[str], str], params: dict
+) -> str:
     """Makes a record only when it is not there yet and every reference names a node: "made" after one
     query, "exists" or "missing" after two (only a refusal costs the second, a read of old).
 
