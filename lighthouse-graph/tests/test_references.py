@@ -262,19 +262,34 @@ def test_made_where_found_makes_only_when_new_and_every_reference_exists(graph, 
     graph.query("CREATE (:Episode {id: 'e1'}), (:Valve:Entity {key: 'v1'})")
     with sent(db, graph.name) as commands:
         assert _noted(graph, [("Episode", "e1"), ("Episode", "e2")], "a") == "missing"
-    assert [command for command, _ in commands] == ["GRAPH.QUERY", "GRAPH.RO_QUERY"]  # a refusal reads
+    assert [command for command, _ in commands] == ["GRAPH.QUERY"]  # one query, a refusal too
     assert graph.query("MATCH (n:Note) RETURN count(n)").result_set == [[0]]
     with sent(db, graph.name) as commands:
         assert _noted(graph, [("Episode", "e1"), ("Valve", "v1")], "b") == "made"
-    assert [command for command, _ in commands] == ["GRAPH.QUERY"]  # one query when it is made
+    assert [command for command, _ in commands] == ["GRAPH.QUERY"]
     # Taken, whether or not what it names exists: "exists", and nothing changes.
-    assert _noted(graph, [("Episode", "e1")], "b") == "exists"
+    with sent(db, graph.name) as commands:
+        assert _noted(graph, [("Episode", "e1")], "b") == "exists"
+    assert [command for command, _ in commands] == ["GRAPH.QUERY"]
     assert _noted(graph, [("Episode", "nope")], "b") == "exists"
     linked = "MATCH (n:Note)-[:ON]->(x) RETURN n.text, coalesce(x.id, x.key) ORDER BY coalesce(x.id, x.key)"
     assert graph.query(linked).result_set == [["b", "e1"], ["b", "v1"]]
     # No reference: made once.
     assert _noted(graph, [], "c") == "made"
     assert _noted(graph, [], "c") == "exists"
+
+
+def test_made_where_found_raises_when_the_answer_says_neither_made_nor_why(graph):
+    from lighthouse.errors import ReceiptMismatch
+
+    class Silent:  # the real graph, whose writes are answered by a query that makes and says nothing
+        name = graph.name
+
+        def query(self, *_args, **_kwargs):
+            return graph.query("RETURN 1 LIMIT 0")
+
+    with pytest.raises(ReceiptMismatch, match="made nothing and did not say why"):
+        _noted(Silent(), [], "a")
 
 
 def test_made_where_found_with_more_references_than_a_few_takes_them_as_a_list(graph):
