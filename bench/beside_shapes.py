@@ -10,7 +10,8 @@ call, the shape's call (ids of its own: `ep<n>`, `h<n>`, users `shape-user<n>`),
 of a device, in an order that turns with each call. A graph holds the fleet written by remember() (its
 schema, its indexes), then each function's calls in the benchmark's order: open_episode(), record()
 (ten entries an episode, each citing the one before and the device), close_episode(), hand_off(),
-say() (round 50 users, every tenth mentioning a device). Every receipt and every shape's writes are
+learn() (a lesson an episode, resting on it and the next), weigh() (each lesson by the episode two on,
+for it or against it in turn), say() (round 50 users, every tenth mentioning a device). Every receipt and every shape's writes are
 checked; a wrong one stops it (exit code 1).
 
 It prints, for each function, the ms a call and inside FalkorDB of the function, its shape and the floor,
@@ -27,20 +28,34 @@ import uuid
 
 from fleet import AGENT, DEVICE, Fleet
 from growth import Timed
-from lighthouse import close_episode, ensure_schema, hand_off, open_episode, record, remember, say
+from lighthouse import (
+    close_episode,
+    ensure_schema,
+    hand_off,
+    learn,
+    open_episode,
+    record,
+    remember,
+    say,
+    weigh,
+)
 from processes import expect, on_a_server
 from single_write_cypher import (
     CLOSE_SHAPE,
     ENTRIES,
     HAND_OFF_SHAPE,
+    LEARN_SHAPE,
     OPEN_SHAPE,
     RECORD_SHAPE,
     SAY_SHAPE,
     USERS,
+    WEIGH_SHAPES,
     append_params,
     hand_off_params,
+    learn_params,
     open_params,
     say_params,
+    weigh_params,
 )
 
 RECEIVER = "bench-receiver"  # the shape's receiver too (single_write_cypher.hand_off_params)
@@ -71,7 +86,8 @@ def _taking_turns(graph, count: int, function, shape, floor_key) -> Turns:
             query, params = shape(number)
             result = graph.query(query, params)
             turns.inside[name] += result.run_time_ms
-            expect(result.nodes_created >= 1, f"the shape's call {number} made no node")
+            made = result.nodes_created + result.relationships_created
+            expect(made >= 1, f"the shape's call {number} made nothing")
         else:  # read as run.py's indexed_match reads
             result = graph.ro_query(FLOOR, {"key": floor_key(number)})
             turns.inside[name] += result.run_time_ms
@@ -157,6 +173,32 @@ class Writes:
     def hand_off_shape(self, number: int) -> tuple[str, dict]:
         return HAND_OFF_SHAPE, hand_off_params(number, self.devices[number])
 
+    def learned(self, graph, number: int) -> None:
+        resting_on = [f"beside-ep-{number}", f"beside-ep-{(number + 1) % len(self.devices)}"]
+        device = self.devices[number]
+        statement = f"device {device} steadies after a fan check"
+        receipt = learn(
+            graph,
+            f"beside-lesson-{number}",
+            AGENT,
+            statement,
+            resting_on,
+            [(DEVICE, device)],
+            {"confidence": 0.5 + number % 5 / 10},
+        )
+        expect(receipt["status"] == "learned", f"learn {number}: {receipt}")
+
+    def learn_shape(self, number: int) -> tuple[str, dict]:
+        return LEARN_SHAPE, learn_params(number, len(self.devices), self.devices[number])
+
+    def weighed(self, graph, number: int) -> None:
+        episode_id = f"beside-ep-{(number + 2) % len(self.devices)}"
+        receipt = weigh(graph, f"beside-lesson-{number}", AGENT, episode_id, number % 2 == 0)
+        expect(receipt["status"] == "weighed", f"weigh {number}: {receipt}")
+
+    def weigh_shape(self, number: int) -> tuple[str, dict]:
+        return WEIGH_SHAPES[number % 2 == 0], weigh_params(number, len(self.devices))
+
     def said(self, graph, number: int) -> None:
         user, seq = f"user{number % USERS:02d}", number // USERS + 1
         mentions = [(DEVICE, self.keys[number % len(self.keys)])] if number % 10 == 0 else ()
@@ -186,6 +228,8 @@ def measure(server, entities: int, episodes: int, messages: int) -> list[str]:
             ("record", len(writes.appends), writes.recorded, writes.record_shape, writes.record_device),
             ("close_episode", episodes, writes.closed, writes.close_shape, writes.device),
             ("hand_off", episodes, writes.given, writes.hand_off_shape, writes.device),
+            ("learn", episodes, writes.learned, writes.learn_shape, writes.device),
+            ("weigh", episodes, writes.weighed, writes.weigh_shape, writes.device),
             ("say", messages, writes.said, writes.say_shape, writes.mentioned),
         ]
         return [_report(name, _taking_turns(graph, count, *sides)) for name, count, *sides in turns]

@@ -32,6 +32,7 @@ WORKLOAD_MODULES = (
     "read_floors",
     "entity_reads",
     "episode_work",
+    "lesson_work",
     "coordination",
     "conversation_work",
     "single_write_shapes",

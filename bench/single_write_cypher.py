@@ -105,3 +105,37 @@ def append_params(number: int, seq: int, key: str, closing: bool) -> dict:
         "note": None if closing else note,
         "reading": None if closing else values["reading"],
     }
+
+
+# The lesson, its two SUPPORTED_BY edges (the episodes n and n + 1) and its ABOUT edge, as learn() writes.
+LEARN_SHAPE = (
+    "MATCH (d:Device {key: $key}) MATCH (first:Episode {id: $first}) MATCH (second:Episode {id: $second}) "
+    "CREATE (l:Lesson {id: $id, statement: $statement, by: $by, at: localdatetime($now), "
+    "  recorded_at: localdatetime($now), touched_at: localdatetime($now), support: 2, against: 0, used: 0, "
+    "  helped: 0, failed: 0, confidence: $confidence}) "
+    "CREATE (l)-[:SUPPORTED_BY {by: $by, at: localdatetime($now)}]->(first) "
+    "CREATE (l)-[:SUPPORTED_BY {by: $by, at: localdatetime($now)}]->(second) "
+    "CREATE (l)-[:ABOUT]->(d)"
+)
+
+
+def learn_params(number: int, episodes: int, device: str) -> dict:
+    params = {"key": device, "first": f"ep{number}", "second": f"ep{(number + 1) % episodes}"}
+    params.update(id=f"lesson{number}", statement=f"device {device} steadies after a fan check", by=AGENT)
+    return {**params, "now": NOW, "confidence": 0.5 + number % 5 / 10}
+
+
+# One more episode for the lesson (agrees) or against it, as weigh() writes: its edge, count and touch.
+_WEIGH_SHAPE = (
+    "MATCH (l:Lesson {{id: $id}}) MATCH (ep:Episode {{id: $episode}}) "
+    "CREATE (l)-[:{edge} {{by: $by, at: localdatetime($now)}}]->(ep) "
+    "SET l.{count} = l.{count} + 1, l.touched_at = localdatetime($now)"
+)
+WEIGH_SHAPES = {
+    True: _WEIGH_SHAPE.format(edge="SUPPORTED_BY", count="support"),
+    False: _WEIGH_SHAPE.format(edge="CONTRADICTED_BY", count="against"),
+}
+
+
+def weigh_params(number: int, episodes: int) -> dict:
+    return {"id": f"lesson{number}", "episode": f"ep{(number + 2) % episodes}", "by": AGENT, "now": NOW}

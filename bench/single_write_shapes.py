@@ -16,14 +16,18 @@ from single_write_cypher import (
     CLOSE_SHAPE,
     ENTRIES,
     HAND_OFF_SHAPE,
+    LEARN_SHAPE,
     OPEN_SHAPE,
     RECORD_SHAPE,
     SAY_SHAPE,
     USERS,
+    WEIGH_SHAPES,
     append_params,
     hand_off_params,
+    learn_params,
     open_params,
     say_params,
+    weigh_params,
 )
 
 EPISODES = 200
@@ -115,6 +119,38 @@ def hand_off_shape(ctx: Context) -> Measured:
         lambda number: shape.query(HAND_OFF_SHAPE, hand_off_params(number, devices[number])), range(EPISODES)
     )
     return Measured(EPISODES, seconds, _made(results, 1, 4, "hand_off_shape"))
+
+
+@workload(
+    "learn_shape",
+    "calls",
+    needs=("close_shape",),
+    floor="indexed_match",
+    about="reference: the Lesson, its two SUPPORTED_BY edges and its ABOUT edge that learn() writes, blind",
+)
+def learn_shape(ctx: Context) -> Measured:
+    shape, devices = _shape_graph(ctx), _devices(ctx)
+    results, seconds = timed_calls(
+        lambda number: shape.query(LEARN_SHAPE, learn_params(number, EPISODES, devices[number])),
+        range(EPISODES),
+    )
+    return Measured(EPISODES, seconds, _made(results, 1, 3, "learn_shape"))
+
+
+@workload(
+    "weigh_shape",
+    "calls",
+    needs=("learn_shape",),
+    floor="indexed_match",
+    about="reference: the edge for or against and the count that weigh() writes, blind",
+)
+def weigh_shape(ctx: Context) -> Measured:
+    shape = _shape_graph(ctx)
+    results, seconds = timed_calls(
+        lambda number: shape.query(WEIGH_SHAPES[number % 2 == 0], weigh_params(number, EPISODES)),
+        range(EPISODES),
+    )
+    return Measured(EPISODES, seconds, _made(results, 0, 1, "weigh_shape"))
 
 
 @workload(
