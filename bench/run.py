@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import gc
 import importlib
 import pstats
 import random
@@ -100,6 +101,11 @@ def listing() -> str:
 def measure(ctx: Context, names: list[str] | None, profile: bool, tallies: Tallies | None) -> list[Figure]:
     figures: dict[str, Figure] = {}
     for chosen in selection(names):
+        # What the run holds so far (the fleet, its rows, earlier answers) is put out of the collector's
+        # reach: a full collection inside a timed part then scans what that workload made, not the run's
+        # heap (one run's edges_read took 0.070 to 0.099 s without it, 0.045 to 0.067 with it).
+        gc.collect()
+        gc.freeze()
         profiler = cProfile.Profile() if profile else None
         with profiler or contextlib.nullcontext():
             measured = chosen.run(ctx)
