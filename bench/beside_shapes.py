@@ -11,8 +11,8 @@ of a device, in an order that turns with each call. A graph holds the fleet writ
 schema, its indexes), then each function's calls in the benchmark's order: open_episode(), record()
 (ten entries an episode, each citing the one before and the device), close_episode(), hand_off(),
 learn() (a lesson an episode, resting on it and the next), weigh() (each lesson by the episode two on,
-for it or against it in turn), say() (round 50 users, every tenth mentioning a device). Every receipt and every shape's writes are
-checked; a wrong one stops it (exit code 1).
+for it or against it in turn), say() (round 50 users, every tenth mentioning a device). Every receipt
+and every shape's writes are checked; a wrong one stops it (exit code 1).
 
 It prints, for each function, the ms a call and inside FalkorDB of the function, its shape and the floor,
 and the function's and the shape's calls/s as a share of the floor's, with the function's as a share
