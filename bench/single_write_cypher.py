@@ -25,7 +25,10 @@ OPEN_SHAPE = (
 # The entry, its counters, the writer, the chain and what it cites: the device and (after the first)
 # the entry before. close is the same with the episode's end (on its tally, where the library keeps it).
 APPEND_SHAPE = (
-    "MATCH (ep:Episode {{id: $episode}})-[tally:LH_TALLY]->(ep) MATCH (:Stamp)-[serials:LH_TALLY]->() "
+    # Each loop edge from a node found before it (a WITH between): in one pattern with the node's scan,
+    # FalkorDB 4.22.1 takes some 0.04 ms more for each (lighthouse/episodes.py, _append_query()).
+    "MATCH (ep:Episode {{id: $episode}}) MATCH (st:Stamp) WITH ep, st "
+    "MATCH (ep)-[tally:LH_TALLY]->(ep) MATCH (st)-[serials:LH_TALLY]->(st) "
     "MATCH (d:Device {{key: $key}}) OPTIONAL MATCH (last:Entry {{id: $last}}) "
     "WITH ep, tally, serials, d, last, tally.entries + 1 AS seq, serials.serial + 1 AS serial "
     "SET tally.entries = seq, serials.serial = serial{closing} "
