@@ -31,7 +31,14 @@ from fleet import AGENT, DEVICE, Fleet
 from growth import Timed
 from lighthouse import close_episode, ensure_schema, learn, open_episode, record, remember, weigh
 from processes import expect, on_a_server
-from single_write_cypher import LEARN_SHAPE, NOW, RECORD_SHAPE, WEIGH_SHAPES, append_params
+from single_write_cypher import (
+    LEARN_SHAPE,
+    NOW,
+    RECORD_SHAPE,
+    WEIGH_SHAPES,
+    append_params,
+    learn_params,
+)
 
 STATEMENT = "steadies after a fan check"
 
@@ -81,9 +88,8 @@ class Ways:
         expect(receipt == {"id": lesson_id, "status": "learned"}, f"learn {lesson_id}: {receipt}")
 
     def learn_shape(self, number: int, shift: int) -> tuple[str, dict, tuple]:
-        params = {"key": self.device(number), "first": f"ep{number}", "by": AGENT}
-        params.update(second=f"ep{(number + 1) % self.episodes}", id=f"shape{shift}-{number}", now=NOW)
-        return LEARN_SHAPE, {**params, "statement": STATEMENT, "confidence": 0.5}, (1, 3)
+        params = learn_params(number, self.episodes, self.device(number))
+        return LEARN_SHAPE, {**params, "id": f"shape{shift}-{number}"}, (1, 3)
 
     def weighed(self, graph, number: int, shift: int) -> None:
         # A lesson rests on its episode and the next: shift (2 and up) names one that neither is.
