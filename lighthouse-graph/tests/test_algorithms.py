@@ -108,20 +108,57 @@ def test_questions_about_a_graph_that_does_not_exist_answer_nothing(graph):
 
 
 def test_every_parameter_is_taken_by_position_in_the_published_order(world):
+    # Each position gets a value that changes the answer (or is refused by its own name), so an argument
+    # taken at another position gives another answer.
     the_seed(world)
     put(world, DEVICE, "d2", T1, LOCATED_IN="r1")
-    by_name = groups(world, [DEVICE], relations=None, records=(), at_least=1, limit=1, show=2, at=None)
-    assert groups(world, [DEVICE], None, (), 1, 1, 2, None) == by_name
-    assert by_name == [{"size": 6, "members": [("Device", "d1"), ("Device", "d2")]}]
-    assert important(world, [DEVICE], "LOCATED_IN", 2, T3) == important(
-        world, [DEVICE], relation="LOCATED_IN", limit=2, at=T3
+    put(world, DEVICE, "d3", T3, LOCATED_IN="r3", USED_BY=["green"])
+    d1, d2 = (DEVICE, "d1"), (DEVICE, "d2")
+    by_name = groups(
+        world, [DEVICE], relations=["LOCATED_IN"], records=(), at_least=1, limit=5, show=1, at=T1
     )
-    assert between(world, [DEVICE], None, 3, 1, 5, None) == between(
-        world, [DEVICE], relations=None, limit=3, sample=1, seed=5, at=None
-    )
-    assert connection(world, (DEVICE, "d1"), (DEVICE, "d2"), (), None, 2, None) == connection(
-        world, (DEVICE, "d1"), (DEVICE, "d2"), kinds=(), relations=None, max_hops=2, at=None
-    )
+    assert groups(world, [DEVICE], ["LOCATED_IN"], (), 1, 5, 1, T1) == by_name
+    assert by_name == [{"size": 3, "members": [("Device", "d1")]}]  # show=1 of d1, d2 and r1 at T1
+    assert groups(world, [DEVICE], ["LOCATED_IN"], (), 1, 1, 5, T1) == [
+        {"size": 3, "members": [("Device", "d1"), ("Device", "d2"), ("Room", "r1")]}
+    ]
+    assert groups(world, [DEVICE], None, (), 1, 5, 1, None) == [
+        {"size": 6, "members": [("Device", "d1")]},
+        {"size": 3, "members": [("Device", "d3")]},
+    ]
+    assert groups(world, [DEVICE], ["LOCATED_IN"], (), 4, 5, 2, T1) == []  # at_least 4: none at T1
+    with pytest.raises(TypeError, match="records"):
+        groups(world, [DEVICE], None, None)
+    for place, name in enumerate(("at_least", "limit", "show")):
+        with pytest.raises(ValueError, match=name):
+            groups(world, [DEVICE], None, (), *[1] * place, 0)
+    by_name = important(world, [DEVICE], relation="USED_BY", limit=2, at=T1)
+    assert important(world, [DEVICE], "USED_BY", 2, T1) == by_name
+    assert [one["entity"] for one in by_name] == [("Team", "blue"), ("Team", "red")]
+    assert [one["entity"] for one in important(world, [DEVICE], "LOCATED_IN", 1, T3)] == [("Room", "r1")]
+    assert [one["entity"] for one in between(world, [DEVICE], None, 3, None, 5, T1)] == [
+        ("Device", "d1"),
+        ("Device", "d2"),
+        ("Room", "r1"),
+    ]
+    assert [one["entity"] for one in between(world, [DEVICE], None, 3, None, 5, None)] == [
+        ("Device", "d1"),
+        ("Device", "d2"),
+        ("Device", "d3"),
+    ]
+    with pytest.raises(ValueError, match="sample"):
+        between(world, [DEVICE], None, 3, 0)
+    with pytest.raises(ValueError, match="seed"):
+        between(world, [DEVICE], None, 3, None, 0)
+    by_name = connection(world, d1, d2, kinds=(), relations=None, max_hops=2, at=T1)
+    assert connection(world, d1, d2, (), None, 2, T1) == by_name
+    shown = [(step["from"], step["to"]) for step in by_name]
+    assert shown == [(("Device", "d1"), ("Room", "r1")), (("Room", "r1"), ("Device", "d2"))]
+    assert connection(world, d1, d2, (), ["USED_BY"], 2, T1) is None  # relations: no team in common
+    assert connection(world, d1, d2, (), None, 1, T1) is None  # max_hops: two steps are needed
+    assert connection(world, d1, d2, (), None, 2, T3) is None  # at: d1 had moved to r2
+    with pytest.raises(TypeError, match="kinds"):
+        connection(world, d1, d2, "LOCATED_IN")
 
 
 def test_groups_keep_to_at_least_and_list_show_members(world):

@@ -139,8 +139,22 @@ def test_a_message_is_a_plain_dict(chat):
 def test_user_word_is_a_stable_hash():
     # The same in every process: a fixed function of the name, not Python's salted hash().
     import hashlib
+    import os
+    import subprocess
+    import sys
 
-    assert talk.user_word("ann") == talk.user_word("ann")
+    ask = "from lighthouse.conversation import talk; print(talk.user_word('ann'))"
+    elsewhere = {
+        subprocess.run(
+            [sys.executable, "-c", ask],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
+    assert elsewhere == {talk.user_word("ann")}
     assert talk.user_word("ann") != talk.user_word("bob")
     assert talk.user_word("ann").isalnum() and talk.user_word("ann").startswith("u")
     assert talk.user_word("Zoë") == "u" + hashlib.sha256("Zoë".encode()).hexdigest()[:16]
@@ -370,6 +384,7 @@ def test_sessions_stored_in_the_same_second_are_ordered_by_id(chat):
     for name in ("c", "a", "b"):
         say(chat, "ann", name, "user", name, by="ann")
     found = sessions(chat, "ann")
+    assert sorted(s["id"] for s in found) == ["a", "b", "c"]
     if len({s["active_at"] for s in found}) == 1:  # the three writes fell in one second
         assert [s["id"] for s in found] == ["a", "b", "c"]
     else:

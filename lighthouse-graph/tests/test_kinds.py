@@ -113,7 +113,7 @@ def test_a_str_subclass_equal_to_self_is_the_kind_itself_and_cannot_lie() -> Non
 
 def test_a_kind_is_hashable_and_frozen_in_every_field() -> None:
     device = Kind("Device", relations={"IN": ROOM})
-    assert hash(device) == hash(device) and {device: 1}[device] == 1
+    assert {device: 1}[device] == 1 and device in {device}
     for name in ("label", "key", "times", "relations", "text", "dimensions"):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(device, name, getattr(device, name))
@@ -130,7 +130,7 @@ def test_two_kinds_are_equal_only_when_they_are_the_same_object() -> None:
 def test_a_kind_is_frozen() -> None:
     with pytest.raises(AttributeError):
         ROOM.label = "Other"  # type: ignore[misc]
-    assert issubclass(dataclasses.FrozenInstanceError, AttributeError)
+    assert ROOM.label == "Room"
 
 
 def test_target_of_an_undeclared_relation_is_refused() -> None:

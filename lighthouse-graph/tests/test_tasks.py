@@ -173,8 +173,11 @@ def test_a_lease_out_of_range_raises_naming_the_lease(queue, lease):
 
 
 def test_leases_from_one_second_to_seven_days(queue):
-    assert claim(queue, "ann", "build", 1)["until"] is not None
-    assert claim(queue, "ann", "review", MAX_LEASE)["until"] is not None
+    for kind, lease in (("build", 1), ("review", MAX_LEASE)):
+        asked = datetime.now(UTC)
+        until = claim(queue, "ann", kind, lease)["until"]
+        # Times are kept to the second: the lease ends lease seconds after the claim, within a second.
+        assert timedelta(seconds=lease - 1) <= until - asked <= timedelta(seconds=lease + 1)
 
 
 def test_a_task_waits_until_every_task_before_it_is_done(queue):

@@ -1,7 +1,10 @@
 """The service's settings, read once: the command line over the environment over a TOML file over defaults.
 
-Every part of the service takes its settings from the one Settings this module gives; nothing else reads
-the environment or a config file. Each setting is documented in the README's table of settings.
+Every part of the service (serve, and the commands that act on its data) takes its settings from the one
+Settings this module gives. Outside it, only the demo, `lighthouse server`, the tests and the benchmark
+read the environment: FALKORDB_URL, FALKORDB_HOST and FALKORDB_PORT (database.from_environment()) and
+LIGHTHOUSE_GRAPH (command/demo.py), as the README's "Two commands" says. Each setting is documented in the
+README's table of settings.
 """
 
 from __future__ import annotations

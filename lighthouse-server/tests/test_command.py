@@ -45,14 +45,16 @@ def test_the_command_needs_a_subcommand():
 
 
 def test_the_installed_command_runs_the_demo(tmp_path):
-    """`lighthouse demo` as a user runs it: its own embedded FalkorDB, persisted, stopped cleanly."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("FALKORDB_")}
-    command = [sys.executable, "-m", "lighthouse_server.command", "demo", "--data", str(tmp_path / "data")]
-    done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+    """`lighthouse demo` as the README runs it, with no option: its own embedded FalkorDB, persisted under
+    ./data, stopped cleanly."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("FALKORDB_", "LIGHTHOUSE_"))}
+    command = [sys.executable, "-m", "lighthouse_server.command", "demo"]
+    run = {"env": environment, "cwd": tmp_path, "capture_output": True, "text": True, "timeout": 120}
+    done = subprocess.run(command, **run)
     assert done.returncode == 0, done.stderr
     assert "group sizes: [5]" in done.stdout
     assert (tmp_path / "data" / "appendonlydir").is_dir()  # persisted
-    again = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+    again = subprocess.run(command, **run)
     assert "remember first: [{'key': 'd1', 'status': 'unchanged'}]" in again.stdout  # the data was kept
 
 

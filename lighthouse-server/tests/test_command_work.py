@@ -4,6 +4,9 @@ help, and what they say with no model configured."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
+from pathlib import Path
 
 import pytest
 from lighthouse_server.command import main
@@ -47,3 +50,21 @@ def test_on_a_data_directory_of_its_own(tmp_path):
     assert listed.returncode == 0 and listed.stdout == ""
     bad = here.command("set-aside", "--tenant", "acme", "--limit", "0")
     assert bad.returncode == 1 and "invalid_argument" in bad.stderr
+
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+
+
+def test_the_readme_lines_of_status_set_aside_and_replay_run_as_written(tmp_path):
+    block = next(
+        shown for shown in re.findall(r"```sh\n(.*?)```", README, re.S) if "lighthouse set-aside" in shown
+    )
+    lines = [shlex.split(line.split("#", 1)[0]) for line in block.splitlines() if line.strip()]
+    assert [words[:3] for words in lines] == [["uv", "run", "lighthouse"]] * 3
+    here = Lighthouse(tmp_path / "data")
+    status, aside, replayed = (here.command(*words[3:]) for words in lines)
+    assert [words[3] for words in lines] == ["status", "set-aside", "replay"]
+    assert status.returncode == 0 and json.loads(status.stdout)["tenant"] == "acme", status.stderr
+    assert aside.returncode == 0 and aside.stdout == "", aside.stderr  # nothing set aside here
+    # The README's note id names no note of this fresh directory: a receipt that says so, exit 1.
+    assert replayed.returncode == 1 and json.loads(replayed.stdout)["status"] == "unknown", replayed.stderr
