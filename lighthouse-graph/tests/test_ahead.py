@@ -74,7 +74,7 @@ def _mixed_rows() -> list:
     hostile = [
         "not a row",
         {"key": None, "t": at(0)},
-        {"key": "h1", "t": at(0), "values": {"a": None}},
+        {"key": "h1", "t": at(0), "values": {"a b": None}},
         {"key": "h2", "t": at(0), "values": {"a": Hostile()}},
         {"key": "h3", "t": at(0), "values": {1: "x"}},
         {"key": "h4", "t": "later"},

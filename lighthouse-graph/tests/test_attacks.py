@@ -192,7 +192,7 @@ class Thing:
         [Thing()],
         [float("nan")],
         [[1]],
-        None,
+        [None],
         1 + 2j,
         Decimal("1.5"),
         [1] * 1_001,
@@ -429,7 +429,7 @@ def test_two_refused_rows_that_agree_in_their_first_2000_characters_are_two_fail
     receipts = remember(
         world,
         DEVICE,
-        [row(values={"note": head + "a", "bad": None}), row(values={"note": head + "b", "bad": None})],
+        [row(values={"note": head + "a", "bad": [None]}), row(values={"note": head + "b", "bad": [None]})],
         "feed",
     )
     assert [one["status"] for one in receipts] == ["invalid", "invalid"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import threading
+import uuid
 
 from devices import DEVICE, ROOM
 from falkordb import FalkorDB
@@ -500,3 +501,22 @@ def test_every_accepted_row_holds_at_its_time_after_racing(graph, db):
         elif receipt["status"] == "stale":
             assert found[0][0] != sent_row["values"]["status"]
             assert clock.from_store(found[0][1]) > moment(sent_row["t"])
+
+
+def test_a_database_that_refuses_everything_gives_failed_receipts_and_raises_nothing(db):
+    # The key holds a string, not a graph: every query, the WriteFailures' too, is refused (WRONGTYPE).
+    name = f"not-a-graph-remember-{uuid.uuid4().hex[:8]}"
+    db.connection.set(name, "text")
+    try:
+        broken = db.select_graph(name)
+        rows = [
+            {"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}},
+            {"key": "d2", "t": "2026-01-01T00:00:00Z", "entry": "e1/1"},
+            {"key": "d3", "t": "not a time"},
+        ]
+        receipts = remember(broken, DEVICE, rows, "ann")
+        assert [receipt["status"] for receipt in receipts] == ["failed", "failed", "invalid"]
+        assert all("WRONGTYPE" in receipt["reason"] for receipt in receipts[:2])
+        assert db.connection.get(name) == "text"
+    finally:
+        db.connection.delete(name)

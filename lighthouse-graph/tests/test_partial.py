@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -306,3 +307,20 @@ def test_eight_agents_updating_one_entity_lose_no_change(graph, db):
         clock.from_store(graph.ro_query("MATCH (e:Device) RETURN e.valid_from").result_set[0][0])
         == found[-1]["valid_from"]
     )
+
+
+def test_a_database_that_refuses_everything_gives_failed_receipts_and_raises_nothing(db):
+    # The key holds a string, not a graph: every query, the WriteFailure's too, is refused (WRONGTYPE).
+    name = f"not-a-graph-update-{uuid.uuid4().hex[:8]}"
+    db.connection.set(name, "text")
+    try:
+        broken = db.select_graph(name)
+        found = update(broken, DEVICE, "d1", "2026-01-01T00:00:00Z", "ann", values={"status": "ok"})
+        assert found["key"] == "d1" and found["status"] == "failed" and "WRONGTYPE" in found["reason"]
+        named = update(broken, DEVICE, "d1", "2026-01-01T00:00:00Z", "ann", entry="e1/1")
+        assert named["status"] == "failed" and "WRONGTYPE" in named["reason"]
+        refused = update(broken, DEVICE, "d1", "not a time", "ann")
+        assert refused["status"] == "invalid"  # its WriteFailure was refused too: the receipt says it all
+        assert db.connection.get(name) == "text"
+    finally:
+        db.connection.delete(name)

@@ -58,6 +58,14 @@ def test_a_row_without_t_takes_the_default():
         ready({"key": "d1"})
 
 
+def test_a_value_none_is_absent_and_left_out():
+    # API 1.2: None "means absent, and is dropped"; the row is the row without it, to its fingerprint.
+    dropped = ready({"key": "d1", "t": NOW, "values": {"status": "ok", "gone": None}})
+    plain = ready({"key": "d1", "t": NOW, "values": {"status": "ok"}})
+    assert dropped.values == {"status": "ok"} and dropped.fp == plain.fp
+    assert ready({"key": "d1", "t": NOW, "values": {"gone": None}}).values == {}
+
+
 @pytest.mark.parametrize(
     ("raw", "says"),
     [
@@ -77,7 +85,9 @@ def test_a_row_without_t_takes_the_default():
         ({"key": "d1", "t": NOW, "values": {"lh.rev": 1}}, "property name"),
         ({"key": "d1", "t": ""}, "needs its time"),
         ({"key": "d1", "t": NOW, "values": {"a b": 1}}, "property name"),
-        ({"key": "d1", "t": NOW, "values": {"a": None}}, "leave a value out"),
+        ({"key": "d1", "t": NOW, "values": {"a b": None}}, "property name"),
+        ({"key": "d1", "t": NOW, "values": {"fp": None}}, "belongs to the library"),
+        ({"key": "d1", "t": NOW, "values": {"a": [None]}}, "cannot be stored"),
         ({"key": "d1", "t": NOW, "values": {"a": {"b": 1}}}, "cannot be stored"),
         ({"key": "d1", "t": NOW, "values": {"a": [[1]]}}, "cannot be stored"),
         ({"key": "d1", "t": NOW, "values": {"last_seen": "yesterday"}}, "last_seen"),

@@ -15,7 +15,7 @@ from ..values import Refused
 from .ahead import prepared_ahead
 from .applying import apply_plans
 from .current import QUIET, read_current
-from .failures import REFUSALS, Failure, record_failures
+from .failures import REFUSALS, Failure, keep_failures
 from .late import holding, read_around
 from .plans import Around, decide
 from .rows import Row, key_of, typed
@@ -169,7 +169,7 @@ def _listed(graph, kind: Kind, by: str, rows: object) -> list:
         return list(rows)
     except Exception as error:
         message = f"rows must be an iterable of rows that can be read: {values.sort_of(error)}"
-        record_failures(
+        keep_failures(
             graph,
             [Failure("invalid", kind.label, None, {"by": by, "rows": values.sort_of(rows)}, message, by)],
         )
@@ -179,7 +179,8 @@ def _listed(graph, kind: Kind, by: str, rows: object) -> list:
 def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
     """Writes rows by the write rule; one receipt per row, in order: {"key", "status"} (and "reason").
 
-    rows: any iterable of rows {"key", "t", "values", "relations", "entry"}. by must be a name (else
+    rows: any iterable of rows {"key", "t", "values", "relations", "entry"} (a value None means absent:
+    it is left out). by must be a name (else
     Refused, a ValueError, and nothing is written), and so must kind be a Kind. What a row holds
     never raises: a row that cannot be stored gets a refusal receipt and a stored WriteFailure.
 
@@ -229,7 +230,7 @@ def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
             write_chunk(graph, kind, by, ready, statuses, refusals, trust=trust)
     ready = with_entries(graph, kind, by, later, statuses, refusals)
     write_ready(graph, kind, by, ready, statuses, refusals, trust=trust)
-    record_failures(graph, refusals)
+    keep_failures(graph, refusals)
     messages = {failure.index: failure.message for failure in refusals if failure.index is not None}
     if len(statuses) != len(listed):
         raise ReceiptMismatch(f"{len(statuses)} receipts for {len(listed)} rows")
@@ -237,11 +238,17 @@ def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
 
 
 def with_entries(graph, kind: Kind, by: str, rows: list[Row], statuses: dict, refusals: list) -> list[Row]:
-    """The rows whose entry exists or that name none; the others refused as missing (one read)."""
-    existing = check_entries(graph, rows)
+    """The rows whose entry exists or that name none; the others refused as missing (one read), or as
+    failed when the database refused that read."""
+    try:
+        existing, refused = check_entries(graph, rows), None
+    except ResponseError as error:
+        existing, refused = set(), str(error)
     ready = []
     for row in rows:
-        if row.entry is not None and row.entry not in existing:
+        if row.entry is not None and refused is not None:
+            _refuse(refusals, statuses, kind, by, row, "failed", refused)
+        elif row.entry is not None and row.entry not in existing:
             _refuse(refusals, statuses, kind, by, row, "missing", f"the entry {row.entry!r} does not exist")
         else:
             ready.append(row)

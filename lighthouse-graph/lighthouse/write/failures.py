@@ -103,6 +103,14 @@ def record_failures(graph, failures: list[Failure]) -> None:
     )
 
 
+def keep_failures(graph, failures: list[Failure]) -> None:
+    """record_failures() for a receipt-returning write: a database that refused the write may refuse its
+    record too, and the receipts tell each refusal all the same (such a write does not raise for the
+    database, API 1.4)."""
+    with contextlib.suppress(ResponseError):
+        record_failures(graph, failures)
+
+
 def refuse(graph, kind: str, key: object, content: object, status: str, reason: str, by: object) -> dict:
     """Keeps a refused write as a WriteFailure and gives its receipt: {"id", "status", "reason"}."""
     record_failures(graph, [Failure(status, kind, key, content, reason, by)])
@@ -115,8 +123,7 @@ def refused(
     """The receipt of a refused record write, {"id": None, "status", "reason"}, with its WriteFailure
     stored. A database that refused the write may refuse its record too: the receipt tells it all the
     same, since a receipt-returning write does not raise for the database (API 1.4)."""
-    with contextlib.suppress(ResponseError):
-        record_failures(graph, [Failure(status, kind, key, content, reason, by, owner=owner)])
+    keep_failures(graph, [Failure(status, kind, key, content, reason, by, owner=owner)])
     return {"id": None, "status": status, "reason": reason}
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from redis.exceptions import ResponseError
+
 from .. import clock
 from .. import values as limits
 from ..values import Refused, WrongType
 from .batches import check_call, check_entries, receipt, why, write_ready
-from .failures import Failure, record_failures
+from .failures import Failure, keep_failures
 from .plans import Around
 from .rows import Row, checked_values, targets
 
@@ -104,17 +106,22 @@ def update(graph, kind, key, t, by, values=None, relations=None, entry=None) -> 
         checked_key, moment, plain, linked, checked_entry = _checked(kind, raw)
     except Refused as error:
         content = raw if raw is not None else _shown(given)
-        record_failures(graph, [Failure(error.reason, kind.label, checked_key, content, str(error), by)])
+        keep_failures(graph, [Failure(error.reason, kind.label, checked_key, content, str(error), by)])
         return {"key": checked_key, "status": error.reason, "reason": str(error)}
     row = Row(0, checked_key, moment, {}, {}, checked_entry, raw)
     statuses: dict[int, str] = {}
     refusals: list[Failure] = []
-    if checked_entry is not None and checked_entry not in check_entries(graph, [row]):
+    try:
+        found = checked_entry is None or checked_entry in check_entries(graph, [row])
+    except ResponseError as error:
+        keep_failures(graph, [Failure("failed", kind.label, checked_key, raw, str(error), by)])
+        return {"key": checked_key, "status": "failed", "reason": str(error)}
+    if not found:
         message = f"the entry {checked_entry!r} does not exist"
-        record_failures(graph, [Failure("missing", kind.label, checked_key, raw, message, by)])
+        keep_failures(graph, [Failure("missing", kind.label, checked_key, raw, message, by)])
         return {"key": checked_key, "status": "missing", "reason": message}
     write_ready(graph, kind, by, [row], statuses, refusals, partial=_completed(kind, row, plain, linked))
-    record_failures(graph, refusals)
+    keep_failures(graph, refusals)
     status = statuses[0]
     found = receipt(checked_key, status, refusals[0].message if refusals else None)
     if status in ("stale", "busy") and refusals:
