@@ -46,8 +46,6 @@ VALUE_PREFIX = "v_"
 MAX_ENTRIES = 5_000  # entries of one episode
 MAX_LIMIT = 1_000
 
-# An entry's id is the episode's id, "/" and its number: room is kept so that it is still a name.
-MAX_EPISODE_ID = limits.MAX_NAME - 20
 
 # The names an entry's values may not use (API 2.5): the entry's own fields as reads give them.
 ENTRY_FIELDS = frozenset({"id", "seq", "serial", "type", "at", "recorded_at", "by", "cites", "words"})
@@ -58,11 +56,8 @@ UNKNOWN = "the episode does not exist"
 
 
 def checked_episode_id(given: object) -> str:
-    """An episode id: a name of at most 180 characters, so the ids of its entries are names too."""
-    checked = limits.name(given, "an episode id")
-    if len(checked) > MAX_EPISODE_ID:
-        raise Refused(f"an episode id must be text of at most {MAX_EPISODE_ID} characters")
-    return checked
+    """An episode id: a name (its entries' ids are longer: values.entry_id())."""
+    return limits.name(given, "an episode id")
 
 
 def checked_episodes(given: object, what: str) -> list[str]:

@@ -251,7 +251,7 @@ def extract_again(graph, kind: Kind, extractor, by: str, entry_id: str) -> dict:
     an entry that does not exist.
     """
     kind, by, _types, _limit, _attempts = _checked(kind, extractor, by, None, 1, None, False)
-    entry_id = values.name(entry_id, "an entry id")
+    entry_id = values.entry_id(entry_id)
     found = read(graph, f"MATCH (n:Entry {{id: $id}}) RETURN {entry_fields('n')}", {"id": entry_id})
     if not found:
         raise Refused(f"no entry {entry_id!r}", "unknown")

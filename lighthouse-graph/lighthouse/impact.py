@@ -204,7 +204,7 @@ def impact_of_entry(graph, entry_id: object) -> dict | None:
     of citation, and one for the rest. An id that is not a name raises Refused (a ValueError) before
     anything is read; database errors propagate.
     """
-    checked = limits.name(entry_id, "an entry id")
+    checked = limits.entry_id(entry_id)
     starts, citers, _cut = _reach(graph, [checked])
     if checked not in starts:
         return None
@@ -284,7 +284,7 @@ def invalidate_entry(graph, entry_id: object, by: object, reason: object, at: ob
     query; nothing is marked). entry_id and by are identity: one that is not a name raises Refused
     (a ValueError) before anything is written.
     """
-    checked = limits.name(entry_id, "an entry id")
+    checked = limits.entry_id(entry_id)
     marker = limits.name(by, "by")
     try:
         content = limits.plain({"reason": reason, "at": at}, "the invalidation")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from .errors import ReceiptMismatch
 from .graphs import read
 from .kinds import OWNED_LABELS, PLAIN_NAME, is_kind
-from .values import MAX_REFERENCES, Refused, key, name
+from .values import MAX_REFERENCES, Refused, entry_id, key, name
 from .values import shown as printable
 
 # Records the library keeps, found by their id. Everything else named by a label is an entity.
@@ -36,7 +36,7 @@ def parse(reference: object) -> Reference:
 
 def _parsed(reference: object) -> Reference:
     if type(reference) is str:
-        return ("Entry", name(reference, "an entry id"))
+        return ("Entry", entry_id(reference))
     if type(reference) not in (tuple, list) or len(reference) != 2:
         raise Refused(f"a reference is (Kind, key), (label, id) or an entry id, not {printable(reference)}")
     label, given = reference
@@ -44,6 +44,8 @@ def _parsed(reference: object) -> Reference:
         return (label.label, key(given, f"the key of a {label.label}"))
     if type(label) is not str or not PLAIN_NAME.match(label):
         raise Refused(f"a reference's label must be a Kind or a plain name, not {printable(label)}")
+    if label == "Entry":
+        return (label, entry_id(given, "the id of an Entry"))
     if label in RECORDS:
         return (label, name(given, f"the id of a {label}"))
     if label in OWNED_LABELS:

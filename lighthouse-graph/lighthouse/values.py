@@ -74,11 +74,12 @@ def text(value: object, what: str, limit: int = MAX_TEXT) -> str:
     return value
 
 
-def name(value: object, what: str = "a name") -> str:
-    """A name (id, by, agent, user): exactly a str of 1 to 200 characters, no space at either end, and
-    no character of a Unicode C category or a line or paragraph separator. Else Refused, "must be text"."""
-    if type(value) is not str or not value or len(value) > MAX_NAME:
-        raise Refused(f"{what} must be text of 1 to {MAX_NAME} characters: {shown(value)}")
+def name(value: object, what: str = "a name", *, longest: int = MAX_NAME) -> str:
+    """A name (id, by, agent, user): exactly a str of 1 to 200 characters (longest), no space at either
+    end, and no character of a Unicode C category or a line or paragraph separator. Else Refused, "must
+    be text"."""
+    if type(value) is not str or not value or len(value) > longest:
+        raise Refused(f"{what} must be text of 1 to {longest} characters: {shown(value)}")
     if value != value.strip():
         raise Refused(f"{what} must be text with no space at either end: {shown(value)}")
     if value.isascii() and value.isprintable():  # no ASCII character it lets through is of a C category
@@ -89,6 +90,16 @@ def name(value: object, what: str = "a name") -> str:
         if category[0] == "C" or category in ("Zl", "Zp"):
             raise Refused(f"{what} must be text with only characters that can be printed: {shown(value)}")
     return value
+
+
+# An entry's id is its episode's id (a name), "/" and its number, at most 5,000 (episodes.MAX_ENTRIES).
+MAX_ENTRY_ID = MAX_NAME + len("/5000")
+
+
+def entry_id(value: object, what: str = "an entry id") -> str:
+    """An entry id, as name() checks it, of at most MAX_ENTRY_ID characters: an episode id may be a whole
+    name (API 1.2), and the ids of its entries are longer."""
+    return name(value, what, longest=MAX_ENTRY_ID)
 
 
 def key(value: object, what: str = "a key") -> str | int:

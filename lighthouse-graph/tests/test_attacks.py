@@ -277,7 +277,7 @@ def test_names_of_200_characters_are_stored_and_201_refused(world):
     assert remember(world, DEVICE, [good], "b" * 200)[0]["status"] == "created"
     assert history(world, DEVICE, long_key)[0]["entry"] == long_entry
     refused_once(world, write(world, row(key="k" * 201)))
-    refused_once(world, write(world, row(entry="e" * 201)))
+    refused_once(world, write(world, row(entry="e" * 206)))  # an entry id: an episode id of 200, "/5000"
     refused_once(world, write(world, row(relations={"USED_BY": "t" * 201})))
     raised_and_nothing_stored(world, write(world, row(), by="b" * 201))
     assert remember(world, DEVICE, [row(key="d9", values={"a" * 100: 1})], "f")[0]["status"] == "created"

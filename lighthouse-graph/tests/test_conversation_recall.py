@@ -79,7 +79,7 @@ def test_said_about_is_newest_first_then_by_session_then_seq_descending(chat):
         (PUMP, None),
         ("Entity", "x"),
         ("bad label", 1),
-        "x" * 201,
+        "x" * 206,  # an entry id: a name of 200, "/" and at most 5,000
         5,
         None,
         (PUMP, "p1", 2),

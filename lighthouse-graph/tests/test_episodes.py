@@ -156,7 +156,7 @@ def test_open_with_bad_content_is_invalid(pumps, about, at):
 def test_open_with_a_bad_id_or_by_raises_and_keeps_nothing(pumps, bad):
     before = snapshot(pumps)
     with pytest.raises(Refused, match="must be text"):
-        open_episode(pumps, "x" * 181, "watcher")  # room for "/<seq>" in the ids of its entries
+        open_episode(pumps, "x" * 201, "watcher")
     with pytest.raises(Refused, match="must be text"):
         open_episode(pumps, bad, "watcher")
     with pytest.raises(Refused, match="must be text"):
@@ -489,3 +489,25 @@ def test_an_end_is_kept_on_the_tally_and_one_kept_on_the_node_before_is_read_eve
         lesson_id = f"lesson-{where}"
         assert learn(pumps, lesson_id, "reviewer", "hot pumps recover", ["p1-hot"])["status"] == "learned"
         assert weigh(pumps, lesson_id, "reviewer", "p1-hot", True)["status"] == "exists"
+
+
+def test_an_episode_id_may_be_a_whole_name_and_its_entries_are_cited_and_invalidated(pumps):
+    # API 1.2: a name of 1 to 200 characters is every id; an entry's id is longer by "/" and its number.
+    long_id = "e" * 200
+    assert open_episode(pumps, long_id, "watcher", [(PUMP, "p1")]) == {"id": long_id, "status": "opened"}
+    first = record(pumps, long_id, "observation", "watcher", {"reading": 1})
+    assert first == {"id": f"{long_id}/1", "seq": 1, "status": "recorded"}
+    cited = record(
+        pumps, long_id, "observation", "watcher", cites=[f"{long_id}/1", ("Entry", f"{long_id}/1")]
+    )
+    assert cited["status"] == "recorded"
+    assert [entry["cites"] for entry in episode(pumps, long_id)["entries"]][1] == [("Entry", f"{long_id}/1")]
+    rows = [{"key": "p2", "t": DAY2, "values": {"status": "hot"}, "entry": f"{long_id}/2"}]
+    assert remember(pumps, PUMP, rows, "watcher") == [{"key": "p2", "status": "changed"}]
+    assert invalidate_entry(pumps, f"{long_id}/1", "watcher", "misread")["status"] == "invalidated"
+    before = snapshot(pumps)
+    with pytest.raises(Refused, match="1 to 200 characters"):  # the id's own check: nothing is written
+        open_episode(pumps, "e" * 201, "watcher")
+    with pytest.raises(Refused, match="1 to 205 characters"):
+        invalidate_entry(pumps, "e" * 206, "watcher", "misread")
+    assert snapshot(pumps) == before

@@ -26,7 +26,7 @@ from lighthouse.graphs import read
 from lighthouse.impact import impact_of_entry, impact_of_state, invalidate_entry
 from lighthouse.lessons import learn, weigh
 from lighthouse.playbooks import write_playbook
-from lighthouse.values import MAX_NAME, Refused
+from lighthouse.values import MAX_ENTRY_ID, MAX_NAME, Refused
 from lighthouse.write.failures import failures
 from oracle import sent
 from racing import at_once
@@ -233,7 +233,7 @@ def test_many_states_are_cut(chain, monkeypatch):
 
 @pytest.mark.parametrize(
     "bad",
-    [None, 7, "", " a/1", "a\x00/1", "a/1\n", "x" * (MAX_NAME + 1), ["a/1"], HostileText("a/1")],
+    [None, 7, "", " a/1", "a\x00/1", "a/1\n", "x" * (MAX_ENTRY_ID + 1), ["a/1"], HostileText("a/1")],
     ids=lambda value: type(value).__name__,
 )
 def test_impact_of_entry_refuses_what_cannot_be_an_id(chain, bad):
@@ -414,7 +414,7 @@ def test_a_database_error_is_a_failed_receipt(db):
         ("a/1\x00", "auditor"),
         ("\u202ea/1", "auditor"),
         ("a/1\n", "auditor"),
-        ("x" * (MAX_NAME + 1), "auditor"),
+        ("x" * (MAX_ENTRY_ID + 1), "auditor"),
         (["a/1"], "auditor"),
         ({"id": "a/1"}, "auditor"),
         (HostileText("a/1"), "auditor"),

@@ -91,7 +91,7 @@ def test_parse_gives_label_and_key_for_each_form():
         ("Episode", 5),
         ("Entry", 7),
         "",
-        "x" * 201,
+        "x" * 206,  # an entry id: a name of 200, "/" and at most 5,000
         "entry\x00",
     ],
 )

@@ -69,7 +69,7 @@ def _checked(kind, given: dict) -> tuple:
     linked = {relation: targets(kind, relation, listed) for relation, listed in (relations or {}).items()}
     entry = given["entry"]
     if entry is not None:
-        limits.name(entry, "an entry id")
+        limits.entry_id(entry)
     limits.measured(given)
     return checked_key, moment, plain, linked, entry
 

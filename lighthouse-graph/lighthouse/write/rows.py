@@ -274,7 +274,7 @@ def _checked_row(kind: Kind, index: int, raw: object, present: datetime, default
     relations = checked_relations(kind, raw.get("relations"))
     entry = raw.get("entry")
     if entry is not None:
-        entry = values.name(entry, "an entry id")
+        entry = values.entry_id(entry)
     size = values.measured(raw)  # of plain values only: every part was checked above
     return Row(index, key, t, plain, relations, entry, raw, size)
 
