@@ -102,6 +102,15 @@ def parse(value: object) -> datetime:
     return moment
 
 
+def looked_at(value: object) -> datetime:
+    """parse(), for the time a read looks at: a time after the window is its last second, which sees
+    exactly what any later time would (no stored time lies past it), so as_of(..., "2100-01-01") gives the
+    current State. A time before the window is refused: its first second would see what began then."""
+    if given(value) and moment_of(value) > LATEST:
+        return LATEST
+    return parse(value)
+
+
 def checked(value: object, *, present_time: datetime | None = None) -> datetime:
     """parse(), and refused when more than five minutes in the future."""
     moment = parse(value)

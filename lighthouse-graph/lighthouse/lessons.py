@@ -347,7 +347,7 @@ def lessons_about(graph, kind: object, key: object, at_least: int = 1, since: ob
     if since is not None:
         if not clock.given(since):
             raise Refused("since must be a time, not blank")
-        after = clock.stamp_of(clock.parse(since))
+        after = clock.stamp_of(clock.looked_at(since))
     query = (
         # The entity first: with the filters on l in the same MATCH, FalkorDB 4.22 read every Lesson.
         f"MATCH {references.pattern(label, 'thing', '$key')} WITH thing MATCH (thing)<-[:ABOUT]-(l:Lesson) "

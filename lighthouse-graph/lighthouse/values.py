@@ -92,6 +92,17 @@ def name(value: object, what: str = "a name", *, longest: int = MAX_NAME) -> str
     return value
 
 
+def written_key(value: object, what: str = "a key") -> str | int:
+    """key(), for the key of an entity a write may create (a row's, an update's, a relation's target):
+    not 0. FalkorDB 4.22.1 keeps 0 out of its index once it loads a graph from disk (false and 0.0 too):
+    an entity of key 0 was then not found, so written twice, and its CREATE under the unique constraint
+    on keys crashed the server (SIGSEGV)."""
+    found = key(value, what)
+    if found == 0 and type(found) is int:
+        raise Refused(f"{what} may not be 0: FalkorDB 4.22.1 loses it from its index after a restart")
+    return found
+
+
 # An entry's id is its episode's id (a name), "/" and its number, at most 5,000 (episodes.MAX_ENTRIES).
 MAX_ENTRY_ID = MAX_NAME + len("/5000")
 

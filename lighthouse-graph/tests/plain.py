@@ -175,7 +175,7 @@ def random_history(seed: int, persons: int = 14, devices: int = 10) -> History:
     Keys of one label mix whole numbers and text, so orders are tested with both.
     """
     chance = random.Random(seed)
-    people = [f"p{i}" if i % 3 else i for i in range(persons)]
+    people = [f"p{i}" if i % 3 else i + 1 for i in range(persons)]  # no key 0: values.written_key()
     rooms = [1, 2, 3, "r4", "r5"]
     teams = ["red", "blue", "green", 7]
     history = History()

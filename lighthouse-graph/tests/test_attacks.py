@@ -283,6 +283,15 @@ def test_names_of_200_characters_are_stored_and_201_refused(world):
     assert remember(world, DEVICE, [row(key="d9", values={"a" * 100: 1})], "f")[0]["status"] == "created"
 
 
+def test_the_key_0_is_refused_as_a_written_key_and_as_a_target(world):
+    # FalkorDB 4.22.1 keeps 0 out of its index once it loads a graph from disk (test_embedded.py): an
+    # entity of key 0 would be written twice, and its CREATE crashed the server under the key constraint.
+    refused_once(world, write(world, row(key=0)))
+    refused_once(world, write(world, row(key="d0", relations={"USED_BY": [1, 0]})))
+    refused_once(world, lambda: update(world, DEVICE, 0, clock.present(), by="a"))
+    assert history(world, DEVICE, 0) == []  # a read of it finds nothing written
+
+
 def test_times_more_than_five_minutes_ahead_are_refused(world):
     for _ in range(5):  # a second that turns during the call would move the present: try again then
         start = clock.present()

@@ -131,7 +131,7 @@ def test_embed_reads_only_the_entities_that_wait(world):
 
 def test_embed_takes_at_most_limit(world):
     for number in range(25):
-        put(world, number, f"manual {number}")
+        put(world, number + 1, f"manual {number}")  # no key 0: values.written_key()
     assert embed(world, MANUAL, bag, "bag", limit=10) == {"embedded": 10, "waiting": 15}
     assert embed(world, MANUAL, bag, "bag", limit=10) == {"embedded": 10, "waiting": 5}
     assert embed(world, MANUAL, bag, "bag", limit=10) == {"embedded": 5, "waiting": 0}
@@ -328,7 +328,7 @@ def test_marking_goes_over_many_spans(world, monkeypatch):
 
     monkeypatch.setattr(vector, "MARK_SPAN", 7)  # a span of 7 node ids, so marking takes many queries
     for number in range(40):
-        put(world, number, f"manual {number}")
+        put(world, number + 1, f"manual {number}")  # no key 0: values.written_key()
     embed(world, MANUAL, bag, "bag", limit=1_000)
     counting = Counting()
     assert embed(world, MANUAL, counting, "bag-2", limit=1_000) == {"embedded": 40, "waiting": 0}
@@ -349,7 +349,7 @@ def test_a_model_that_took_over_meanwhile_wins(world):
 
 def test_nearest_looks_past_vectors_of_another_model(world):
     for number in range(40):
-        put(world, number, "pump seal leaks", f"copy {number}")
+        put(world, number + 1, "pump seal leaks", f"copy {number}")
     put(world, "far", "fan blade")
     embed(world, MANUAL, bag, "bag")
     # As in the middle of a change of model: 40 vectors of the old model nearer than the one of the new.
@@ -375,7 +375,7 @@ def test_a_large_answer_is_written_in_several_queries(world, monkeypatch):
 
     monkeypatch.setattr(vector, "MAX_CARRIED", 1)  # one row a query
     for number in range(5):
-        put(world, number, f"manual {number}")
+        put(world, number + 1, f"manual {number}")  # no key 0: values.written_key()
     assert embed(world, MANUAL, bag, "bag") == {"embedded": 5, "waiting": 0}
     assert len(nearest(world, MANUAL, "manual", bag, "bag")) == 5
     open_episode(world, "ep", by="w")

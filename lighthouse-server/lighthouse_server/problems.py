@@ -62,6 +62,10 @@ def problem_of(error: BaseException) -> Problem:
         return Problem("too_slow", str(error) or "the question ran out of time and was stopped")
     if isinstance(error, Refused | WrongType):
         return Problem("invalid_argument", str(error))
+    if isinstance(error, UnicodeEncodeError):  # text that cannot be sent: a lone surrogate of JSON's \ud800
+        return Problem("invalid_argument", "text must not hold a lone surrogate (half of a UTF-16 pair)")
+    if isinstance(error, RecursionError):
+        return Problem("invalid_argument", "what was given is nested too deep")
     if isinstance(error, Unavailable):
         return Problem("model_unavailable", str(error)[:500] or "the configured model cannot answer")
     if isinstance(error, DatabaseDown | DatabaseTimeout | ConnectionRefusedError):
@@ -71,5 +75,7 @@ def problem_of(error: BaseException) -> Problem:
             return Problem("too_slow", "the question ran out of time and was stopped")
         if "read-only" in str(error).lower() or "read only" in str(error).lower():
             return Problem("invalid_argument", f"only reading queries are allowed: {str(error)[:300]}")
+        if "failed to parse query parameter" in str(error).lower():  # a NUL, which FalkorDB cannot read
+            return Problem("invalid_argument", f"a value cannot be sent to the database: {str(error)[:300]}")
         return Problem("database_error", str(error)[:500])
     return Problem("internal", f"an internal error: {type(error).__name__}")

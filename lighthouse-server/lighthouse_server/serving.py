@@ -20,6 +20,7 @@ from . import keys
 from .api import BodyLimit, build
 from .database import announce, started
 from .mcp import http_app
+from .mcp.refusals import OneShape
 from .service import Service
 from .settings import Settings
 
@@ -38,11 +39,12 @@ def application(service: Service):
             yield
 
     api = build(service, lifespan=lifespan)
+    mcp_answers = OneShape(mcp_app)  # the transport's own refusals in the one error shape
 
     async def dispatch(scope, receive, send):
         path = scope.get("path", "")
         if scope["type"] == "http" and (path == "/mcp" or path.startswith("/mcp/")):
-            return await mcp_app(scope, receive, send)
+            return await mcp_answers(scope, receive, send)
         return await api(scope, receive, send)
 
     return BodyLimit(dispatch, settings.body_limit)

@@ -80,6 +80,45 @@ def test_the_error_shape_of_each_code(lighthouse):
     _problem(lighthouse.post("cypher", slow, key), "too_slow")
 
 
+def test_hostile_requests_are_refused_in_the_one_shape_and_the_service_goes_on(lighthouse):
+    tenant, key = lighthouse.tenant()
+    deep = b"[" * 100_000 + b"]" * 100_000
+    assert "nested too deep" in _problem(lighthouse.post("remember", deep, key), "invalid_body")["message"]
+    nested = b'{"kind": "Device", "rows": [{"key": "dz", "t": "2026-01-01T00:00:00Z", "values": {"x": '
+    nested += b"[" * 3_000 + b"]" * 3_000 + b"}}]}"
+    _problem(lighthouse.post("remember", nested, key), "invalid_body")
+    surrogate = b'{"kind": "Device", "key": "c1", "valid_from": "2026-01-05T00:00:00Z", "why": "bad\\ud800"}'
+    for name in ("reject", "confirm"):
+        said = _problem(lighthouse.post(name, surrogate, key), "invalid_argument")["message"]
+        assert "surrogate" in said, said
+    _problem(lighthouse.post("failures", b'{"kind": "\\ud800"}', key), "invalid_argument")
+    _problem(lighthouse.post("replay", b'{"note": "\\udfff"}', key), "invalid_argument")
+    _problem(lighthouse.post("failures", {"reason": "a\u0000b"}, key), "invalid_argument")
+    _problem(lighthouse.post("replay", {"note": "n\u0000"}, key), "invalid_argument")
+    for query, parameters in [
+        ("MATCH (n RETURN n", {}),
+        ("", {}),
+        ("RETURN 1/0", {}),
+        ("RETURN $x", {"x y": 1}),
+        ("RETURN $x", {"": 1}),
+        ("RETURN $x", {"x": 2**70}),
+        ("RETURN $x", {"x": "a\u0000"}),
+        ("RETURN '\ud800'", {}),
+        ("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row", {}),
+        ("load /* a comment */ csv from 'https://127.0.0.1:9/x.csv' AS row RETURN row", {}),
+    ]:
+        _problem(
+            lighthouse.post("cypher", {"query": query, "parameters": parameters}, key), "invalid_argument"
+        )
+    # More than the database lets one query take (embedded.QUERY_MEMORY): refused, and nothing else is.
+    memory = _problem(
+        lighthouse.post("cypher", {"query": "RETURN size(range(1, 100000000))"}, key), "invalid_argument"
+    )
+    assert "capacity" in memory["message"]
+    assert lighthouse.result("cypher", {"query": "RETURN 1"}, key)["rows"] == [[1]]
+    assert httpx.get(f"{lighthouse.url}/health").json()["status"] == "ok"
+
+
 def test_heavy_calls_are_limited_per_key(lighthouse):
     tenant, key = lighthouse.tenant()
     for _ in range(5):

@@ -134,6 +134,34 @@ def test_streamable_http_without_a_good_key_is_refused(lighthouse, authorization
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     answer = httpx.post(f"{lighthouse.url}/mcp", json=body, headers=headers)
     assert answer.status_code == 401
+    assert answer.json()["error"]["code"] == "unauthorized" and answer.json()["error"]["status"] == 401
+    assert answer.headers["www-authenticate"].startswith("Bearer")  # where the key goes, kept
+
+
+def test_the_transports_refusals_are_in_the_one_error_shape(lighthouse):
+    key = lighthouse.key(f"m{uuid.uuid4().hex[:10]}")
+    good = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {key}",
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    for changed, status, code in [
+        ({"Content-Type": "text/plain"}, 400, "invalid_argument"),
+        ({"Host": "evil.com"}, 403, "forbidden"),
+        ({"Origin": "http://evil.com"}, 403, "forbidden"),
+    ]:
+        answer = httpx.post(f"{lighthouse.url}/mcp", content=json.dumps(body), headers={**good, **changed})
+        assert answer.status_code == status, answer.text
+        assert answer.json() == {
+            "error": {"code": code, "status": status, "message": answer.json()["error"]["message"]}
+        }
+        assert answer.json()["error"]["message"]
+    # A JSON-RPC answer passes as it is: an MCP client reads that one.
+    parse = httpx.post(f"{lighthouse.url}/mcp", content=b"{not json", headers=good)
+    assert parse.json()["jsonrpc"] == "2.0" and parse.json()["error"]["code"] == -32700
+    listed = httpx.post(f"{lighthouse.url}/mcp", json=body, headers=good)
+    assert listed.status_code == 200 and listed.json()["result"]["tools"]
 
 
 def test_a_revoked_key_is_refused_at_the_next_call(lighthouse):

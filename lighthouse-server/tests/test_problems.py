@@ -53,6 +53,9 @@ def test_a_code_that_is_not_in_the_table_is_a_bug() -> None:
         (EmbeddingsFailed("the embeddings endpoint gave 502"), "model_unavailable"),
         (EmbedderUnavailable("the embedder extra is not installed"), "model_unavailable"),
         (KeyError("x"), "internal"),
+        (UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed"), "invalid_argument"),
+        (RecursionError("maximum recursion depth exceeded"), "invalid_argument"),
+        (ResponseError("Failed to parse query parameter 'key' value"), "invalid_argument"),
     ],
 )
 def test_each_exception_becomes_its_code(error: Exception, code: str) -> None:

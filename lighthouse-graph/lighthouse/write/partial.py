@@ -45,7 +45,7 @@ def _completed(kind, row: Row, changes: dict, relations: dict):
 
 def _checked(kind, given: dict) -> tuple:
     """The key, time, changes, relations and entry of an update, from the plain copy of its arguments."""
-    checked_key = limits.key(given["key"])
+    checked_key = limits.written_key(given["key"])
     if not clock.given(given["t"]):
         raise Refused("update() needs its time t")
     try:
@@ -97,7 +97,7 @@ def update(graph, kind, key, t, by, values=None, relations=None, entry=None) -> 
     by = check_call(graph, kind, by)
     raw: object = None
     try:  # exactly a str or an int, so no method of what was given runs
-        checked_key = limits.key(key)
+        checked_key = limits.written_key(key)
     except Refused:
         checked_key = None
     try:

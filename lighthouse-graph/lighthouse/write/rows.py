@@ -165,8 +165,9 @@ def text_of(kind: Kind, given_values: dict) -> str:
 
 
 def checked_key(value: object, relation: str | None = None) -> str | int:
-    """values.key(), with a fast path for the common name of printable ASCII, which holds no character of a
-    Unicode C category and no line or paragraph separator: only its length and its ends are checked.
+    """values.written_key(), with a fast path for the common name of printable ASCII, which holds no
+    character of a Unicode C category and no line or paragraph separator: only its length and its ends
+    are checked.
     relation: the key is a target of it (what a refusal says; the text is made only then)."""
     if (
         type(value) is str
@@ -177,7 +178,7 @@ def checked_key(value: object, relation: str | None = None) -> str | int:
         and value[-1] != " "
     ):
         return value
-    return values.key(value, "a key" if relation is None else f"a target of {relation}")
+    return values.written_key(value, "a key" if relation is None else f"a target of {relation}")
 
 
 def targets(kind: Kind, relation: object, given: object) -> frozenset:

@@ -40,6 +40,8 @@ def _arguments(body: bytes) -> object:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as error:
         raise Problem("invalid_body", f"the body is not JSON: {str(error)[:200]}") from None
+    except RecursionError:
+        raise Problem("invalid_body", "the body is JSON nested too deep to read") from None
 
 
 async def _call(service, request: Request, name: str, arguments: object) -> JSONResponse:
@@ -121,7 +123,7 @@ def build(service, *, lifespan=None) -> FastAPI:
     @app.get("/v1/audit", tags=["admin"], summary="the tenant's audit records (admin scope)")
     async def audit(request: Request):
         query = dict(request.query_params)
-        if query.get("page_size", "").isdecimal():
+        if query.get("page_size", "").isdecimal() and query["page_size"].isascii():
             query["page_size"] = int(query["page_size"])
         return await _call(service, request, "audit", query)
 

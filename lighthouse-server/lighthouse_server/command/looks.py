@@ -46,7 +46,7 @@ def _run(arguments, operation: str, given: dict) -> int:
 
 
 def _key(text: str) -> object:
-    return int(text) if text.lstrip("-").isdecimal() else text
+    return int(text) if text.lstrip("-").isdecimal() and text.isascii() else text
 
 
 def run_look(arguments) -> int:

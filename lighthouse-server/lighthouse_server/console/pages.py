@@ -39,7 +39,7 @@ def declared(service, who) -> dict:
 
 def offset_of(query) -> int:
     given = query.get("from", "0")
-    if not given.isdecimal() or len(given) > 9:
+    if not (given.isdecimal() and given.isascii()) or len(given) > 9:
         raise Problem("invalid_argument", "from must be a whole number")
     if int(given) > MOST_FROM:
         raise Problem("invalid_argument", f"from is at most {MOST_FROM:,}: search finds what lies further")
@@ -51,7 +51,7 @@ def key_of(query) -> str | int:
     if key is None or key == "":
         raise Problem("invalid_argument", "an entity is named by kind and key")
     if query.get("int") == "1":
-        if not key.lstrip("-").isdecimal() or len(key) > 19:
+        if not (key.lstrip("-").isdecimal() and key.isascii()) or len(key) > 19:
             raise Problem("invalid_argument", "this key must be a whole number")
         return int(key)
     return key

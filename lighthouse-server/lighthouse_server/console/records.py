@@ -84,7 +84,7 @@ def session_page(service, who, query):
     user = _named(query, "user", "a user")
     session_id = _named(query, "session", "a session")
     before = query.get("before")
-    if before is not None and (not before.isdecimal() or len(before) > 12):
+    if before is not None and (not (before.isdecimal() and before.isascii()) or len(before) > 12):
         raise Problem("invalid_argument", "before must be a message's number")
     said = messages(
         graph_of(service, who), user, session_id, last=MOST_MESSAGES, before=int(before) if before else None

@@ -26,7 +26,7 @@ def _episode_page(call, arguments: dict) -> dict | None:
     context): "entries" from the cursor on, at most page_size of them, and "next_cursor" (None on the
     last page), the same cursor and page_size as the paged operations'."""
     cursor, size = arguments.pop("cursor", None), arguments.pop("page_size", PAGE_DEFAULT)
-    if cursor is not None and (not cursor.isdecimal() or len(cursor) > 12):
+    if cursor is not None and (not (cursor.isdecimal() and cursor.isascii()) or len(cursor) > 12):
         raise Problem("invalid_argument", "cursor must be the next_cursor of an earlier page")
     if not 1 <= size <= PAGE_MOST:
         raise Problem("invalid_argument", f"page_size must be a whole number from 1 to {PAGE_MOST}")

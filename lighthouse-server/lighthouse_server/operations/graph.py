@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lighthouse import agent_trust, between, connection, failures, groups, important
 from redis.exceptions import ResponseError
 
@@ -15,17 +17,49 @@ LIMIT = Param("limit", "int", "how many, 1 to 1000 (default 10)")
 QUERY_ROWS_MOST = 10_000
 
 
+# LOAD CSV reads a file of the server's or a URL: a read key could make the database reach the network.
+# Looked for with comments taken out, so that LOAD/**/CSV is found too; a string that says it is refused too.
+_COMMENT = re.compile(r"/\*.*?(\*/|\Z)|//[^\n]*", re.S)
+_LOAD_CSV = re.compile(r"\bLOAD\s+CSV\b", re.I)
+_PARAMETER_NAME = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]{0,99}\Z")
+_INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+def _checked_parameters(given: object, depth: int = 0) -> None:
+    """The query's parameters as FalkorDB takes them exactly: names that are identifiers, whole numbers of
+    64 bits (a larger one was sent as the largest, silently), nesting of at most 20."""
+    if depth > 20:
+        raise Problem("invalid_argument", "parameters are nested more than 20 deep")
+    if type(given) is dict:
+        for name, item in given.items():
+            if depth == 0 and not _PARAMETER_NAME.match(name):
+                raise Problem("invalid_argument", f"a parameter's name is a plain identifier: {name[:80]!r}")
+            _checked_parameters(item, depth + 1)
+    elif type(given) is list:
+        for item in given:
+            _checked_parameters(item, depth + 1)
+    elif type(given) is int and not _INT_RANGE[0] <= given <= _INT_RANGE[1]:
+        raise Problem("invalid_argument", "a whole number parameter is out of the 64-bit range")
+
+
 def _cypher(call, arguments: dict) -> dict:
     query, parameters = arguments["query"], arguments.get("parameters", {})
     if len(query) > 20_000:
         raise Problem("invalid_argument", "query must be at most 20000 characters")
+    if _LOAD_CSV.search(_COMMENT.sub(" ", query)):
+        raise Problem("invalid_argument", "LOAD CSV is not run here: it would read files or the network")
+    _checked_parameters(parameters)
     # GRAPH.RO_QUERY: the server itself refuses any write; the tenant's graph is the only one it reaches.
     try:
         result = call.graph.ro_query(query, parameters, timeout=call.service.settings.query_timeout_ms)
     except ResponseError as error:
-        if "empty key" in str(error):  # nothing was written to the tenant yet
+        said = str(error)
+        if "empty key" in said:  # nothing was written to the tenant yet
             return {"columns": [], "rows": [], "truncated": False}
-        raise
+        if any(word in said.lower() for word in ("timed out", "timeout", "read-only", "read only")):
+            raise  # said as too_slow, or as a write refused (problems.py)
+        # The query's own fault (its syntax, a missing parameter, a division by zero, its memory): 400.
+        raise Problem("invalid_argument", f"the database refused the query: {said[:400]}") from None
     header = [column[1] if isinstance(column, list | tuple) else column for column in (result.header or [])]
     # Said, not silently cut: a caller told "truncated" knows to add a LIMIT or page with SKIP.
     return {

@@ -179,7 +179,9 @@ def converted(operation: Operation, call: Call, arguments: object) -> tuple[dict
     page = None
     if operation.paged:
         cursor, size = arguments.get("cursor"), arguments.get("page_size", PAGE_DEFAULT)
-        if cursor is not None and (type(cursor) is not str or not cursor.isdecimal() or len(cursor) > 12):
+        if cursor is not None and (
+            type(cursor) is not str or not (cursor.isdecimal() and cursor.isascii()) or len(cursor) > 12
+        ):
             raise Problem("invalid_argument", "cursor must be the next_cursor of an earlier page")
         if type(size) is not int or not 1 <= size <= PAGE_MOST:
             raise Problem("invalid_argument", f"page_size must be a whole number from 1 to {PAGE_MOST}")
