@@ -34,7 +34,8 @@ FSYNC_POLICIES = ("always", "everysec")
 # Rewritten once grown by half since its last rewrite and past 8 MB (redis' 64 MB meant 64 MB of replay).
 # The memory one query may take in the graph module (QUERY_MEM_CAPACITY): past it, the query fails and
 # nothing else does. The service's cypher tool with RETURN range(1, 100000000) took FalkorDB to 3.4 GB and
-# the serve process past 12 GB.
+# the serve process past 12 GB. The library's largest read ran under it: groups() over 495,000 relations
+# and 496,000 entities, near the 1,000,000 one question may read (2.7 s).
 QUERY_MEMORY = 512 * 2**20
 AOF_REWRITE_PERCENTAGE = 50
 AOF_REWRITE_MIN_SIZE = 8 * 1024 * 1024
