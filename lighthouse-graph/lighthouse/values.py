@@ -223,10 +223,15 @@ MAX_NAMES_SEEN = 10_000
 
 
 def values(
-    given: object, what: str = "values", *, reserved: frozenset[str] = OWNED_NAMES
+    given: object,
+    what: str = "values",
+    *,
+    reserved: frozenset[str] = OWNED_NAMES,
+    none_is_absent: bool = False,
 ) -> dict[str, object]:
     """A mapping of property names to stored values, at most 200 of them; no name in reserved (by default
-    the names the library owns on entities and States; a record passes the names the API reserves)."""
+    the names the library owns on entities and States; a record passes the names the API reserves).
+    none_is_absent: a value None means absent, and its name (checked) is left out (a row's values)."""
     if given is None:
         return {}
     if type(given) is not dict:
@@ -251,7 +256,10 @@ def values(
             or kind is bool
             or (kind is int and INT_RANGE[0] <= item <= INT_RANGE[1])
         )
-        checked[name_given] = item if common else value(item, f"the value {name_given!r}")
+        if common:
+            checked[name_given] = item
+        elif item is not None or not none_is_absent:
+            checked[name_given] = value(item, f"the value {name_given!r}")
     return checked
 
 

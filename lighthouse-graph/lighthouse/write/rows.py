@@ -193,12 +193,9 @@ def targets(kind: Kind, relation: object, given: object) -> frozenset:
 def checked_values(kind: Kind, given: object) -> dict[str, object]:
     """The values of a row: checked, floats as they are read back, times in the one time format. A value
     None means absent (API 1.2): its name is checked, and it is left out."""
-    if type(given) is dict and any(item is None for item in given.values()):  # `is`: no __eq__ of theirs
-        for name, item in given.items():
-            if item is None:
-                values.property_name(name, "the name of a value", reserved=values.OWNED_NAMES)
-        given = {name: item for name, item in given.items() if item is not None}
-    plain = values.values(given)  # floats already as they read back: values.stored_float()
+    plain = values.values(
+        given, none_is_absent=True
+    )  # floats already as they read back: values.stored_float()
     if kind.key in plain:
         raise Refused(f"the key {kind.key!r} is not a value")
     for name in kind.times:
