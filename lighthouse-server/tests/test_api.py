@@ -119,6 +119,17 @@ def test_hostile_requests_are_refused_in_the_one_shape_and_the_service_goes_on(l
     assert httpx.get(f"{lighthouse.url}/health").json()["status"] == "ok"
 
 
+def test_the_get_answers_take_their_query_strings_as_arguments(lighthouse):
+    _tenant, key = lighthouse.tenant()
+    headers = {"Authorization": f"Bearer {key}"}
+    for path in ("kinds", "status", "audit"):
+        assert httpx.get(f"{lighthouse.url}/v1/{path}", headers=headers).status_code == 200
+        _problem(httpx.get(f"{lighthouse.url}/v1/{path}?x=1", headers=headers), "invalid_argument")
+    # Only ASCII digits are a number: an Arabic-Indic one is text, and page_size must be a number.
+    _problem(httpx.get(f"{lighthouse.url}/v1/audit?page_size=%D9%A1", headers=headers), "invalid_argument")
+    assert httpx.get(f"{lighthouse.url}/v1/audit?page_size=1", headers=headers).status_code == 200
+
+
 def test_heavy_calls_are_limited_per_key(lighthouse):
     tenant, key = lighthouse.tenant()
     for _ in range(5):

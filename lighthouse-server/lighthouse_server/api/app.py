@@ -129,11 +129,12 @@ def build(service, *, lifespan=None) -> FastAPI:
 
     @app.get("/v1/kinds", tags=["read"], summary="the tenant's declared kinds")
     async def kinds(request: Request):
-        return await _call(service, request, "kinds", {})
+        # Its query string as its arguments: one it does not take is refused, as audit's are.
+        return await _call(service, request, "kinds", dict(request.query_params))
 
     @app.get("/v1/status", tags=["read"], summary="what the workers did for the tenant and what waits")
     async def status(request: Request):
-        return await _call(service, request, "status", {})
+        return await _call(service, request, "status", dict(request.query_params))
 
     for operation in TABLE.values():
         _route(app, service, operation)
