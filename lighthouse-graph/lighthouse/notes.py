@@ -93,7 +93,8 @@ def _checked_item(item: object, arrival: str) -> dict:
     text = item.get("text")
     if type(text) is not str or not text.strip():
         raise Refused("a note needs its text: a non-blank str")
-    source = limits.name(item.get("source", DEFAULT_SOURCE) or DEFAULT_SOURCE, "a note's source")
+    source = item.get("source")  # not given (or None): the default; anything else is checked as a name
+    source = limits.name(DEFAULT_SOURCE if source is None else source, "a note's source")
     said = clock.written_at(item.get("at"))
     episode = item.get("episode")
     if episode is None:

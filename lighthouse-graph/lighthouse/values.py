@@ -108,9 +108,19 @@ MAX_ENTRY_ID = MAX_NAME + len("/5000")
 
 
 def entry_id(value: object, what: str = "an entry id") -> str:
-    """An entry id, as name() checks it, of at most MAX_ENTRY_ID characters: an episode id may be a whole
-    name (API 1.2), and the ids of its entries are longer."""
-    return name(value, what, longest=MAX_ENTRY_ID)
+    """An entry id: a name (API 1.2), or longer only as an episode id that is a whole name, "/" and a
+    number of at most four digits, the id of one of its entries."""
+    checked = name(value, what, longest=MAX_ENTRY_ID)
+    if len(checked) > MAX_NAME:
+        episode, _, number = checked.rpartition("/")
+        if not (
+            len(episode) <= MAX_NAME and 0 < len(number) <= 4 and number.isdecimal() and number.isascii()
+        ):
+            raise Refused(
+                f"{what} must be text of 1 to {MAX_NAME} characters, or an episode id and /<number>: "
+                f"{shown(value)}"
+            )
+    return checked
 
 
 def key(value: object, what: str = "a key") -> str | int:

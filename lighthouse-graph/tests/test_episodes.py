@@ -510,4 +510,7 @@ def test_an_episode_id_may_be_a_whole_name_and_its_entries_are_cited_and_invalid
         open_episode(pumps, "e" * 201, "watcher")
     with pytest.raises(Refused, match="1 to 205 characters"):
         invalidate_entry(pumps, "e" * 206, "watcher", "misread")
+    for longer in ("e" * 201, "e" * 199 + "/x1", f"{long_id}/12345", f"{long_id}/"):  # only <name>/<number>
+        with pytest.raises(Refused, match="must be text"):
+            invalidate_entry(pumps, longer, "watcher", "misread")
     assert snapshot(pumps) == before

@@ -172,6 +172,7 @@ def test_an_entry_it_names_must_exist_and_the_new_state_points_at_it(graph):
         ({"relations": {"KNOWS": "x"}}, "no relation"),
         ({"relations": ["r1"]}, "must be a dict"),
         ({"entry": "x" * 206}, "1 to 205 characters"),
+        ({"entry": "x" * 201}, "or an episode id and"),
     ],
 )
 def test_what_cannot_be_stored_is_refused_and_kept(graph, arguments, says):
