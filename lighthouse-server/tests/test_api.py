@@ -106,6 +106,7 @@ def test_hostile_requests_are_refused_in_the_one_shape_and_the_service_goes_on(l
         ("RETURN '\ud800'", {}),
         ("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row", {}),
         ("load /* a comment */ csv from 'https://127.0.0.1:9/x.csv' AS row RETURN row", {}),
+        ("WITH '//' AS x LOAD/**/CSV FROM 'https://127.0.0.1:9/x.csv' AS row RETURN row", {}),
     ]:
         _problem(
             lighthouse.post("cypher", {"query": query, "parameters": parameters}, key), "invalid_argument"
