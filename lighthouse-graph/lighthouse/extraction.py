@@ -111,8 +111,8 @@ def _rows_of(kind: Kind, by: str, entry: dict, answer: list, start: int) -> tupl
             row = values.plain(given, "a row")
             if type(row) is dict:
                 row["entry"] = entry["id"]  # whatever entry the extractor named: the one it read
-                if "t" not in row:
-                    row["t"] = entry["at"]
+                if "t" not in row:  # as text: a refusal keeps the row as it shows it, time included
+                    row["t"] = clock.stamp(entry["at"])
             ready.append(prepare(kind, index, row, present))
         except (Refused, WrongType) as error:
             key = row.get("key") if type(row) is dict else None
@@ -169,6 +169,9 @@ def extract(
     Keyword only: attempts=n sets an entry aside (a WriteFailure "set_aside", for extract_again())
     after its n-th failure instead of raising, so the entries after it go on; detail=True adds
     "set_aside", the ids this call set aside.
+    One caller at a time for a graph and kind: an entry is marked read when its rows are written, so two
+    calls at once read the same entries and ask the extractor twice (the service's worker claims a tenant
+    first).
     """
     kind, by, types, limit, attempts = _checked(kind, extractor, by, types, limit, attempts, detail)
     counts: Counter = Counter()

@@ -92,7 +92,19 @@ def test_failures_are_read_by_kind_and_reason_newest_first(graph):
 
 @pytest.mark.parametrize(
     "arguments",
-    [{"limit": 0}, {"limit": 10_001}, {"limit": "5"}, {"limit": True}, {"kind": 5}, {"reason": ["x"]}],
+    [
+        {"limit": 0},
+        {"limit": 10_001},
+        {"limit": "5"},
+        {"limit": True},
+        {"kind": 5},
+        {"reason": ["x"]},
+        {"kind": "a\x00"},  # a NUL or a lone surrogate could not be sent: refused, not a database error
+        {"reason": "a\x00"},
+        {"kind": "\ud800"},
+        {"reason": "\ud800"},
+        {"reason": ""},
+    ],
 )
 def test_failures_refuses_arguments_of_the_wrong_form(graph, arguments):
     with pytest.raises(Refused):

@@ -166,6 +166,11 @@ def test_arguments_raise_and_nothing_is_written(memory):
         recall(memory, [DEVICE], "pump", embedder="not a function")
     assert recall(memory, [DEVICE], "") == {"facts": [], "notes": []}
     assert recall(memory, [], "pump") == {"facts": [], "notes": []}
+    # A bad answer of the embedder is refused as embed() and nearest() refuse it: EmbedderError, a
+    # ValueError (Refused), whatever its shape.
+    for answer in (None, [], [[]], [[1.0], [1.0]], ([float("nan")],), {"v": [1.0]}, [[0.0, 0.0]]):
+        with pytest.raises(Refused, match="embedder"):
+            recall(memory, [DEVICE], "pump", embedder=lambda texts, given=answer: given, model="m")
     assert snapshot(memory) == before
 
 

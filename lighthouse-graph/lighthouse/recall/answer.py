@@ -33,7 +33,7 @@ from .entry_vectors import entry_dimensions, nearest_entries
 from .rank import fuse
 from .text import checked_kind, checked_limit, search_entries, search_history
 from .traverse import similar
-from .vector import nearest
+from .vector import EmbedderError, nearest, vectors_of
 
 NOTE = "note"
 STATES_READ = 1_000  # States of one entity the answer reads (the newest)
@@ -223,9 +223,12 @@ def _asked(embedder, question: str) -> tuple[list, object] | None:
     if embedder is None or not question.strip():
         return None
     answer = embedder([question])
-    if type(answer) is not list or len(answer) != 1 or type(answer[0]) not in (list, tuple):
-        raise WrongType("an embedder answers with one vector (a list of numbers) for each text")
-    vector = list(answer[0])
+    # Checked as embed() and nearest() check an answer (a list or tuple of one vector per text, each of
+    # finite numbers): its size is what each ranking by meaning compares with its own.
+    first = answer[0] if type(answer) in (list, tuple) and len(answer) == 1 else None
+    if type(first) not in (list, tuple) or not first:
+        raise EmbedderError("an embedder answers with one vector (a list or tuple of numbers) for each text")
+    vector = vectors_of(answer, 1, len(first))[0]
     return vector, lambda texts: [vector for _text in texts]
 
 

@@ -169,6 +169,9 @@ def failures(graph, kind: object = None, reason: str | None = None, limit: int =
         raise Refused(f"kind must be a Kind or a label, not {sort_of(kind)}")
     if reason is not None and type(reason) is not str:
         raise Refused(f"reason must be text, not {sort_of(reason)}")
+    # As names: a NUL or a lone surrogate could not even be sent (nothing stored holds one).
+    kind = None if kind is None else values.name(kind, "kind")
+    reason = None if reason is None else values.name(reason, "reason")
     limit = whole(limit, "limit", 1, MAX_LISTED)
     result = read(
         graph,
