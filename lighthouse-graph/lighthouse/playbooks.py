@@ -42,9 +42,21 @@ EPISODE_MISSING = "an episode it rests on does not exist or has not ended"
 COUNT_BOUND = 2**62  # beyond any count a playbook reaches, and inside what a query parameter holds
 
 
+def _zero_unsigned(given: object) -> object:
+    """-0.0 as 0.0 (they are equal, and their JSON texts are not), in a value or the lists of one."""
+    if type(given) is float and given == 0.0:
+        return 0.0
+    if type(given) is list:
+        return [_zero_unsigned(item) for item in given]
+    if type(given) is dict:
+        return {name: _zero_unsigned(item) for name, item in given.items()}
+    return given
+
+
 def canonical(given: object) -> str:
-    """One JSON text for one content: names sorted, no spaces. 1, 1.0 and true stay apart."""
-    return json.dumps(given, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """One JSON text for one content: names sorted, no spaces. 1, 1.0 and true stay apart; 0.0 and -0.0
+    are one value."""
+    return json.dumps(_zero_unsigned(given), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _property_map(given: object, what: str) -> dict:

@@ -229,6 +229,9 @@ def test_write_over_writes_only_over_the_version_read(world):
         ({"level": 3}, {"level": "3"}, False),
         ({"level": 1}, {"level": 1.0}, False),
         ({"level": 1.5}, {"level": 1.5}, True),
+        ({"level": 0.0}, {"level": -0.0}, True),  # equal floats, though their JSON texts differ
+        ({"level": -0.0}, {"level": 0.0}, True),
+        ({"tags": [-0.0]}, {"tags": [0.0]}, True),
         ({"tags": ["a", "b"]}, {"tags": ["a", "b"]}, True),
         ({"tags": [1, 2]}, {"tags": [1.0, 2.0]}, False),
         ({"status": "hot"}, {"status": "Hot"}, False),
