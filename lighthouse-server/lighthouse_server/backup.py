@@ -122,14 +122,17 @@ def _copied(source: IO[bytes], target: Path) -> dict:
     """Copies an open file to target (written beside it, synced, then renamed): its size and sha256."""
     digest, size = hashlib.sha256(), 0
     partial = target.with_name(target.name + ".partial")
-    with partial.open("wb") as out:
-        while chunk := source.read(CHUNK):
-            digest.update(chunk)
-            out.write(chunk)
-            size += len(chunk)
-        out.flush()
-        os.fsync(out.fileno())
-    partial.replace(target)
+    try:
+        with partial.open("wb") as out:
+            while chunk := source.read(CHUNK):
+                digest.update(chunk)
+                out.write(chunk)
+                size += len(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        partial.replace(target)
+    finally:  # a full disk leaves no half file (it kept a retry out of the directory as "not empty")
+        partial.unlink(missing_ok=True)
     return {"bytes": size, "sha256": digest.hexdigest()}
 
 
@@ -244,7 +247,8 @@ def read_manifest(backup_dir: str | Path) -> dict:
         raise BackupError(
             f"the backup in {folder} is not of format {FORMAT}: restore it with its own version"
         )
-    expected = manifest.get("files", {}).get(SNAPSHOT, {})
+    _shaped(manifest, folder)
+    expected = manifest["files"][SNAPSHOT]
     try:
         with (folder / SNAPSHOT).open("rb") as source:
             digest = hashlib.file_digest(source, "sha256").hexdigest()
@@ -254,6 +258,23 @@ def read_manifest(backup_dir: str | Path) -> dict:
     if (size, digest) != (expected.get("bytes"), expected.get("sha256")):
         raise BackupError(f"the snapshot of {folder} is not the file its manifest describes: it is damaged")
     return manifest
+
+
+# What a manifest must hold, each of its type: checked before anything is read or written by a restore
+# (a manifest with "files" as text, or without "created_at", failed half-way through one).
+_MANIFEST_FIELDS = {"files": (dict,), "graphs": (list,), "checked": (bool,), "created_at": (str,)}
+_MANIFEST_FIELDS |= {"keys": (int, type(None)), "counts": (dict, type(None))}  # None: not checked
+
+
+def _shaped(manifest: dict, folder: Path) -> None:
+    for name, sorts in _MANIFEST_FIELDS.items():
+        if name not in manifest or type(manifest[name]) not in sorts:
+            raise BackupError(f"the {MANIFEST} of {folder} has no {name} of the right form: it is damaged")
+    snapshot = manifest["files"].get(SNAPSHOT)
+    if type(snapshot) is not dict or type(snapshot.get("bytes")) is not int:
+        raise BackupError(f"the {MANIFEST} of {folder} does not describe its snapshot: it is damaged")
+    if type(snapshot.get("sha256")) is not str:
+        raise BackupError(f"the {MANIFEST} of {folder} does not describe its snapshot: it is damaged")
 
 
 def _laid_out(snapshot: Path, folder: Path) -> dict:

@@ -101,6 +101,9 @@ def write_jsonl(graph, file: str | Path | IO[str]) -> dict:
     """
     if isinstance(file, str | Path):
         target = Path(file)
+        # Renamed over the name asked for: a device or a link there would be replaced, not written to.
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            raise ValueError(f"{target} is not a regular file: name a new file or a regular one to replace")
         partial = target.with_name(target.name + ".partial")
         try:
             with partial.open("w", encoding="utf-8") as out:

@@ -149,7 +149,13 @@ def _csv(lines: Iterable[str]) -> Iterator[Parsed]:
         except StopIteration:
             return
         except csv.Error as error:
-            yield ended + 1, reader.line_num, None, f"not CSV: {_line_error(error)}"
+            # An open quote takes the lines after it into its cell: say which lines this one row took.
+            took = (
+                f" (lines {ended + 1} to {reader.line_num} were read as this row)"
+                if reader.line_num > ended + 1
+                else ""
+            )
+            yield ended + 1, reader.line_num, None, f"not CSV: {_line_error(error)}{took}"
             ended = reader.line_num
             continue
         number, ended = ended + 1, reader.line_num
@@ -252,6 +258,12 @@ def import_rows(
             if len(pending) >= batch:
                 flush()
         flush()
+    except BaseException as stopped:  # an interrupt or a database gone: what was stored, said with it
+        stopped.add_note(
+            f"import stopped at line {last_line}: {written} rows were written before it, with receipts "
+            f"{dict(sorted(receipts.items()))}; the {len(pending)} rows after them may not have been"
+        )
+        raise
     finally:
         if opened is not None:
             opened.close()

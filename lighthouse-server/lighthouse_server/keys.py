@@ -120,14 +120,16 @@ def listed(db, tenant_id: str | None = None) -> list[dict]:
 
 
 def revoke(db, key_id: str) -> dict | None:
-    """Revokes a key; its details, or None for an unknown id. Revoking twice keeps the first time."""
+    """Revokes a key; its details ("already": it was revoked before, and keeps that first time), or None
+    for an unknown id."""
     if type(key_id) is not str or not key_id:
         raise KeyRefused("a key id is text")
     revoked = (
         service_graph(db)
         .query(
-            "MATCH (k:ApiKey {id: $id}) SET k.revoked_at = coalesce(k.revoked_at, $at) "
-            "RETURN k.id, k.tenant, k.agent, k.revoked_at",
+            "MATCH (k:ApiKey {id: $id}) WITH k, k.revoked_at IS NOT NULL AS already "
+            "SET k.revoked_at = coalesce(k.revoked_at, $at) "
+            "RETURN k.id, k.tenant, k.agent, k.revoked_at, already",
             {"id": key_id, "at": now()},
         )
         .result_set
@@ -135,7 +137,7 @@ def revoke(db, key_id: str) -> dict | None:
     forget_checked()
     if not revoked:
         return None
-    return dict(zip(("id", "tenant", "agent", "revoked_at"), revoked[0], strict=True))
+    return dict(zip(("id", "tenant", "agent", "revoked_at", "already"), revoked[0], strict=True))
 
 
 _checked_keys: dict[str, tuple[float, Principal | None]] = {}

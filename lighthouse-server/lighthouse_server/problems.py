@@ -63,6 +63,8 @@ def problem_of(error: BaseException) -> Problem:
     if isinstance(error, Refused | WrongType):
         return Problem("invalid_argument", str(error))
     if isinstance(error, UnicodeEncodeError):  # text that cannot be sent: a lone surrogate of JSON's \ud800
+        if error.encoding == "ascii":  # an HTTP header: a key or a tenant id of the command line
+            return Problem("invalid_argument", "a key or a tenant id is ASCII text")
         return Problem("invalid_argument", "text must not hold a lone surrogate (half of a UTF-16 pair)")
     if isinstance(error, RecursionError):
         return Problem("invalid_argument", "what was given is nested too deep")

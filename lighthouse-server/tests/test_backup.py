@@ -4,6 +4,7 @@ while a writer runs, restored into an empty directory, is the database of one in
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import threading
 import time
@@ -318,6 +319,44 @@ def test_restore_refuses_a_damaged_or_missing_backup_and_leaves_the_directory_em
     (tmp_path / "copy" / MANIFEST).write_text(json.dumps({"format": 99}))
     with pytest.raises(BackupError, match="format 1"):
         restore(tmp_path / "copy", tmp_path / "data")
+
+
+def test_a_manifest_of_the_wrong_form_is_refused_before_anything_is_written(source, tmp_path: Path) -> None:
+    source.client().select_graph("one").query("CREATE (:A)")
+    backup(source, tmp_path / "copy")
+    manifest_path = tmp_path / "copy" / MANIFEST
+    manifest = json.loads(manifest_path.read_text())
+    for changed in (
+        {"files": "x"},
+        {"files": [1]},
+        {"files": {SNAPSHOT: "abc"}},
+        {"created_at": None},
+        {"checked": "yes"},
+        {"graphs": "one"},
+    ):
+        manifest_path.write_text(json.dumps({**manifest, **changed}))
+        with pytest.raises(BackupError, match="damaged"):
+            restore(tmp_path / "copy", tmp_path / "data")
+        assert not (tmp_path / "data").exists()
+    for missing in ("created_at", "checked"):
+        manifest_path.write_text(
+            json.dumps({name: item for name, item in manifest.items() if name != missing})
+        )
+        with pytest.raises(BackupError, match="damaged"):
+            restore(tmp_path / "copy", tmp_path / "data")
+        assert not (tmp_path / "data").exists()
+
+
+def test_a_copy_that_fails_leaves_no_half_file(tmp_path: Path) -> None:
+    from lighthouse_server.backup import _copied
+
+    class Failing(io.BytesIO):
+        def read(self, *_args):
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        _copied(Failing(b"x"), tmp_path / SNAPSHOT)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_restore_whose_check_fails_leaves_the_directory_empty(source, tmp_path: Path) -> None:

@@ -91,9 +91,12 @@ def test_a_key_id_is_current_until_its_key_is_revoked(db):
     assert keys.current(db, made["id"]) == keys.Principal(
         made["id"], "current", "agent", frozenset({"read", "write"})
     )
-    keys.revoke(db, made["id"])
+    first = keys.revoke(db, made["id"])
     assert keys.current(db, made["id"]) is None
     assert keys.current(db, "no-such-id") is None
+    again = keys.revoke(db, made["id"])  # twice: the first time kept, and said to be so
+    assert first["already"] is False and again["already"] is True
+    assert again["revoked_at"] == first["revoked_at"]
 
 
 def test_a_key_id_already_taken_is_drawn_again(db, monkeypatch):

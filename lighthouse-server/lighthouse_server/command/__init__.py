@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from ..embedded import ServerError
-from ..problems import Problem
+from ..problems import Problem, problem_of
 from ..settings import SettingsError
 from . import demo, keys, kinds, looks, serve, transfer, work
 from .demo import DEFAULT_DATA, DEFAULT_GRAPH, graph_name
@@ -51,5 +51,22 @@ def main(argv: list[str] | None = None) -> int:
     except Problem as problem:
         print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
+        _said_after(stopped)
         return 130
+    except Exception as error:  # said in one line (and what was done before it), never as a traceback
+        problem = problem_of(error)
+        if problem.code == "internal" and isinstance(error, ValueError | TypeError):  # what was given
+            problem = Problem("invalid_argument", str(error)[:500] or type(error).__name__)
+        if problem.code == "internal":  # here the person at the command line may read the whole message
+            print(f"lighthouse: internal: {type(error).__name__}: {str(error)[:500]}", file=sys.stderr)
+        else:
+            print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
+        _said_after(error)
+        return 2 if problem.status == 400 else 1
+
+
+def _said_after(error: BaseException) -> None:
+    """The notes an exception carries: what a command had done when it stopped (importing.py)."""
+    for note in getattr(error, "__notes__", ()):
+        print(f"lighthouse: {note}", file=sys.stderr)

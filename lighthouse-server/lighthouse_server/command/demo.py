@@ -14,8 +14,14 @@ DEFAULT_DATA = "data"
 
 
 def graph_name(given: str | None = None) -> str:
-    """The one setting that names the graph the demo reads and writes: --graph, else LIGHTHOUSE_GRAPH."""
-    return given or os.environ.get("LIGHTHOUSE_GRAPH") or DEFAULT_GRAPH
+    """The one setting that names the graph the demo reads and writes: --graph, else LIGHTHOUSE_GRAPH.
+    Not a tenant's graph nor the service's own (their names hold a colon): the demo would write into them."""
+    name = given or os.environ.get("LIGHTHOUSE_GRAPH") or DEFAULT_GRAPH
+    if ":" in name:
+        raise ValueError(
+            f"the demo's graph may not be a tenant's or the service's (a name with ':'): {name!r}"
+        )
+    return name
 
 
 def add(commands) -> None:

@@ -65,10 +65,11 @@ def run_revoke(arguments) -> int:
     with opened(settings_of(arguments)) as db:
         revoked = api_keys.revoke(db, arguments.id)
         if revoked is None:
-            print(f"lighthouse keys revoke: no key {arguments.id!r}", file=sys.stderr)
+            print(f"lighthouse keys revoke: no key {arguments.id[:80]!r}", file=sys.stderr)
             return 1
-        audit.write(
-            db, tenant=revoked["tenant"], action="key_revoked", who=person(), key_id=None, what=revoked
-        )
+        if not revoked["already"]:  # revoked once: one audit record
+            audit.write(
+                db, tenant=revoked["tenant"], action="key_revoked", who=person(), key_id=None, what=revoked
+            )
     print(json.dumps(revoked))
     return 0

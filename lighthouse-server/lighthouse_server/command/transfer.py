@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 from lighthouse import tenant
@@ -60,15 +61,18 @@ def _import(arguments) -> int:
     from ..importing import import_rows
 
     chosen = arguments.format or ("csv" if arguments.file.lower().endswith(".csv") else "jsonl")
+    if not Path(arguments.file).is_file():
+        # Read twice (its lines counted for the bar first): a pipe would give its rows to the count.
+        raise ValueError(f"{arguments.file} is not a regular file: save the rows to a file and import that")
     with opened(settings_of(arguments)) as db:
         kind = Kinds(db).kind(arguments.tenant, arguments.kind)
-        with open(arguments.file, encoding="utf-8") as source:
-            lines = sum(1 for _ in source)
+        with open(arguments.file, "rb") as source:  # newlines, whatever the bytes between them
+            lines = sum(chunk.count(b"\n") for chunk in iter(lambda: source.read(1 << 20), b""))
         with click.progressbar(length=lines, label="importing", file=sys.stderr) as bar:
             done = import_rows(
                 graph=tenant(db, arguments.tenant),
                 kind=kind,
-                by=arguments.agent or person(),
+                by=person() if arguments.agent is None else arguments.agent,
                 source=arguments.file,
                 format=chosen,
                 progress=bar.update,
@@ -90,7 +94,10 @@ def _export(arguments) -> int:
     from ..export import write_jsonl
 
     with opened(settings_of(arguments)) as db:
-        counts = write_jsonl(tenant(db, arguments.tenant), arguments.out or sys.stdout)
+        graph = tenant(db, arguments.tenant)
+        if graph.name not in db.list_graphs():
+            raise ValueError(f"the tenant {arguments.tenant!r} has no graph here: nothing was written for it")
+        counts = write_jsonl(graph, arguments.out or sys.stdout)
     print(json.dumps(counts), file=sys.stderr)
     return 0
 

@@ -1,0 +1,136 @@
+"""What the command line refuses, and how: one line and an exit code, never a traceback, nothing written
+where it was not asked, and what an import had written when it stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from lighthouse_server.importing import import_rows
+from service_process import Lighthouse, environment
+
+KINDS = [{"label": "Device", "key": "serial"}]
+
+
+@pytest.fixture
+def here(tmp_path):
+    """A data directory of its own with tenant acme and the kind Device declared."""
+    lighthouse = Lighthouse(tmp_path / "data")
+    (tmp_path / "kinds.json").write_text(json.dumps(KINDS))
+    declared = lighthouse.command("kinds", "declare", "--tenant", "acme", str(tmp_path / "kinds.json"))
+    assert declared.returncode == 0, declared.stderr
+    return lighthouse
+
+
+def _refused(done: subprocess.CompletedProcess, code: int, said: str) -> None:
+    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
+    assert said in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_bad_arguments_are_one_line_and_an_exit_code(here, tmp_path):
+    for command in (
+        ("history", "Device", "d1", "--tenant", "Acme"),
+        ("failures", "--tenant", "Acme"),
+        ("keys", "revoke", ""),
+        ("call", "history", json.dumps({"kind": "Device", "key": 1}).replace("1", "[" * 5000 + "]" * 5000)),
+    ):
+        _refused(
+            here.command(*command, *(["--tenant", "acme"] if command[0] == "call" else [])), 2, "lighthouse"
+        )
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    _refused(here.command("kinds", "declare", "--tenant", "acme", str(deep)), 2, "nested too deep")
+    _refused(here.command("export", "--tenant", "ghost"), 2, "has no graph")
+    long_id = "x" * 100_000
+    unknown = here.command("keys", "revoke", long_id)
+    assert unknown.returncode == 1 and len(unknown.stderr) < 300, len(unknown.stderr)
+
+
+def test_the_demo_writes_into_no_tenant_or_service_graph(here):
+    for name in ("tenant:acme", "lighthouse:service"):
+        _refused(here.command("demo", "--graph", name), 2, "may not be a tenant's")
+
+
+def test_import_reads_only_a_regular_file_and_any_bytes_cost_only_their_line(here, tmp_path):
+    _refused(
+        here.command("import", "/dev/zero", "--tenant", "acme", "--kind", "Device"), 2, "not a regular file"
+    )
+    fifo = tmp_path / "rows.fifo"
+    os.mkfifo(fifo)
+    _refused(
+        here.command("import", str(fifo), "--tenant", "acme", "--kind", "Device"), 2, "not a regular file"
+    )
+    rows = [json.dumps({"key": f"e{n}", "t": "2026-01-01T00:00:00Z"}).encode() for n in range(3)]
+    rows[1] = b'{"key": "e1", "t": "2026-01-01T00:00:00Z", "values": {"note": "caf\xe9"}}'  # Latin-1
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b"\n".join(rows) + b"\n")
+    done = here.command("import", str(latin), "--tenant", "acme", "--kind", "Device")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["receipts"] == {"created": 2} and report["bad_lines"] == [
+        {"line": 2, "error": "not UTF-8 text"}
+    ]
+    _refused(
+        here.command("import", str(latin), "--tenant", "acme", "--kind", "Device", "--agent", ""), 2, "by"
+    )
+
+
+def test_an_open_quote_says_which_lines_it_took(here, tmp_path):
+    lines = ["key,t", "qa,2026-01-01T00:00:00Z", 'qb,2026-01-01T00:00:00Z,"oops']
+    lines += [f"q{n},2026-01-01T00:00:00Z" for n in range(10)]
+    quoted = tmp_path / "quoted.csv"
+    quoted.write_text("\n".join(lines) + "\n")
+    done = here.command("import", str(quoted), "--tenant", "acme", "--kind", "Device")
+    assert done.returncode == 0, done.stderr
+    (bad,) = json.loads(done.stdout)["bad_lines"]
+    assert bad["line"] == 3 and "lines 3 to 13 were read as this row" in bad["error"], bad
+
+
+def test_export_replaces_no_device_or_link(here, tmp_path):
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(tmp_path / "target.jsonl")
+    _refused(here.command("export", "--tenant", "acme", "--out", str(link)), 2, "not a regular file")
+    assert link.is_symlink() and not (tmp_path / "target.jsonl").exists()
+    _refused(here.command("export", "--tenant", "acme", "--out", "/dev/null"), 2, "not a regular file")
+    assert not os.path.isfile("/dev/null")
+
+
+def test_an_import_that_stops_says_what_it_had_written(graph):
+    from lighthouse import Kind, ensure_schema
+
+    device = Kind("Device", key="serial")
+    ensure_schema(graph, [device])
+
+    def lines():
+        for n in range(1_200):
+            yield json.dumps({"key": f"s{n}", "t": "2026-01-01T00:00:00Z"}) + "\n"
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        import_rows(graph, device, "feed", lines(), batch=500)
+    (said,) = stopped.value.__notes__
+    assert "import stopped at line 1200: 1000 rows were written before it" in said
+    assert "{'created': 1000}" in said and "the 200 rows after them may not have been" in said
+
+
+def test_a_signal_mid_import_prints_what_was_written(here, tmp_path):
+    big = tmp_path / "big.jsonl"
+    big.write_text(
+        "".join(json.dumps({"key": f"b{n}", "t": "2026-01-01T00:00:00Z"}) + "\n" for n in range(200_000))
+    )
+    command = [sys.executable, "-m", "lighthouse_server.command", "import", str(big), "--tenant", "acme"]
+    command += ["--kind", "Device", "--data", str(here.data)]
+    running = subprocess.Popen(
+        command, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(8)
+    running.send_signal(signal.SIGINT)
+    out, err = running.communicate(timeout=60)
+    assert running.returncode == 130, (out, err)
+    assert "import stopped at line" in err and "rows were written before it" in err, err[-500:]
