@@ -10,6 +10,7 @@ import fcntl
 import logging
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -99,6 +100,7 @@ class Server:
     _log: Path | None = field(default=None, repr=False)
     _lock: IO | None = field(default=None, repr=False)
     _errors: IO | None = field(default=None, repr=False)
+    _scratch: Path | None = field(default=None, repr=False)  # an in-memory server's own empty --dir
 
     def client(self) -> FalkorDB:
         """A FalkorDB client (it connects at once: the server must be answering)."""
@@ -148,6 +150,9 @@ class Server:
                 with contextlib.suppress(OSError):
                     held.close()
             self._lock = self._errors = None
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
 
     def __enter__(self) -> Server:
         return self
@@ -273,13 +278,17 @@ def start(
         log = folder / "falkordb.log"
     else:
         folder = None
-        arguments += ["--save", "", "--appendonly", "no", "--dir", tempfile.gettempdir()]
+        # A directory of its own, empty: in the shared temporary directory, a dump.rdb that a BGSAVE left
+        # there was loaded by every later server (graphs of another run in the tests' server).
+        scratch = Path(tempfile.mkdtemp(prefix="lighthouse-falkordb-"))
+        arguments += ["--save", "", "--appendonly", "no", "--dir", str(scratch)]
         log = Path(tempfile.gettempdir()) / f"lighthouse-falkordb-{port}.log"
     arguments += ["--logfile", str(log)]
     since = log.stat().st_size if log.exists() else 0  # the log of a data directory grows across runs
     # A file, not a pipe: a pipe nobody reads would stop the server once it filled.
     errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by Server.stop()
     server = Server("127.0.0.1", port, None, folder, _log=log, _lock=lock, _errors=errors)
+    server._scratch = scratch if data_dir is None else None
     began = time.monotonic()
     try:
         # A process group of its own: a Ctrl-C reaches only this process, whose stop() ends it cleanly.

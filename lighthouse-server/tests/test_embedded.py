@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -68,6 +69,19 @@ def test_start_on_a_free_port_runs_the_graph_module(server: Server) -> None:
     assert graph.query("CREATE (n:A {v: 1}) RETURN n.v").result_set == [[1]]
     assert "g" in server.client().list_graphs()
     assert server.client().connection.info("server")["process_id"] == server.process.pid
+
+
+def test_a_server_without_data_dir_loads_no_dump_it_finds_and_leaves_none(tmp_path, monkeypatch) -> None:
+    # The shared temporary directory may hold a dump.rdb that another server's BGSAVE left: not loaded.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with start() as first:
+        first.client().select_graph("left").query("CREATE (:Left)")
+        first.connection().bgsave()
+        time.sleep(0.5)
+        assert first.client().list_graphs() == ["left"]
+    with start() as second:
+        assert second.client().list_graphs() == []
+    assert [path.name for path in tmp_path.iterdir() if not path.name.endswith(".log")] == []
 
 
 def test_a_server_without_data_dir_keeps_nothing_on_disk(server: Server) -> None:
