@@ -12,6 +12,7 @@ import gc
 import importlib.util
 import logging
 import signal
+import socket
 from contextlib import asynccontextmanager
 
 import uvicorn
@@ -19,6 +20,7 @@ import uvicorn
 from . import keys
 from .api import BodyLimit, build
 from .database import announce, started
+from .embedded import ServerError
 from .mcp import http_app
 from .mcp.refusals import OneShape
 from .service import Service
@@ -48,6 +50,18 @@ def application(service: Service):
         return await api(scope, receive, send)
 
     return BodyLimit(dispatch, settings.body_limit)
+
+
+def _port_free(host: str, port: int) -> None:
+    """ServerError when the service's port is taken (uvicorn would say so only after the banner)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise ServerError(
+                f"{host}:{port} is taken ({error.strerror}): stop what listens there or choose another port"
+            ) from None
 
 
 def _fastest(module: str) -> str:
@@ -98,6 +112,7 @@ def serve(settings: Settings, *, say=print) -> int:
             access_log=False,
         )
         web = uvicorn.Server(config)
+        _port_free(settings.host, settings.port)  # before the banner: it would say it serves, then fail
         announced = announce(server, settings.port, settings.host)
         where = (
             f"data in {server.data_dir}" if server.data_dir else f"FalkorDB at {server.host}:{server.port}"

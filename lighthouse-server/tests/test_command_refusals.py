@@ -37,6 +37,7 @@ def test_bad_arguments_are_one_line_and_an_exit_code(here, tmp_path):
     for command in (
         ("history", "Device", "d1", "--tenant", "Acme"),
         ("failures", "--tenant", "Acme"),
+        ("keys", "list", "--tenant", "Acme"),
         ("keys", "revoke", ""),
         ("call", "history", json.dumps({"kind": "Device", "key": 1}).replace("1", "[" * 5000 + "]" * 5000)),
     ):
@@ -134,3 +135,15 @@ def test_a_signal_mid_import_prints_what_was_written(here, tmp_path):
     out, err = running.communicate(timeout=60)
     assert running.returncode == 130, (out, err)
     assert "import stopped at line" in err and "rows were written before it" in err, err[-500:]
+
+
+def test_serve_on_a_taken_port_says_so_before_any_banner(here):
+    import socket
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = here.command("serve", "--port", str(port))
+    _refused(done, 2, "is taken")
+    assert "Lighthouse on" not in done.stdout + done.stderr

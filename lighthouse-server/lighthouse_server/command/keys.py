@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from lighthouse import tenant
+
 from .. import audit
 from .. import keys as api_keys
 from ..database import opened
@@ -56,6 +58,8 @@ def run_create(arguments) -> int:
 
 def run_list(arguments) -> int:
     with opened(settings_of(arguments)) as db:
+        if arguments.tenant is not None:
+            tenant(db, arguments.tenant)  # the one check of a tenant id: Refused, said in one line
         for key in api_keys.listed(db, arguments.tenant):
             print(json.dumps(key))
     return 0
