@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -122,18 +123,26 @@ def test_an_import_that_stops_says_what_it_had_written(graph):
 
 def test_a_signal_mid_import_prints_what_was_written(here, tmp_path):
     big = tmp_path / "big.jsonl"
-    big.write_text(
-        "".join(json.dumps({"key": f"b{n}", "t": "2026-01-01T00:00:00Z"}) + "\n" for n in range(200_000))
-    )
+    rows = (json.dumps({"key": f"b{n}", "t": "2026-01-01T00:00:00Z"}) + "\n" for n in range(400_000))
+    big.write_text("".join(rows))
     command = [sys.executable, "-m", "lighthouse_server.command", "import", str(big), "--tenant", "acme"]
     command += ["--kind", "Device", "--data", str(here.data)]
     running = subprocess.Popen(
         command, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(8)
+    said: list[str] = []
+    reading = threading.Thread(target=lambda: said.extend(running.stderr), daemon=True)
+    reading.start()
+    deadline = time.monotonic() + 60
+    while not any("importing" in line for line in said) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the progress bar's label: the rows are being written
+    time.sleep(1.5)
     running.send_signal(signal.SIGINT)
-    out, err = running.communicate(timeout=60)
-    assert running.returncode == 130, (out, err)
+    out = running.stdout.read()
+    running.wait(timeout=60)
+    reading.join(timeout=10)
+    err = "".join(said)
+    assert running.returncode == 130, (out, err[-500:])
     assert "import stopped at line" in err and "rows were written before it" in err, err[-500:]
 
 
