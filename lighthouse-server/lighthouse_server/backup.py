@@ -271,9 +271,9 @@ def _shaped(manifest: dict, folder: Path) -> None:
         if name not in manifest or type(manifest[name]) not in sorts:
             raise BackupError(f"the {MANIFEST} of {folder} has no {name} of the right form: it is damaged")
     snapshot = manifest["files"].get(SNAPSHOT)
-    if type(snapshot) is not dict or type(snapshot.get("bytes")) is not int:
-        raise BackupError(f"the {MANIFEST} of {folder} does not describe its snapshot: it is damaged")
-    if type(snapshot.get("sha256")) is not str:
+    if not (
+        type(snapshot) is dict and type(snapshot.get("bytes")) is int and type(snapshot.get("sha256")) is str
+    ):
         raise BackupError(f"the {MANIFEST} of {folder} does not describe its snapshot: it is damaged")
 
 
