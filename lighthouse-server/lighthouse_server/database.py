@@ -67,12 +67,20 @@ def _running(data: str) -> tuple[str, int] | None:
 
 
 @contextlib.contextmanager
-def opened(settings: Settings) -> Iterator[FalkorDB]:
-    """A FalkorDB client for a command; an embedded server started for it is stopped (saved) after."""
+def opened(settings: Settings, *, reading: bool = False) -> Iterator[FalkorDB]:
+    """A FalkorDB client for a command; an embedded server started for it is stopped (saved) after.
+
+    reading: the command only reads, so a data directory that does not exist is a ServerError rather
+    than a new empty database there (a mistyped --data would otherwise answer "nothing" from it)."""
     server = external(settings)
     if server is not None:
         yield server.client()
         return
+    if reading and not Path(settings.data).is_dir():
+        raise ServerError(
+            f"there is no data directory {str(settings.data)[:200]!r}: nothing to read there "
+            "(give --data, or make one with `lighthouse serve` or `lighthouse demo`)"
+        )
     try:
         server = start(data_dir=settings.data, fsync=settings.fsync)
     except ServerError as error:

@@ -54,6 +54,33 @@ def test_bad_arguments_are_one_line_and_an_exit_code(here, tmp_path):
     assert unknown.returncode == 1 and len(unknown.stderr) < 300, len(unknown.stderr)
 
 
+def test_a_command_that_only_reads_makes_no_database_where_there_is_none(tmp_path):
+    """A mistyped --data is said, not answered with "nothing" from a new empty database made there."""
+    nowhere = Lighthouse(tmp_path / "nowhere")
+    for command in (
+        ("history", "Device", "d1", "--tenant", "acme"),
+        ("as-of", "Device", "d1", "2026-01-01", "--tenant", "acme"),
+        ("search", "Device", "hot", "--tenant", "acme"),
+        ("failures", "--tenant", "acme"),
+        ("status",),
+        ("set-aside", "--tenant", "acme"),
+        ("replay", "acme/1", "--tenant", "acme"),
+        ("keys", "list"),
+        ("keys", "revoke", "k1"),
+        ("kinds", "list", "--tenant", "acme"),
+        ("export", "--tenant", "acme"),
+        ("backup", str(tmp_path / "backup")),
+    ):
+        _refused(nowhere.command(*command), 2, "there is no data directory")
+        assert not (tmp_path / "nowhere").exists(), command
+    assert not (tmp_path / "backup").exists()
+    # A command that writes makes the directory: that is how a database is begun from the command line.
+    made = nowhere.command("keys", "create", "--tenant", "acme", "--agent", "planner", "--scope", "read")
+    assert made.returncode == 0, made.stderr
+    listed = nowhere.command("keys", "list")
+    assert listed.returncode == 0 and json.loads(listed.stdout)["tenant"] == "acme", listed.stderr
+
+
 def test_the_demo_writes_into_no_tenant_or_service_graph(here):
     for name in ("tenant:acme", "lighthouse:service"):
         _refused(here.command("demo", "--graph", name), 2, "may not be a tenant's")

@@ -61,6 +61,7 @@ def test_the_readme_lines_of_status_set_aside_and_replay_run_as_written(tmp_path
     )
     lines = [shlex.split(line.split("#", 1)[0]) for line in block.splitlines() if line.strip()]
     assert [words[:3] for words in lines] == [["uv", "run", "lighthouse"]] * 3
+    (tmp_path / "data").mkdir()  # a data directory with nothing in it yet: the read-only commands read it
     here = Lighthouse(tmp_path / "data")
     status, aside, replayed = (here.command(*words[3:]) for words in lines)
     assert [words[3] for words in lines] == ["status", "set-aside", "replay"]

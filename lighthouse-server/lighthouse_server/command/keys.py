@@ -57,7 +57,7 @@ def run_create(arguments) -> int:
 
 
 def run_list(arguments) -> int:
-    with opened(settings_of(arguments)) as db:
+    with opened(settings_of(arguments), reading=True) as db:
         if arguments.tenant is not None:
             tenant(db, arguments.tenant)  # the one check of a tenant id: Refused, said in one line
         for key in api_keys.listed(db, arguments.tenant):
@@ -66,7 +66,7 @@ def run_list(arguments) -> int:
 
 
 def run_revoke(arguments) -> int:
-    with opened(settings_of(arguments)) as db:
+    with opened(settings_of(arguments), reading=True) as db:
         revoked = api_keys.revoke(db, arguments.id)
         if revoked is None:
             print(f"lighthouse keys revoke: no key {arguments.id[:80]!r}", file=sys.stderr)

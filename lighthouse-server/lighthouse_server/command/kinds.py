@@ -168,7 +168,7 @@ def _declare_through(server: dict, settings: Settings, tenant_id: str, declarati
 
 
 def run_list(arguments) -> int:
-    with opened(settings_of(arguments)) as db:
+    with opened(settings_of(arguments), reading=True) as db:
         for declaration in Kinds(db).declared(arguments.tenant, fresh=True)[0].values():
             print(json.dumps(declaration))
     return 0

@@ -35,8 +35,8 @@ def add(commands) -> None:
     call.set_defaults(run=run_call)
 
 
-def _run(arguments, operation: str, given: dict) -> int:
-    with opened(settings_of(arguments)) as db:
+def _run(arguments, operation: str, given: dict, reading: bool = True) -> int:
+    with opened(settings_of(arguments), reading=reading) as db:
         keys.ensure_service_schema(db)
         service = Service(db, settings_of(arguments))
         principal = keys.Principal("cli", arguments.tenant, person(), frozenset(keys.SCOPES))
@@ -62,4 +62,4 @@ def run_call(arguments) -> int:
     except ValueError as error:
         print(f"lighthouse call: the arguments are not JSON: {error}", file=sys.stderr)
         return 2
-    return _run(arguments, arguments.operation, given)
+    return _run(arguments, arguments.operation, given, reading=False)  # any operation: it may write

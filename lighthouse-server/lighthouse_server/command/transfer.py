@@ -93,7 +93,7 @@ def run_export(arguments) -> int:
 def _export(arguments) -> int:
     from ..export import write_jsonl
 
-    with opened(settings_of(arguments)) as db:
+    with opened(settings_of(arguments), reading=True) as db:
         graph = tenant(db, arguments.tenant)
         if graph.name not in db.list_graphs():
             raise ValueError(f"the tenant {arguments.tenant!r} has no graph here: nothing was written for it")
@@ -112,7 +112,7 @@ def run_backup(arguments) -> int:
 def _backup(arguments) -> int:
     from ..backup import backup
 
-    with opened(settings_of(arguments)) as db:
+    with opened(settings_of(arguments), reading=True) as db:
         manifest = backup(db, arguments.directory)
     print(json.dumps({name: manifest.get(name) for name in ("directory", "created_at", "graphs", "counts")}))
     return 0

@@ -78,7 +78,7 @@ def _as_person(arguments, tenant_ids, operation: str, given: dict) -> list:
     from ..worker.loop import tenant_ids as every_tenant
 
     settings = settings_of(arguments)
-    with opened(settings) as db:
+    with opened(settings, reading=True) as db:
         keys.ensure_service_schema(db)
         service = Service(db, settings)
         chosen = every_tenant(db) if tenant_ids is None else tenant_ids
