@@ -94,6 +94,21 @@ def test_a_key_the_server_refuses_declares_nothing(lighthouse, declaration, key_
     )
 
 
+@pytest.mark.parametrize("bad_key", ["lh_x\r\nX-Injected: 1", "lh_\u00e9", "lh_\x7f"])
+def test_a_key_no_header_can_carry_is_refused_before_anything_is_sent(lighthouse, declaration, bad_key):
+    """Said as what was given (exit 2), not as a serve that does not answer; and nothing declared."""
+    tenant = _fresh()
+    for command in (
+        ("kinds", "declare", str(declaration), "--tenant", tenant),
+        ("status", "--tenant", tenant),
+    ):
+        refused = lighthouse.command(*command, "--key", bad_key)
+        assert refused.returncode == 2, (command, refused.stdout, refused.stderr)
+        assert "invalid_argument: the key holds a character an HTTP header cannot carry" in refused.stderr
+        assert "Traceback" not in refused.stderr and "does not answer" not in refused.stderr
+    assert _declared(lighthouse, tenant) == [] and _declared_by_audit(lighthouse.db(), tenant) == []
+
+
 def test_a_bad_declaration_is_refused_by_the_server(lighthouse, tmp_path):
     tenant = _fresh()
     key = keys.create(lighthouse.db(), tenant, "planner", ["admin"])["key"]

@@ -49,7 +49,7 @@ def test_on_a_data_directory_of_its_own(tmp_path):
     listed = here.command("set-aside", "--tenant", "acme")
     assert listed.returncode == 0 and listed.stdout == ""
     bad = here.command("set-aside", "--tenant", "acme", "--limit", "0")
-    assert bad.returncode == 1 and "invalid_argument" in bad.stderr
+    assert bad.returncode == 2 and "invalid_argument" in bad.stderr
 
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()

@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ServerError, SettingsError) as error:
         print(f"lighthouse: {error}", file=sys.stderr)
         return 2
-    except Problem as problem:
+    except Problem as problem:  # 2 for what was given, as for any refusal of it below
         print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
-        return 1
+        return 2 if problem.status == 400 else 1
     except KeyboardInterrupt as stopped:
         _said_after(stopped)
         return 130

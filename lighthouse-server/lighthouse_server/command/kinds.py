@@ -21,7 +21,7 @@ from ..database import RUNNING, opened
 from ..declarations import Kinds
 from ..problems import CODES, Problem
 from ..settings import Settings
-from .options import add_common, person, settings_of
+from .options import add_common, person, serve_headers, settings_of
 
 SERVER_TIMEOUT = 120.0  # seconds: a declaration waits for the tenant's writers in flight, then the schema
 _ANY_HOST = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}  # a wildcard is reached on loopback
@@ -146,7 +146,7 @@ def _declare_through(server: dict, settings: Settings, tenant_id: str, declarati
         answer = httpx.post(
             url,
             json={"kinds": declarations},
-            headers={"Authorization": f"Bearer {settings.key}", "Lighthouse-Tenant": tenant_id},
+            headers=serve_headers(settings.key, tenant_id),
             timeout=SERVER_TIMEOUT,
         )
     except httpx.HTTPError as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 
+from ..problems import Problem
 from ..settings import Settings, load
 
 
@@ -23,3 +24,16 @@ def person() -> str:
         return f"cli:{getpass.getuser()}"
     except (KeyError, OSError):
         return "cli"
+
+
+def serve_headers(key: str, tenant_id: str | None) -> dict[str, str]:
+    """The headers a command sends a running serve: its key, and the tenant it acts for (None: none).
+    Each must be printable ASCII, else invalid_argument: a CR or LF would be refused by the client only as
+    it sends, and read as a serve that does not answer."""
+    for what, value in (("key", key), ("tenant id", tenant_id)):
+        if value is not None and not (value.isascii() and value.isprintable()):
+            raise Problem("invalid_argument", f"the {what} holds a character an HTTP header cannot carry")
+    found = {"Authorization": f"Bearer {key}"}
+    if tenant_id is not None:
+        found["Lighthouse-Tenant"] = tenant_id
+    return found

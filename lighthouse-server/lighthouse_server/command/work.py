@@ -18,7 +18,7 @@ from ..database import opened
 from ..problems import CODES, Problem
 from ..service import Service
 from .kinds import _ANY_HOST, serving
-from .options import add_common, person, settings_of
+from .options import add_common, person, serve_headers, settings_of
 
 SERVER_TIMEOUT = 30.0
 
@@ -91,11 +91,8 @@ def _as_person(arguments, tenant_ids, operation: str, given: dict) -> list:
 def _through(server: dict, settings, tenant_id: str | None) -> dict:
     host = _ANY_HOST.get(settings.host, settings.host)
     url = f"http://{f'[{host}]' if ':' in host else host}:{server['http_port']}/v1/status"
-    headers = {"Authorization": f"Bearer {settings.key}"}
-    if tenant_id is not None:
-        headers["Lighthouse-Tenant"] = tenant_id
     try:
-        answer = httpx.get(url, headers=headers, timeout=SERVER_TIMEOUT)
+        answer = httpx.get(url, headers=serve_headers(settings.key, tenant_id), timeout=SERVER_TIMEOUT)
         body = answer.json()
     except (httpx.HTTPError, ValueError) as error:
         raise Problem(
