@@ -109,6 +109,16 @@ def test_a_key_no_header_can_carry_is_refused_before_anything_is_sent(lighthouse
     assert _declared(lighthouse, tenant) == [] and _declared_by_audit(lighthouse.db(), tenant) == []
 
 
+def test_a_tenant_id_no_header_can_carry_is_refused_before_anything_is_sent(lighthouse, declaration):
+    key = keys.create(lighthouse.db(), _fresh(), "planner", ["admin"])["key"]
+    for command in (("kinds", "declare", str(declaration)), ("status",)):
+        refused = lighthouse.command(*command, "--tenant", "acme\r\nX-Injected: 1", "--key", key)
+        assert refused.returncode == 2, (command, refused.stdout, refused.stderr)
+        assert (
+            "invalid_argument: the tenant id holds a character an HTTP header cannot carry" in refused.stderr
+        )
+
+
 def test_a_bad_declaration_is_refused_by_the_server(lighthouse, tmp_path):
     tenant = _fresh()
     key = keys.create(lighthouse.db(), tenant, "planner", ["admin"])["key"]
