@@ -1,6 +1,6 @@
 """Where a workload's time goes: each query the library sent, its time in FalkorDB and its round trip.
 
-TimedGraph stands in for a graph and times every query() and ro_query(); what the workload took
+TimedGraph is the same graph and times every query it sends (its execute_command()); what the workload took
 beyond the round trips is time in Python (the library's decisions, the client's encoding and parsing).
 A query's label is made when the tallies are reported, not while the workload is timed: cutting the
 parameters off a query of 1,000,000 characters is itself time that would be counted as the library's.
@@ -15,6 +15,8 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
+from falkordb import Graph
+
 
 @dataclass
 class Tally:
@@ -24,8 +26,8 @@ class Tally:
 
 
 # The parameters a query carries in its text ("CYPHER name=value ..."): strings as whole tokens, and no
-# space outside them, as the library and the client write them.
-_HEADER = re.compile(r'\ACYPHER (?:[A-Za-z_][A-Za-z0-9_]*=(?:"(?:[^"\\]|\\.)*"|[^"\s])+ )+')
+# space outside them, as the library and the client write them (the client's names in backticks).
+_HEADER = re.compile(r'\ACYPHER (?:`?[A-Za-z_][A-Za-z0-9_]*`?=(?:"(?:[^"\\]|\\.)*"|[^"\s])+ )+')
 
 
 def label(query: str) -> str:
@@ -72,34 +74,43 @@ class Tallies:
         return "\n".join(lines)
 
 
-class TimedGraph:
-    """A graph whose query() and ro_query() are counted in tallies; everything else is the graph's."""
+_SERVER_TIME = re.compile(r"internal execution time: ([0-9.]+) milliseconds")
+_QUERY_COMMANDS = frozenset({"GRAPH.QUERY", "GRAPH.RO_QUERY"})
 
-    def __init__(self, graph, tallies: Tallies) -> None:
+
+class TimedGraph(Graph):
+    """The same graph as the client's own Graph, whose queries are counted in tallies: every query goes
+    through execute_command(), timed here, whether the client's query() sends it or the library's faster
+    reads (lighthouse.wire) do, so both take the path they take on an unwatched graph."""
+
+    def __init__(self, graph: Graph, tallies: Tallies) -> None:
+        super().__init__(graph.client, graph.name)
         self._graph = graph
         self._tallies = tallies
+        self.execute_command = self._timed
 
-    def _timed(self, method, query: str, *args, **kwargs):
+    def _timed(self, *command):
+        if command[0] not in _QUERY_COMMANDS:
+            return self._graph.execute_command(*command)
         began = time.perf_counter()
-        result = method(query, *args, **kwargs)
+        response = self._graph.execute_command(*command)
         trip_ms = (time.perf_counter() - began) * 1000
-        server_ms = float(getattr(result, "run_time_ms", 0.0) or 0.0)
+        stats = response[-1] if isinstance(response, list) and response else []
+        found = next(
+            (
+                _SERVER_TIME.search(line)
+                for line in stats
+                if isinstance(line, str) and "execution time" in line
+            ),
+            None,
+        )
         with self._tallies.lock:
-            self._tallies.calls.append((query, trip_ms, server_ms))
-        return result
-
-    def query(self, query: str, *args, **kwargs):
-        return self._timed(self._graph.query, query, *args, **kwargs)
-
-    def ro_query(self, query: str, *args, **kwargs):
-        return self._timed(self._graph.ro_query, query, *args, **kwargs)
+            self._tallies.calls.append((command[2], trip_ms, float(found.group(1)) if found else 0.0))
+        return response
 
     def unwatched(self):
         """The graph itself: what a workload checks its work with, outside the tallies."""
         return self._graph
-
-    def __getattr__(self, name: str):
-        return getattr(self._graph, name)
 
 
 def unwatched(graph):

@@ -14,6 +14,7 @@ from .kinds import OWNED_RELATIONS, VECTOR, Kind, is_kind
 from .tally_layout import move_counts
 from .values import Refused, WrongType, shown, whole
 from .vector_layout import clear_copies, copy_vectors, left_to_clear, old_index_drop
+from .wire import read_rows
 
 WORLD = "world"
 # \Z, not $: $ also matches before a final newline, and "acme\n" would name another graph.
@@ -48,9 +49,10 @@ _RECORD_INDEXES = (
 
 
 def read(graph, query: str, params: dict | None = None, timeout: int | None = None) -> list[list]:
-    """The rows of a read-only query; none from a graph that does not exist yet (FalkorDB refuses those)."""
+    """The rows of a read-only query; none from a graph that does not exist yet (FalkorDB refuses those).
+    The parameters and the reply travel in wire.py's faster forms where those are exact."""
     try:
-        return graph.ro_query(query, params, timeout=timeout).result_set
+        return read_rows(graph, query, params, timeout)
     except ResponseError as error:
         if "empty key" in str(error):
             return []

@@ -6,8 +6,9 @@ from devices import DEVICE
 from lighthouse import as_of, clock, ensure_schema, history, related
 from lighthouse.kinds import LINKS_FP
 from lighthouse.recall.vector import embed
+from lighthouse.wire import parameters_header
 from lighthouse.write.current import QUIET, _current_query, _owned, read_current
-from lighthouse.write.rows import fingerprints, parameters_header, prepare
+from lighthouse.write.rows import fingerprints, prepare
 from meaning import MANUAL, bag
 from oracle import at, moment, sent
 from test_batches import row, statuses

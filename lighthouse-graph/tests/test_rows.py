@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from devices import DEVICE, PERSON, ROOM
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from lighthouse import values
 from lighthouse.values import Refused
@@ -16,7 +16,6 @@ from lighthouse.write.rows import (
     content_text,
     fingerprint,
     fingerprints,
-    parameters_header,
     prepare,
     targets,
     text_of,
@@ -328,81 +327,6 @@ def test_no_object_of_the_callers_runs_code_while_a_row_is_checked_and_the_reaso
     with pytest.raises(Refused) as copied:
         values.plain(raw, "a row")
     assert str(refused.value) == str(copied.value) and "_Spy" in str(refused.value)
-
-
-NASTY = [
-    "",
-    'a"b',
-    "a\\",
-    '\\"',
-    '"key":1',
-    '{a:"b"}',
-    "x\ny\rz\tw\bv\fu",
-    "\\u0041",
-    "é漢😀\u2028",
-    "') DETACH DELETE n //",
-    "`}) MATCH (n) DETACH DELETE n //",
-    "$x",
-    " CYPHER x=1 ",
-    # No quote at all: the pass that only looks for map names carries these.
-    "key:1",
-    "{a:1,b:[2]}",
-    "status",
-    "a,b:c}]",
-    "\\",
-]
-
-
-@pytest.mark.parametrize("text", NASTY)
-def test_the_fast_parameters_carry_every_text_as_it_is(graph, text):
-    given = {"x": [text, {"name": text, "list": [text, 1, 1.5, True, None]}], "y": text}
-    header = parameters_header(given)
-    if "\\u" in text or '":' in text:  # \\u, which FalkorDB would not read back; '":' that looks like a
-        # map name that stayed quoted: both go the client's way
-        assert header is None
-        header = ""
-    else:
-        assert header.startswith("CYPHER ")
-    found = graph.query(header + "RETURN $x, $y", None if header else given).result_set[0]
-    assert found[0][0] == text and dict(found[0][1]) == {"name": text, "list": [text, 1, 1.5, True, None]}
-    assert found[1] == text
-
-
-NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,5}", fullmatch=True) | st.sampled_from(['a"b', "a b", "a\\"])
-TEXTS = st.text(alphabet=st.sampled_from('ab:{}[],"\\ \n`$'), max_size=12)
-NESTED = st.recursive(
-    TEXTS | st.integers(-(2**63), 2**63 - 1) | st.booleans() | st.none(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NAMES, inner, max_size=3),
-    max_leaves=8,
-)
-
-
-def plain_of(found: object) -> object:
-    if isinstance(found, dict):
-        return {name: plain_of(item) for name, item in found.items()}
-    if isinstance(found, list):
-        return [plain_of(item) for item in found]
-    return found
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(value=NESTED)
-def test_the_fast_parameters_read_back_as_given_or_go_the_clients_way(graph, value):
-    # Whichever pass unquotes the map names (a quote inside a string or not), FalkorDB reads back what
-    # was given; a map name that is not a plain identifier sends it the client's way.
-    header = parameters_header({"x": value})
-    if header is None:
-        return
-    assert plain_of(graph.query(header + "RETURN $x").result_set[0][0]) == value
-
-
-@pytest.mark.parametrize(
-    "given",
-    [{"x": "a\x01b"}, {"x": {"not plain": 1}}, {"x": {"a`b": 1}}, {"x": NOW}, {"x": float("nan")}],
-    ids=["control", "space", "backtick", "datetime", "nan"],
-)
-def test_what_the_fast_parameters_cannot_carry_goes_the_clients_way(graph, given):
-    assert parameters_header(given) is None
 
 
 @settings(max_examples=500, deadline=None)

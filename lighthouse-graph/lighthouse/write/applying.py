@@ -14,9 +14,9 @@ from functools import lru_cache
 
 from .. import clock
 from ..kinds import LINKS_FP, REVISION, STATE_KIND, TRUST, VECTOR, VECTOR_MODEL, VECTOR_OF, Kind
+from ..wire import parameters_header
 from .ahead import server_at_work
 from .plans import CREATED_PARTS
-from .rows import parameters_header
 
 
 def _content_properties(times: tuple[str, ...], values: list[str], needs: frozenset) -> str:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from redis.exceptions import ResponseError
-
 from .. import clock
+from ..graphs import read
 from ..kinds import INTERNAL, LINKS_FP, REVISION, Kind
 from .ahead import server_at_work
 from .late import EDGE_READ, edges_from, holding, not_values, relation_types
 from .plans import Around, StateView, relations_from
-from .rows import Row, parameters_header, typed
+from .rows import Row, typed
 
 QUIET = Around()  # read_current(): the row repeats a State seen at or after its time; nothing is written
 ABSENT = Around(absent=True)  # read_current(): no node of the entity (one for all: it is only read)
@@ -98,16 +97,8 @@ def read_current(graph, kind: Kind, rows: list[Row], full: bool = False) -> dict
         for row in rows
     ]
     params = {"rows": asked, "owned": _owned(kind)}
-    try:
-        header = parameters_header(params)  # the fast form, else the client's
-        query = _current_query(kind)
-        with server_at_work():
-            answer = graph.ro_query(header + query) if header else graph.ro_query(query, params)
-        result = answer.result_set
-    except ResponseError as error:
-        if "empty key" not in str(error):
-            raise
-        result = []  # a graph that does not exist yet
+    with server_at_work():
+        result = read(graph, _current_query(kind), params)  # none from a graph that does not exist yet
     found = {}
     for (answer,) in result:
         if type(answer) is not list:  # a quiet row: its key alone

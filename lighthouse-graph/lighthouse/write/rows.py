@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -275,37 +273,3 @@ def _checked_row(kind: Kind, index: int, raw: object, present: datetime, default
         entry = values.entry_id(entry)
     size = values.measured(raw)  # of plain values only: every part was checked above
     return Row(index, key, t, plain, relations, entry, raw, size)
-
-
-# A JSON string token: the name of a map entry when a plain identifier and a ":" follow (group 1 the
-# name), else a string left as JSON wrote it (group 3). One C pass, no Python call per token.
-_JSON_STRING = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"(:)|("[^"\\]*(?:\\.[^"\\]*)*")')
-# A map name, in JSON that holds no escaped quote: there every quote opens or closes a string, a string
-# followed by ":" is a map name, and no text inside a string can look like one. It skips the strings
-# instead of matching each of them: half the time of the pass above.
-_MAP_NAME = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)":')
-
-
-def parameters_header(params: dict) -> str | None:
-    """The "CYPHER name=value ..." header of a query's parameters, written by the json module (C) rather
-    than the client's Python, or None when this form cannot carry them exactly (the client's form then).
-
-    FalkorDB reads a JSON string as the client's quoting does: the escapes \\" \\\\ \\n \\r \\t \\b \\f
-    decode; \\u does not, so a text that JSON would write with \\u (a control character) goes the client's
-    way. Map names are written bare, and only plain identifiers are; any other name goes the client's way.
-    """
-    parts = []
-    try:
-        for name, value in params.items():
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            if "\\u" in text:
-                return None
-            if '":' in text:  # else no map name, and nothing to unquote (a list of lists, say)
-                # A quote inside a string: only the whole pass tells it from a map name.
-                text = _JSON_STRING.sub(r"\1\2\3", text) if '\\"' in text else _MAP_NAME.sub(r"\1:", text)
-                if '":' in text:  # a map name that is not a plain identifier stayed quoted: the client's way
-                    return None
-            parts.append(f"{name}={text}")
-    except (TypeError, ValueError):  # a datetime, a NaN: the client's way
-        return None
-    return "CYPHER " + " ".join(parts) + " "

@@ -1,0 +1,230 @@
+"""wire.py: the fast parameters header and the decoded replies give what the client gives, or leave the
+work to the client; both against a real FalkorDB, with the texts an attacker would send."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lighthouse.graphs import read
+from lighthouse.wire import parameters_header, read_rows
+from redis.exceptions import ResponseError
+
+NOW = datetime(2026, 1, 2, tzinfo=UTC)
+
+
+NASTY = [
+    "",
+    'a"b',
+    "a\\",
+    '\\"',
+    '"key":1',
+    '{a:"b"}',
+    "x\ny\rz\tw\bv\fu",
+    "\\u0041",
+    "é漢😀\u2028",
+    "') DETACH DELETE n //",
+    "`}) MATCH (n) DETACH DELETE n //",
+    "$x",
+    " CYPHER x=1 ",
+    # No quote at all: the pass that only looks for map names carries these.
+    "key:1",
+    "{a:1,b:[2]}",
+    "status",
+    "a,b:c}]",
+    "\\",
+]
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_the_fast_parameters_carry_every_text_as_it_is(graph, text):
+    given = {"x": [text, {"name": text, "list": [text, 1, 1.5, True, None]}], "y": text}
+    header = parameters_header(given)
+    if "\\u" in text or '":' in text:  # \\u, which FalkorDB would not read back; '":' that looks like a
+        # map name that stayed quoted: both go the client's way
+        assert header is None
+        header = ""
+    else:
+        assert header.startswith("CYPHER ")
+    found = graph.query(header + "RETURN $x, $y", None if header else given).result_set[0]
+    assert found[0][0] == text and dict(found[0][1]) == {"name": text, "list": [text, 1, 1.5, True, None]}
+    assert found[1] == text
+
+
+NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,5}", fullmatch=True) | st.sampled_from(['a"b', "a b", "a\\"])
+TEXTS = st.text(alphabet=st.sampled_from('ab:{}[],"\\ \n`$'), max_size=12)
+NESTED = st.recursive(
+    TEXTS | st.integers(-(2**63), 2**63 - 1) | st.booleans() | st.none(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NAMES, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def plain_of(found: object) -> object:
+    if isinstance(found, dict):
+        return {name: plain_of(item) for name, item in found.items()}
+    if isinstance(found, list):
+        return [plain_of(item) for item in found]
+    return found
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=NESTED)
+def test_the_fast_parameters_read_back_as_given_or_go_the_clients_way(graph, value):
+    # Whichever pass unquotes the map names (a quote inside a string or not), FalkorDB reads back what
+    # was given; a map name that is not a plain identifier sends it the client's way.
+    header = parameters_header({"x": value})
+    if header is None:
+        return
+    assert plain_of(graph.query(header + "RETURN $x").result_set[0][0]) == value
+
+
+@pytest.mark.parametrize(
+    "given",
+    [{"x": "a\x01b"}, {"x": {"not plain": 1}}, {"x": {"a`b": 1}}, {"x": NOW}, {"x": float("nan")}],
+    ids=["control", "space", "backtick", "datetime", "nan"],
+)
+def test_what_the_fast_parameters_cannot_carry_goes_the_clients_way(graph, given):
+    assert parameters_header(given) is None
+
+
+def _shown(found: object) -> str:
+    """A reply as text that tells every type apart (1, 1.0 and True; a list and a map)."""
+    return repr(found)
+
+
+SCALARS = [
+    "RETURN null, '', 'é漢😀\u2028', 'a\"b\\\\c', 0, -1, 9223372036854775807, -9223372036854775808",
+    "RETURN true, false, 0.0, -0.0, 1.5, 1e300, -2.5e-300, 0.1 + 0.2, 1.0 / 3",
+    "RETURN [], [1, 1.0, true, 'x', null], [[1, [2, [3]]], []], [[]]",
+    "RETURN {}, {a: 1, b: [1.5, {c: 'd'}], `not plain`: null}, [{a: {b: {}}}]",
+    "RETURN localdatetime('2026-11-02T16:00:00'), localdatetime('1969-07-20T20:17:40.5'), "
+    "  date('2026-01-02'), localtime('12:34:56')",
+    "UNWIND range(1, 300) AS n RETURN n, toString(n), n * 1.5, [n, toString(n)], n % 2 = 0",
+    "RETURN 1 AS one LIMIT 0",
+]
+
+
+@pytest.mark.parametrize("query", SCALARS)
+def test_a_decoded_reply_is_what_the_client_parses(graph, query):
+    graph.query("RETURN 1")  # the graph exists: a read of one that does not is refused (below)
+    assert _shown(read_rows(graph, query)) == _shown(graph.ro_query(query).result_set)
+
+
+ANY_VALUE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.from_regex(r"[a-z]{1,4}", fullmatch=True), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=ANY_VALUE)
+def test_any_value_read_back_decoded_is_what_the_client_parses(graph, value):
+    graph.query("RETURN 1")
+    query = "RETURN $x, [$x, $x]"
+    try:
+        expected = _shown(graph.ro_query(query, {"x": value}).result_set)
+    except ResponseError as error:  # a text FalkorDB cannot read (a NUL): refused the same way
+        with pytest.raises(ResponseError) as ours:
+            read_rows(graph, query, {"x": value})
+        assert str(ours.value) == str(error)
+        return
+    assert _shown(read_rows(graph, query, {"x": value})) == expected
+
+
+def _entities(found: object) -> object:
+    """A reply with the client's Node, Edge and Path objects as their attributes (they have no __eq__)."""
+    if isinstance(found, list):
+        return [_entities(one) for one in found]
+    if isinstance(found, dict):
+        return {name: _entities(one) for name, one in found.items()}
+    if hasattr(found, "__dict__"):
+        return (type(found).__name__, _entities(vars(found)))
+    return repr(found)
+
+
+GRAPH_ENTITIES = [
+    "MATCH (n:Thing) RETURN n",
+    "MATCH ()-[r:TO]->() RETURN r",
+    "MATCH p = (:Thing)-[:TO]->(:Thing) RETURN p",
+    "MATCH (n:Thing) RETURN n.name, [n]",
+    "RETURN point({latitude: 1.5, longitude: 2.5})",
+    "RETURN vecf32([1.0, 2.5])",
+    "RETURN duration('P1DT2H')",
+]
+
+
+@pytest.mark.parametrize("query", GRAPH_ENTITIES)
+def test_a_reply_holding_what_needs_the_schema_is_left_to_the_client(graph, query):
+    graph.query("CREATE (:Thing {name: 'a'})-[:TO {w: 1}]->(:Thing {name: 'b'})")
+    assert _entities(read_rows(graph, query)) == _entities(graph.ro_query(query).result_set)
+
+
+def test_an_error_is_the_one_the_client_raises(graph):
+    graph.query("RETURN 1")
+    for query in ["RETURN nosuchfunction(1)", "MATCH (n) RETURN", "CREATE (:Written)"]:
+        with pytest.raises(ResponseError) as client:
+            graph.ro_query(query)
+        with pytest.raises(ResponseError) as ours:
+            read_rows(graph, query)
+        assert str(ours.value) == str(client.value)
+    assert graph.ro_query("MATCH (n:Written) RETURN count(n)").result_set == [[0]]
+
+
+def test_a_graph_that_does_not_exist_reads_as_no_rows_and_stays_absent(graph, db):
+    with pytest.raises(ResponseError, match="empty key"):
+        read_rows(graph, "RETURN 1")
+    assert read(graph, "MATCH (n) RETURN n") == []
+    assert graph.name not in db.list_graphs()
+
+
+def test_parameters_the_header_cannot_carry_go_the_clients_way(graph):
+    graph.query("RETURN 1")
+    for params in [{"x": NOW.isoformat(), "y": "a\x01b"}, {"x": {"not plain": 1}}]:
+        assert parameters_header(params) is None
+        query = "RETURN $x" + (", $y" if "y" in params else "")
+        assert read_rows(graph, query, params) == graph.ro_query(query, params).result_set
+
+
+class Counting:
+    """A stand-in for a graph that counts its reads: it is asked by its own ro_query()."""
+
+    def __init__(self, graph):
+        self.graph, self.reads = graph, []
+
+    def ro_query(self, query, params=None, **options):
+        self.reads.append(query)
+        return self.graph.ro_query(query, params, **options)
+
+    def __getattr__(self, name):
+        return getattr(self.graph, name)
+
+
+def test_a_stand_in_for_a_graph_is_asked_by_its_ro_query(graph):
+    graph.query("RETURN 1")
+    counting = Counting(graph)
+    assert read_rows(counting, "RETURN $x", {"x": [1, "a"]}) == [[[1, "a"]]]
+    assert counting.reads == ["RETURN $x"]
+
+
+def test_a_timeout_travels_as_the_clients_does(graph):
+    graph.query("UNWIND range(1, 3) AS n CREATE (:Thing {n: n})")
+    assert read_rows(graph, "MATCH (n:Thing) RETURN n.n ORDER BY n.n", timeout=5_000) == [[1], [2], [3]]
+    with pytest.raises(ResponseError, match="[Tt]imeout|[Tt]imed out"):
+        read_rows(
+            graph,
+            "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b WITH a WHERE a < b - 5000 RETURN count(a)",
+            timeout=1,
+        )
+    with pytest.raises(Exception, match="Timeout argument"):
+        read_rows(graph, "RETURN 1", timeout=1.5)
