@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from redis.exceptions import ResponseError
+from lighthouse.graphs import read
 
 
 def rows(graph, query: str, parameters: dict | None = None, timeout: int | None = None) -> list[list]:
-    """GRAPH.RO_QUERY's rows; a graph nothing was written to yet has none (FalkorDB calls it an error)."""
-    try:
-        return graph.ro_query(query, parameters, timeout=timeout).result_set
-    except ResponseError as error:
-        if "empty key" in str(error):
-            return []
-        raise
+    """GRAPH.RO_QUERY's rows, read as the library reads its own (lighthouse.graphs.read(): the reply
+    decoded by lighthouse.wire); a graph nothing was written to yet has none (FalkorDB calls it an error)."""
+    return read(graph, query, parameters, timeout)
