@@ -53,6 +53,15 @@ def test_the_fast_parameters_carry_every_text_as_it_is(graph, text):
     assert found[1] == text
 
 
+@pytest.mark.parametrize("text", NASTY)
+def test_a_read_carries_and_decodes_every_text_as_the_client_does(graph, text):
+    graph.query("RETURN 1")
+    given = {"x": [text, {"name": text}], "y": text}
+    query = "RETURN $x, $y, [$y, size($y)]"
+    assert _shown(read_rows(graph, query, given)) == _shown(graph.ro_query(query, given).result_set)
+    assert graph.ro_query("MATCH (n) RETURN count(n)").result_set == [[0]]  # nothing was written
+
+
 NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,5}", fullmatch=True) | st.sampled_from(['a"b', "a b", "a\\"])
 TEXTS = st.text(alphabet=st.sampled_from('ab:{}[],"\\ \n`$'), max_size=12)
 NESTED = st.recursive(
