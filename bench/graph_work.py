@@ -55,7 +55,7 @@ _EDGES = (
     "edges_read",
     "calls",
     needs=("create",),
-    about="the query that reads the edges groups() and important() follow, as two arrays of node ids",
+    about="the query that reads the edges groups() and important() follow, as two arrays of node ids, five times",
 )
 def edges_read(ctx: Context) -> Measured:
     """The floor of groups() and important(): reads of every relation of the devices, ever true, each
@@ -126,7 +126,7 @@ def _plain(answer: list[dict]) -> list[dict]:
     needs=("create",),
     floor="edges_read",
     target=0.5,
-    about="groups() of the devices, rooms and teams: first call (union-find over one read of ids)",
+    about="groups() of the devices, rooms and teams: five first calls (union-find over one read of ids)",
 )
 def groups_first(ctx: Context) -> Measured:
     """First groups() calls, each on a client of its own; the groups must be those union-find gives here."""
@@ -192,7 +192,7 @@ def _pagerank(names: list[Name], edges: set) -> dict[Name, float]:
     needs=("create",),
     floor="edges_read",
     target=0.5,
-    about="important() of the devices, rooms and teams (PageRank in Python over one read): first call",
+    about="important() of the devices, rooms and teams (PageRank in Python over one read): five first calls",
 )
 def important_first(ctx: Context) -> Measured:
     """First important() calls, each on a client of its own; each score must be the PageRank computed

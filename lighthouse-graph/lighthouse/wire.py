@@ -4,8 +4,8 @@ read decoded here from FalkorDB's compact reply.
 
 Both give what the client gives, or leave the work to the client: parameters_header() returns None for
 what its form cannot carry exactly, and a reply holding a node, an edge, a path, a point, a vector or a
-duration is parsed by the client's own QueryResult. The client parsed 40 to 60 µs a row of a change's
-read (some 29 values a row); this decoder takes about a third of that.
+duration is parsed by the client's own QueryResult. On the same replies of a change's read (some 29
+values a row), the client's parser took 29 to 45 µs a row and this decoder 13 to 32.
 """
 
 from __future__ import annotations
@@ -59,18 +59,16 @@ class _ForTheClient(Exception):
 
 
 # The compact reply's kinds of value (FalkorDB's VALUE_* numbering, as the client reads it).
-_NULL, _STRING, _INTEGER, _BOOLEAN, _DOUBLE, _ARRAY, _MAP, _DATETIME, _DATE, _TIME = (
-    1,
-    2,
-    3,
-    4,
-    5,
-    6,
-    10,
-    13,
-    14,
-    15,
-)
+_NULL = 1
+_STRING = 2
+_INTEGER = 3
+_BOOLEAN = 4
+_DOUBLE = 5
+_ARRAY = 6
+_MAP = 10
+_DATETIME = 13
+_DATE = 14
+_TIME = 15
 
 
 def _text(raw: object) -> str:
