@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lighthouse import wire
 from lighthouse.graphs import read
 from lighthouse.wire import parameters_header, read_rows
 from redis.exceptions import ResponseError
@@ -116,10 +117,17 @@ SCALARS = [
 ]
 
 
+def _compact(graph, query: str) -> list:
+    return graph.execute_command("GRAPH.RO_QUERY", graph.name, query, "--compact")
+
+
 @pytest.mark.parametrize("query", SCALARS)
 def test_a_decoded_reply_is_what_the_client_parses(graph, query):
     graph.query("RETURN 1")  # the graph exists: a read of one that does not is refused (below)
-    assert _shown(read_rows(graph, query)) == _shown(graph.ro_query(query).result_set)
+    expected = _shown(graph.ro_query(query).result_set)
+    assert _shown(read_rows(graph, query)) == expected
+    # decoded here, not handed to the client: every cell of the reply is one the decoder reads itself
+    assert _shown([[wire._value(cell) for cell in row] for row in _compact(graph, query)[1]]) == expected
 
 
 ANY_VALUE = st.recursive(
@@ -177,6 +185,8 @@ GRAPH_ENTITIES = [
 def test_a_reply_holding_what_needs_the_schema_is_left_to_the_client(graph, query):
     graph.query("CREATE (:Thing {name: 'a'})-[:TO {w: 1}]->(:Thing {name: 'b'})")
     assert _entities(read_rows(graph, query)) == _entities(graph.ro_query(query).result_set)
+    with pytest.raises(wire._ForTheClient):  # the decoder itself does not read it
+        [[wire._value(cell) for cell in row] for row in _compact(graph, query)[1]]
 
 
 def test_an_error_is_the_one_the_client_raises(graph):
