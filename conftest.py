@@ -1,7 +1,11 @@
-"""Fixtures both packages' tests use: one FalkorDB for the session, one throwaway graph per test.
+"""Fixtures both packages' tests use: one FalkorDB for each process that runs tests, one throwaway graph per
+test.
 
-The server starts once in the pytest controller (before xdist starts its workers, which inherit
-FALKORDB_HOST and FALKORDB_PORT), unless those already name a running server.
+Each xdist worker starts its own server (the controller, running none, starts none), unless FALKORDB_HOST
+or FALKORDB_PORT name a running one: a server that crashes then takes one worker's tests with it, not all,
+and the tests of two workers never meet in one server (a crash of the shared server came in CI while one
+worker changed schemas and the other wrote). The first test to fail after its server exited carries the
+server's crash report.
 """
 
 from __future__ import annotations
@@ -14,16 +18,20 @@ import pytest
 from falkordb import FalkorDB
 from lighthouse.graphs import schema_turn
 
-_started = None
+_started = None  # the server this process started
+_reported = False
 
 
 def pytest_configure(config: pytest.Config) -> None:
     global _started
-    if hasattr(config, "workerinput") or os.environ.get("FALKORDB_HOST") or os.environ.get("FALKORDB_PORT"):
+    if os.environ.get("FALKORDB_HOST") or os.environ.get("FALKORDB_PORT"):
         return
+    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        return  # the controller of xdist workers runs no test
     from lighthouse_server.embedded import start
 
     _started = start()
+    # the service's processes that the tests start find it here too
     os.environ["FALKORDB_HOST"] = _started.host
     os.environ["FALKORDB_PORT"] = str(_started.port)
 
@@ -31,6 +39,16 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _started is not None:
         _started.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    global _reported
+    report = yield
+    if report.failed and not _reported and _started is not None and not _started.running:
+        _reported = True
+        report.sections.append(("FalkorDB exited during the tests", _started.exit_report()))
+    return report
 
 
 @pytest.fixture(scope="session")

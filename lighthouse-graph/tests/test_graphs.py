@@ -511,3 +511,36 @@ def test_an_index_that_is_not_a_pair_of_names_is_refused_before_anything(graph, 
     with pytest.raises(error):
         ensure_schema(graph, indexes=indexes)
     assert read(graph, "MATCH (n) RETURN count(n)") == []  # not even the Stamp: the graph was never made
+
+
+def test_each_index_and_constraint_is_built_before_the_next_is_asked_for(db) -> None:
+    # FalkorDB 4.22.1's indexer crashed when a GRAPH.CONSTRAINT CREATE handed it a task while it ran the one
+    # before: every change is followed by a look at db.indexes() (and the constraints) that found it built.
+    from falkordb import Graph
+
+    sent: list[str] = []
+
+    class Recorded(Graph):
+        def __init__(self, client, name):
+            super().__init__(client, name)
+            send = self.execute_command  # the client's own, set on the instance
+
+            def execute_command(*args, **options):
+                said = " ".join(str(arg) for arg in args[:3])
+                if "INDEX FOR" in said or args[:2] == ("GRAPH.CONSTRAINT", "CREATE"):
+                    sent.append("change")
+                elif "db.indexes()" in said:
+                    sent.append("look")
+                return send(*args, **options)
+
+            self.execute_command = execute_command
+
+    chosen = Recorded(db, f"test_{uuid.uuid4().hex[:12]}")
+    try:
+        ensure_schema(chosen, [Kind("Room", key="code", text=("name",))])
+        changes = [place for place, what in enumerate(sent) if what == "change"]
+        assert len(changes) >= 5  # the record, stamp and text indexes, and the unique constraints
+        assert all(sent[place + 1] == "look" for place in changes)
+    finally:
+        with contextlib.suppress(ResponseError), schema_turn(chosen, 10.0):
+            chosen.delete()

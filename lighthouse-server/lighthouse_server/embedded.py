@@ -88,6 +88,10 @@ def checked_port(port: object, what: str = "port") -> int:
     return port
 
 
+# Sections of redis' crash report (a crash without a running command has no client section).
+_TRACES_END, _RUNNING = "------ STACK TRACE DONE ------", "------ CURRENT CLIENT INFO ------"
+
+
 @dataclass
 class Server:
     """A running FalkorDB: embedded (process set) or external (process None)."""
@@ -98,6 +102,7 @@ class Server:
     data_dir: Path | None = None
     started_in: float = 0.0  # seconds start() waited for it to answer, its loading included
     _log: Path | None = field(default=None, repr=False)
+    _log_from: int = field(default=0, repr=False)  # where this start's lines begin in a log kept across runs
     _lock: IO | None = field(default=None, repr=False)
     _errors: IO | None = field(default=None, repr=False)
     _scratch: Path | None = field(default=None, repr=False)  # an in-memory server's own empty --dir
@@ -114,6 +119,24 @@ class Server:
     @property
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
+
+    def exit_report(self, most: int = 8000) -> str:
+        """What the log says of this run's end, for a server that exited by itself, at most `most` characters.
+        For a crash: redis' report from the line that names the signal to the end of its stack traces, then
+        the client whose command was running (its query, when one was); otherwise the log's last lines."""
+        said = ""
+        if self._log is not None:
+            with contextlib.suppress(OSError), self._log.open("rb") as log:
+                log.seek(self._log_from)
+                said = log.read().decode(errors="replace")
+        crash = said.find("crashed by signal")
+        if crash < 0:
+            return said[-most:] if most > 0 else ""
+        traced = said.find(_TRACES_END, crash)
+        report = said[said.rfind("\n", 0, crash) + 1 : traced + len(_TRACES_END) if traced >= 0 else None]
+        if (running := said.find(_RUNNING, crash)) >= 0:
+            report += "\n" + said[running : said.find("\n------", running + len(_RUNNING))]
+        return report[:most]
 
     def stop(self, timeout: float = 20.0) -> None:
         """Stops an embedded server cleanly, its data ready for the next start; an external one is left alone.
@@ -287,7 +310,7 @@ def start(
     since = log.stat().st_size if log.exists() else 0  # the log of a data directory grows across runs
     # A file, not a pipe: a pipe nobody reads would stop the server once it filled.
     errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by Server.stop()
-    server = Server("127.0.0.1", port, None, folder, _log=log, _lock=lock, _errors=errors)
+    server = Server("127.0.0.1", port, None, folder, _log=log, _log_from=since, _lock=lock, _errors=errors)
     server._scratch = scratch if data_dir is None else None
     began = time.monotonic()
     try:

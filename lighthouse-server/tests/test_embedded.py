@@ -171,6 +171,41 @@ def test_the_append_only_file_keeps_writes_through_a_crash(tmp_path) -> None:
         assert found == [[7]]
 
 
+def test_the_exit_report_of_a_crash_names_its_signal_and_only_this_runs_lines(tmp_path) -> None:
+    folder = tmp_path / "data"
+    with start(data_dir=folder) as first:  # a data directory's log is kept across runs
+        first.client().select_graph("g").query("RETURN 1")
+    second = start(data_dir=folder)
+    try:
+        assert second.exit_report().count("Ready to accept connections") == 1  # no crash: the last lines
+        os.kill(second.process.pid, signal.SIGSEGV)  # redis' own crash handler writes its report
+        second.process.wait(timeout=10)
+        report = second.exit_report()
+        lines = report.splitlines()
+        assert lines[0].endswith("crashed by signal: 11, si_code: 0") and "------ STACK TRACE ------" in lines
+        assert lines[-1] == "------ STACK TRACE DONE ------" and "INFO OUTPUT" not in report
+        assert second.exit_report(most=100) == report[:100]
+    finally:
+        second.stop()
+    assert Server("127.0.0.1", 1).exit_report() == ""  # an external server: no log of ours
+
+
+def test_the_exit_report_adds_the_client_whose_command_was_running(tmp_path) -> None:
+    # The shape redis writes when a command crashes it (here written by hand: no command crashes on call).
+    log = tmp_path / "falkordb.log"
+    earlier = "1:M 01 Jan 2026 00:00:00.000 # Redis 8.10.2 crashed by signal: 11, si_code: 1\nold\n"
+    crash = "1:M 02 Jan 2026 00:00:00.000 # Redis 8.10.2 crashed by signal: 11, si_code: 1\n"
+    traces = "------ STACK TRACE ------\nframe\n------ STACK TRACE DONE ------"
+    client = (
+        "------ CURRENT CLIENT INFO ------\nid=7 cmd=graph.query\nargv[1]: 'g'\nargv[2]: 'MATCH (n) RETURN n'"
+    )
+    log.write_text(
+        earlier + crash + traces + "\n\n------ INFO OUTPUT ------\nx\n" + client + "\n\n------ MODULES\n"
+    )
+    report = Server("127.0.0.1", 1, _log=log, _log_from=len(earlier)).exit_report()
+    assert report == crash + traces + "\n" + client + "\n"
+
+
 def test_a_data_dir_is_created_with_its_parents(tmp_path) -> None:
     folder = tmp_path / "a" / "b" / "c"
     with start(data_dir=folder) as running:
