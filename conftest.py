@@ -75,9 +75,9 @@ def changed_schema():
     tests share one FalkorDB, and 4.22.1 crashed when two clients changed schemas at once. Statements run
     in order (one that finds its index made, or gone, already is passed over), then the unique
     constraints on (label, property) pairs, and all are waited for."""
-    from lighthouse.graphs import _build_alone
+    from lighthouse.graphs import build_in_schema_turn
 
     def change(graph, *statements: str, unique=()) -> None:
-        _build_alone(graph, list(statements), list(unique), 10.0)
+        build_in_schema_turn(graph, list(statements), list(unique), 10.0)
 
     return change

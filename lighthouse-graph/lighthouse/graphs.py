@@ -177,9 +177,11 @@ def schema_turn(graph, wait: float):
             graph.execute_command("DEL", _SCHEMA_TURN)
 
 
-def _build_alone(graph, statements: list[str], lacking: list[tuple[str, str]], wait: float) -> None:
-    """Creates the indexes and then the constraints (a constraint needs the index on its property) while
-    no other client of the server changes a schema, and waits until all are built before the next goes."""
+def build_in_schema_turn(graph, statements: list[str], lacking: list[tuple[str, str]], wait: float) -> None:
+    """Creates the indexes (statements) and then the unique constraints on (label, property) pairs (a
+    constraint needs the index on its property) while no other client of the server changes a schema, and
+    waits until all are built before the next goes. An index or constraint made already is passed over;
+    SchemaNotReady when something is not built within wait seconds or failed to build."""
     # One at a time, each built before the next is asked for: FalkorDB 4.22.1 crashed (SIGSEGV in its
     # indexer thread) when a GRAPH.CONSTRAINT CREATE handed it a task while it ran the one before.
     with schema_turn(graph, wait):
@@ -357,7 +359,7 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
         if (label, prop) not in constrained
     ]
     if statements or lacking:
-        _build_alone(graph, statements, lacking, wait_seconds)
+        build_in_schema_turn(graph, statements, lacking, wait_seconds)
     # After the index on Stamp.id registered the label: on a label the graph had never seen, callers of
     # ensure_schema() at once each made a Stamp (found 2026-12-01, 3 rounds of 10), and two Stamps fail
     # every record(). The MERGE reads no index, so it need not wait for the build.

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from lighthouse import now, tenant
+from lighthouse.graphs import build_in_schema_turn
 
 from .reading import rows
 
@@ -200,11 +201,9 @@ def ensure_service_schema(db) -> None:
     """The index the lookup by hash uses; once per process."""
     if _schema_done.is_set():
         return
-    graph = service_graph(db)
-    for label, prop in (("ApiKey", "hash"), ("ApiKey", "id"), ("AuditRecord", "tenant")):
-        try:
-            graph.query(f"CREATE INDEX FOR (n:{label}) ON (n.{prop})")
-        except Exception as error:  # noqa: BLE001 - an index that exists already is what we want
-            if "already indexed" not in str(error).lower() and "exists" not in str(error).lower():
-                raise
+    # In the server's schema turn, one index at a time (FalkorDB's indexer crashed on a task handed to it
+    # while it ran another).
+    indexes = (("ApiKey", "hash"), ("ApiKey", "id"), ("AuditRecord", "tenant"))
+    statements = [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in indexes]
+    build_in_schema_turn(service_graph(db), statements, [], 10.0)  # ensure_schema()'s own wait
     _schema_done.set()

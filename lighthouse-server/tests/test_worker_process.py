@@ -58,7 +58,14 @@ def test_serve_runs_the_worker_and_the_status_tells_what_it_did(serves, tmp_path
     tenant, key = server.tenant("w")
     good = server.result("note", {"text": "d1 runs hot"}, key)["id"]
     broken = server.result("note", {"text": "a broken one"}, key)["id"]
-    status = _until(lambda: (s := _status(server, key))["extraction"]["notes_set_aside"] == 1 and s)
+    # the status reads the worker's counts and the set-aside notes in two reads: both are waited for
+    status = _until(
+        lambda: (
+            (s := _status(server, key))["extraction"]["notes_set_aside"] == 1
+            and s["extraction"]["asks_failed"] == 2
+            and s
+        )
+    )
     extraction = status["extraction"]
     assert status["tenant"] == tenant and extraction["model"] == "fake-1"
     assert (
