@@ -23,7 +23,7 @@ from fleet import DEVICE, Fleet
 from lighthouse import ensure_schema
 from lighthouse_server import database
 from registry import WORKLOADS, BenchError, Context, selection
-from report import Figure, figure, line, write_json
+from report import Figure, figure, line, medians, write_json
 
 # The modules that register workloads, in the order they run: each floor just before what it measures.
 # A new workload is one function in one of these modules, or a module added here.
@@ -74,10 +74,17 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="print each query's calls, FalkorDB time and round-trip time per workload",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run every workload this many times, each round on fresh graphs with its own floors, and "
+        "judge the median of each ratio (default 1)",
+    )
     parser.add_argument("--list", action="store_true", help="list the workloads and stop")
     parsed = parser.parse_args(argv)
-    if parsed.entities < 1 or parsed.calls < 1:
-        parser.error("--entities and --calls are at least 1")
+    if parsed.entities < 1 or parsed.calls < 1 or parsed.rounds < 1:
+        parser.error("--entities, --calls and --rounds are at least 1")
     if parsed.late is None:
         parsed.late = max(1, parsed.entities // 5)
     if parsed.only:
@@ -122,23 +129,17 @@ def measure(ctx: Context, names: list[str] | None, profile: bool, tallies: Talli
     return list(figures.values())
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = arguments(argv)
-    if args.list:
-        print(listing())
-        return 0
-    selection(args.only)  # an unknown name stops here, before a server starts
-    server = database.connect_or_start()
-    client = server.client()
+def one_round(server, client, args: argparse.Namespace, number: int) -> list[Figure]:
+    """Every chosen workload once, on fresh graphs (deleted at its end, also when it fails): one round."""
     run_id = uuid.uuid4().hex[:10]
     graph, floor_graph = client.select_graph(f"bench_{run_id}"), client.select_graph(f"bench_floor_{run_id}")
     where = "embedded" if server.process is not None else "external"
+    rounds = f"round {number} of {args.rounds}; " if args.rounds > 1 else ""
     print(
-        f"FalkorDB {where} at {server.host}:{server.port}; {args.entities} entities, {args.late} late rows, "
-        f"{args.calls} calls per read; graph {graph.name}",
+        f"FalkorDB {where} at {server.host}:{server.port}; {rounds}{args.entities} entities, "
+        f"{args.late} late rows, {args.calls} calls per read; graph {graph.name}",
         flush=True,
     )
-    began = time.perf_counter()
     ctx = None
     try:
         ensure_schema(graph, [DEVICE])
@@ -156,30 +157,51 @@ def main(argv: list[str] | None = None) -> int:
         if tallies is not None:
             ctx.wrap = lambda watched: TimedGraph(watched, tallies)
             ctx.graph, ctx.floor_graph = ctx.wrap(graph), ctx.wrap(floor_graph)
-        figures = measure(ctx, args.only, args.profile, tallies)
-    except BenchError as error:
-        print(f"WRONG WORK: {error}", file=sys.stderr, flush=True)
-        return 1
+        return measure(ctx, args.only, args.profile, tallies)
     finally:
         for used in (graph, floor_graph, *(ctx.extra_graphs if ctx is not None else [])):
             with contextlib.suppress(Exception):  # a graph that was never written does not exist
                 used.delete()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(argv)
+    if args.list:
+        print(listing())
+        return 0
+    selection(args.only)  # an unknown name stops here, before a server starts
+    server = database.connect_or_start()
+    client = server.client()
+    began = time.perf_counter()
+    rounds: list[list[Figure]] = []
+    try:
+        for number in range(1, args.rounds + 1):
+            rounds.append(one_round(server, client, args, number))
+    except BenchError as error:
+        print(f"WRONG WORK: {error}", file=sys.stderr, flush=True)
+        return 1
+    finally:
         server.stop()
     settings = {
         "entities": args.entities,
         "late": args.late,
         "calls": args.calls,
         "seed": args.seed,
-        "server": where,
+        "rounds": args.rounds,
+        "server": "embedded" if server.process is not None else "external",
         "profiled": args.profile,
         "total_seconds": round(time.perf_counter() - began, 2),
     }
+    figures = rounds[0] if len(rounds) == 1 else medians(rounds)
+    if len(rounds) > 1:
+        print(f"The median of {len(rounds)} rounds (each ratio to the floor of its own round):")
+        print("\n".join(line(one) for one in figures))
     missed = [one.name for one in figures if one.verdict == "MISS"]
     print(
         f"{len(figures)} workloads in {settings['total_seconds']} s; targets missed: {', '.join(missed) or 'none'}"
     )
     if args.json:
-        write_json(args.json, settings, figures)
+        write_json(args.json, settings, figures, rounds if len(rounds) > 1 else None)
     return 0
 
 

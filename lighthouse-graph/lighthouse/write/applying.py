@@ -39,7 +39,7 @@ def _listed_content(kind: Kind, needs: frozenset, plans: list[dict]) -> None:
     """For a batch of new entities: each plan's times, named values and targets to open as lists, in the
     order the query reads them. No name travels once a row, and the parameters hold no map name to unquote
     (that pass over 500 rows took 2.3 µs a row)."""
-    times, values = kind.times if "times" in needs else (), _value_names(needs)
+    times, values = kind.times if "times" in needs else (), value_names(needs)
     relations, empty = list(kind.relations), {}
     for plan in plans:  # map() of a bound get(): a third less than a comprehension, for lists this short
         if times:
@@ -48,7 +48,8 @@ def _listed_content(kind: Kind, needs: frozenset, plans: list[dict]) -> None:
         plan["listed_open"] = list(map((plan.get("open") or empty).get, relations))
 
 
-def _value_names(needs: frozenset) -> list[str]:
+def value_names(needs: frozenset) -> list[str]:
+    """The value names a query's CREATE names one by one, in order (none when they go as a map)."""
     return sorted(need[len("value:") :] for need in needs if need.startswith("value:"))
 
 
@@ -334,7 +335,7 @@ def _apply_query(kind: Kind, needs: frozenset) -> str:
     # Only the parts some plan of the batch uses are in the query: each part left out of a batch of 500
     # creates saved its pass over the 500 rows (the whole query took about half as long).
     times = kind.times if "times" in needs else ()
-    values = _value_names(needs)
+    values = value_names(needs)
     parts = [
         _created_entity(kind, needs, values, times)
         if "absent" in needs
@@ -387,7 +388,12 @@ def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
         _listed_content(kind, needs, plans)
     rows = [list(map(plan.get, layout)) for plan in plans]
     params = {"rows": rows, "by": by, "now": clock.now(), "stamp": uuid.uuid4().hex}
-    header = parameters_header(params)  # the fast form when it carries them exactly, else the client's
     with server_at_work():
-        result = graph.query(header + query) if header else graph.query(query, params)
+        return sent(graph, query, params, parameters_header(params))
+
+
+def sent(graph, query: str, params: dict, header: str | None) -> set[int]:
+    """Sends a write query whose rows each return their index: the indexes written. The parameters go as
+    their header when it carries them exactly (wire.parameters_header()), else the client's way."""
+    result = graph.query(header + query) if header else graph.query(query, params)
     return {row[0] for row in result.result_set}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 
 from redis.exceptions import ResponseError
 
@@ -14,7 +15,8 @@ from ..kinds import Kind, is_kind
 from ..values import Refused
 from .ahead import prepared_ahead
 from .applying import apply_plans
-from .current import QUIET, read_current
+from .creating import apply_created
+from .current import ABSENT, QUIET, read_current
 from .failures import REFUSALS, Failure, keep_failures
 from .late import holding, read_around
 from .plans import Around, decide
@@ -80,6 +82,15 @@ def write_rows(
     pending = {row.index: row for row in rows}
     for _attempt in range(ATTEMPTS):
         current = read_current(graph, kind, list(pending.values()), full=partial is not None)
+        if partial is None and all(current[typed(row.key)] is ABSENT for row in pending.values()):
+            # Only new entities (a batch of creates): their rows go as the query reads them, no plans.
+            written = apply_created(graph, kind, by, list(pending.values()), trust)
+            for index in _answered(written, pending.keys()):
+                statuses[index] = "created"
+                del pending[index]
+            if not pending:
+                return
+            continue
         if partial is not None:
             for index, row in list(pending.items()):
                 try:
@@ -116,10 +127,7 @@ def write_rows(
                 _refuse(refusals, statuses, kind, by, row, status, why(status, around))
             else:
                 statuses[index] = status
-        written = apply_plans(graph, kind, by, plans)
-        if not written <= {plan["i"] for plan in plans}:
-            raise ReceiptMismatch(f"the database answered for rows it was not given: {sorted(written)[:10]}")
-        for index in written:
+        for index in _answered(apply_plans(graph, kind, by, plans), {plan["i"] for plan in plans}):
             statuses[index] = decided[index]
         for index in [index for index in pending if index in statuses]:
             del pending[index]
@@ -127,6 +135,13 @@ def write_rows(
             return
     for row in pending.values():
         _refuse(refusals, statuses, kind, by, row, "busy", why("busy"))
+
+
+def _answered(written: set[int], given: AbstractSet[int]) -> set[int]:
+    """The indexes a write answered for, each one of a row it was given (else ReceiptMismatch)."""
+    if not written <= given:
+        raise ReceiptMismatch(f"the database answered for rows it was not given: {sorted(written)[:10]}")
+    return written
 
 
 def _is_late(row: Row, current: dict) -> bool:
