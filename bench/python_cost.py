@@ -28,6 +28,7 @@ import argparse
 import gc
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -169,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [name.strip() for name in args.workloads.split(",") if name.strip()]
     if args.rows < 1 or not set(chosen) <= set(WORKLOADS):
         parser.error(f"--rows is at least 1, and the workloads are among {', '.join(WORKLOADS)}")
+    if shutil.which("valgrind") is None:
+        parser.error("valgrind is not installed (apt-get install valgrind)")
     from lighthouse_server import database
 
     server = database.connect_or_start()
