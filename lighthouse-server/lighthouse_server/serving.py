@@ -52,16 +52,19 @@ def application(service: Service):
     return BodyLimit(dispatch, settings.body_limit)
 
 
-def _port_free(host: str, port: int) -> None:
-    """ServerError when the service's port is taken (uvicorn would say so only after the banner)."""
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
-        try:
-            probe.bind((host, port))
-        except OSError as error:
-            raise ServerError(
-                f"{host}:{port} is taken ({error.strerror}): stop what listens there or choose another port"
-            ) from None
+def _held_port(host: str, port: int) -> socket.socket:
+    """The service's port, bound and held until uvicorn serves on it: taken before the embedded FalkorDB
+    picks a free port of its own (which could otherwise be this one). ServerError when it is taken."""
+    held = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+    try:
+        held.bind((host, port))
+    except OSError as error:
+        held.close()
+        raise ServerError(
+            f"{host}:{port} is taken ({error.strerror}): stop what listens there or choose another port"
+        ) from None
+    return held
 
 
 def _fastest(module: str) -> str:
@@ -90,7 +93,13 @@ def serve(settings: Settings, *, say=print) -> int:
     # again), a signal ends the start or the run here, so the finally below always stops FalkorDB.
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop_now)
-    server = started(settings)
+    # Before the banner, and before anything starts: a taken port is said at once.
+    listening = _held_port(settings.host, settings.port)
+    try:
+        server = started(settings)
+    except BaseException:
+        listening.close()
+        raise
     announced = None
     workers = None
     try:
@@ -112,7 +121,6 @@ def serve(settings: Settings, *, say=print) -> int:
             access_log=False,
         )
         web = uvicorn.Server(config)
-        _port_free(settings.host, settings.port)  # before the banner: it would say it serves, then fail
         announced = announce(server, settings.port, settings.host)
         where = (
             f"data in {server.data_dir}" if server.data_dir else f"FalkorDB at {server.host}:{server.port}"
@@ -127,11 +135,12 @@ def serve(settings: Settings, *, say=print) -> int:
         gc.collect()
         gc.freeze()
         with contextlib.suppress(KeyboardInterrupt):
-            web.run()
+            web.run(sockets=[listening])
         return 0 if web.started else 1
     except KeyboardInterrupt:
         return 0
     finally:
+        listening.close()
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, signal.SIG_IGN)
         if workers is not None:

@@ -20,6 +20,7 @@ from lighthouse_server.embedded import free_port
 from lighthouse_server.operations import TABLE
 
 KINDS = TABLE["declare_kinds"].example["kinds"]
+PORT_ATTEMPTS = 3  # free ports a start tries, when another process takes the one it picked
 
 
 def environment(**more: str) -> dict:
@@ -51,6 +52,29 @@ class Lighthouse:
         )
 
     def start(self, timeout: float = 90.0) -> Lighthouse:
+        """serve on a free port, once it answers /health. A port another process took between
+        free_port() and serve's bind (a race of the tests, not of serve) is tried again on another."""
+        for attempt in range(PORT_ATTEMPTS):
+            self._spawn()
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    said = (self.data.parent / f"serve-{self.port}.log").read_text()
+                    if f"127.0.0.1:{self.port} is taken" in said and attempt + 1 < PORT_ATTEMPTS:
+                        self.log.close()
+                        break
+                    raise RuntimeError(f"serve exited: {said}")
+                try:
+                    if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.2)
+            else:
+                raise RuntimeError("serve did not answer /health in time")
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _spawn(self) -> None:
         self.port = free_port()
         variables = {f"LIGHTHOUSE_{name.upper()}": str(value) for name, value in self.settings.items()}
         self.log = open(self.data.parent / f"serve-{self.port}.log", "w")  # noqa: SIM115 - closed in stop()
@@ -69,19 +93,6 @@ class Lighthouse:
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(
-                    f"serve exited: {(self.data.parent / f'serve-{self.port}.log').read_text()}"
-                )
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("serve did not answer /health in time")
 
     def stop(self, how: int = signal.SIGTERM, timeout: float = 60.0) -> int:
         self.process.send_signal(how)

@@ -183,3 +183,5 @@ def test_serve_on_a_taken_port_says_so_before_any_banner(here):
         done = here.command("serve", "--port", str(port))
     _refused(done, 2, "is taken")
     assert "Lighthouse on" not in done.stdout + done.stderr
+    # Said before FalkorDB starts: serve holds its port first, so its FalkorDB's free port is never it.
+    assert "the database was saved" not in done.stdout + done.stderr and "workers:" not in done.stdout
