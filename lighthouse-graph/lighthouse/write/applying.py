@@ -386,14 +386,15 @@ def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
     query, layout = positional_query(kind, needs)
     if "absent" in needs:
         _listed_content(kind, needs, plans)
-    rows = [list(map(plan.get, layout)) for plan in plans]
+    return written(graph, query, [list(map(plan.get, layout)) for plan in plans], by)
+
+
+def written(graph, query: str, rows: list, by: str) -> set[int]:
+    """Sends a write query of positional rows, each of which returns its index: the indexes written.
+    The parameters go as their header when it carries them exactly (wire.parameters_header()), else the
+    client's way; the rows of a large call are prepared meanwhile (server_at_work())."""
     params = {"rows": rows, "by": by, "now": clock.now(), "stamp": uuid.uuid4().hex}
+    header = parameters_header(params)
     with server_at_work():
-        return sent(graph, query, params, parameters_header(params))
-
-
-def sent(graph, query: str, params: dict, header: str | None) -> set[int]:
-    """Sends a write query whose rows each return their index: the indexes written. The parameters go as
-    their header when it carries them exactly (wire.parameters_header()), else the client's way."""
-    result = graph.query(header + query) if header else graph.query(query, params)
+        result = graph.query(header + query) if header else graph.query(query, params)
     return {row[0] for row in result.result_set}

@@ -9,15 +9,12 @@ process (359,428 instructions a row with them, 317,761 without: bench/python_cos
 
 from __future__ import annotations
 
-import uuid
 from functools import lru_cache
 from operator import itemgetter
 
 from .. import clock
 from ..kinds import Kind
-from ..wire import parameters_header
-from .ahead import server_at_work
-from .applying import MAX_NAMED_VALUES, positional_query, sent, value_names
+from .applying import MAX_NAMED_VALUES, positional_query, value_names, written
 from .plans import CREATED_PARTS, content_of
 from .rows import Row
 
@@ -66,9 +63,10 @@ _FIELDS = (
 
 @lru_cache(maxsize=256)
 def _picker(layout: tuple[str, ...]) -> itemgetter:
-    """What takes the layout's fields, in its order, from a row's _FIELDS (and None for any other)."""
+    """What takes the layout's fields, in its order, from a row's _FIELDS (the None after them for any
+    other). A layout holds two fields at least (the key and the index the query returns): a tuple."""
     places = {name: place for place, name in enumerate(_FIELDS)}
-    return itemgetter(*[places.get(name, len(_FIELDS)) for name in layout], len(_FIELDS))
+    return itemgetter(*[places.get(name, len(_FIELDS)) for name in layout])
 
 
 def created_rows(
@@ -93,7 +91,7 @@ def created_rows(
             True if dimensions else None, bool(text) if dimensions else None, False if dimensions else None,
             None,
         )  # fmt: skip
-        made.append(picked(fields)[:-1])
+        made.append(picked(fields))
     return made
 
 
@@ -102,8 +100,4 @@ def apply_created(graph, kind: Kind, by: str, rows: list[Row], trust: str | None
     indexes of the rows written. A row whose entity another writer made since it was read is not."""
     needs = created_needs(kind, rows, trust)
     query, layout = positional_query(kind, needs)
-    params = {"rows": created_rows(kind, rows, needs, layout, trust), "by": by, "now": clock.now()}
-    params["stamp"] = uuid.uuid4().hex
-    header = parameters_header(params)
-    with server_at_work():
-        return sent(graph, query, params, header)
+    return written(graph, query, created_rows(kind, rows, needs, layout, trust), by)
