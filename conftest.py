@@ -2,10 +2,14 @@
 test.
 
 Each xdist worker starts its own server (the controller, running none, starts none), unless FALKORDB_HOST
-or FALKORDB_PORT name a running one: a server that crashes then takes one worker's tests with it, not all,
-and the tests of two workers never meet in one server (a crash of the shared server came in CI while one
-worker changed schemas and the other wrote). The first test to fail after its server exited carries the
-server's crash report.
+or FALKORDB_PORT name a running one: the tests of two workers never meet in one server (a crash of the
+shared server came in CI while one worker changed schemas and the other wrote).
+
+A server of this process's own that exits during a test is started again on its port before the next
+test. FalkorDB 4.22.1 crashed once in CI while stopping a query past its time (SIGSEGV in
+ExecutionPlan_Drain beside Cron_AbortTask; not reproduced in 843 timed-out queries): a test that failed
+while its server crashed runs once more on the restarted server, and the run warns of it with the crash
+report. A test that crashes it again fails, with the crash report in its report.
 """
 
 from __future__ import annotations
@@ -15,11 +19,11 @@ import os
 import uuid
 
 import pytest
+from _pytest.runner import runtestprotocol
 from falkordb import FalkorDB
 from lighthouse.graphs import schema_turn
 
 _started = None  # the server this process started
-_reported = False
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -41,14 +45,40 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _started.stop()
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
-    global _reported
-    report = yield
-    if report.failed and not _reported and _started is not None and not _started.running:
-        _reported = True
-        report.sections.append(("FalkorDB exited during the tests", _started.exit_report()))
+def _restarted_after_crash() -> str | None:
+    """The exit report of this process's server if it exited, once it runs again on its port; else None."""
+    global _started
+    if _started is None or _started.running:
+        return None
+    from lighthouse_server.embedded import start
+
+    report = _started.exit_report()
+    _started.abandon()
+    _started = start(port=_started.port)
     return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    if _started is None:
+        return None  # pytest's own protocol: a server this process did not start is not restarted
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    reports = runtestprotocol(item, nextitem=nextitem, log=False)
+    crash = _restarted_after_crash()
+    if crash is not None and any(report.failed for report in reports):
+        with contextlib.suppress(Exception):  # fixtures that held the crashed server start anew
+            item.session._setupstate.teardown_exact(None)
+        item.warn(
+            pytest.PytestWarning(f"FalkorDB exited during this test; it ran again on a restart:\n{crash}")
+        )
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        crash = _restarted_after_crash()
+    for report in reports:
+        if crash is not None and report.failed:
+            report.sections.append(("FalkorDB exited during the tests", crash))
+        item.ihook.pytest_runtest_logreport(report=report)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
 
 
 @pytest.fixture(scope="session")
