@@ -16,7 +16,10 @@ and every shape's writes are checked; a wrong one stops it (exit code 1).
 
 It prints, for each function, the ms a call and inside FalkorDB of the function, its shape and the floor,
 and the function's and the shape's calls/s as a share of the floor's, with the function's as a share
-of its shape's: what is left to the library once the server's own cost of the write is set aside.
+of its shape's: what is left to the library once the server's own cost of the write is set aside. Then
+the ms a call of the function's queries alone (from the client's call to its answer: the function's
+time without its own Python), and the floor's calls/s as a share of theirs: what the function would
+reach with no Python at all, its checks and its write as the server runs them.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ class Turns:
     def __init__(self) -> None:
         self.total = {"function": 0.0, "shape": 0.0, "floor": 0.0}
         self.inside = dict.fromkeys(self.total, 0.0)
+        self.sent = 0.0  # ms of the function's calls spent in the client's query calls
         self.calls = 0
 
 
@@ -103,6 +107,7 @@ def _taking_turns(graph, count: int, function, shape, floor_key) -> Turns:
             side(name, number)
     turns.calls = count
     turns.inside["function"] = watched.inside_ms
+    turns.sent = watched.sent_ms
     return turns
 
 
@@ -114,6 +119,8 @@ def _report(name: str, turns: Turns) -> str:
         f"{name:14s} {turns.calls:>5} calls  ms a call (inside): {cells}  "
         f"of the floor: function {each['floor'] / each['function']:.1%}, shape {each['floor'] / each['shape']:.1%}"
         f"; function of shape {each['shape'] / each['function']:.1%}"
+        f"; its queries alone {turns.sent / turns.calls:.3f} ms, {each['floor'] * turns.calls / turns.sent:.1%}"
+        " of the floor"
     )
 
 

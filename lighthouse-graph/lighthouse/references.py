@@ -7,6 +7,7 @@ lesson, a playbook, a handoff, a task) by its label and id. An entry can also be
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from .errors import ReceiptMismatch
 from .graphs import read
@@ -110,18 +111,26 @@ FEW = 4
 
 def _matched_one_by_one(references: list[Reference]) -> tuple[str, dict]:
     """One OPTIONAL MATCH each: the n-th reference's node is ref_node_<n>, null when it names nothing."""
-    parts: list[str] = []
+    labels: list[str] = []
     params: dict = {}
     for place, (label, given) in enumerate(references):
+        labels.append(label)
+        params[f"ref_key_{place}"] = given
+    return _matched_clause(tuple(labels)), params
+
+
+@lru_cache(maxsize=256)
+def _matched_clause(labels: tuple[str, ...]) -> str:
+    parts: list[str] = []
+    for place, label in enumerate(labels):
         node, key = f"ref_node_{place}", f"ref_key_{place}"
-        params[key] = given
         if label in RECORDS:
             parts.append(f"OPTIONAL MATCH {pattern(label, node, '$' + key)} ")
         else:
             if not PLAIN_NAME.match(label):
                 raise Refused(f"not a plain label: {label[:80]!r}")
             parts.append(f"OPTIONAL MATCH ({node}:`{label}` {{key: ${key}}}) WHERE {node}:Entity ")
-    return "".join(parts), params
+    return "".join(parts)
 
 
 def _found_one_by_one(references: list[Reference], into: str, places: bool) -> tuple[str, dict]:
@@ -208,32 +217,36 @@ def made_where_found(
     old: the pattern of the record that must not exist yet, its variable `old` ("(old:Episode {id: $id})").
     making: the Cypher that writes it, and makes at least one node. linking(node): the Cypher that links it
     to the node of one reference. A few references are matched one by one and named in the write itself;
-    more, by finding(), as a list. The query answers a row only when it refused, saying whether old was
-    there: measured on FalkorDB 4.22.1 (open_episode() with one entity, in turns with the form before),
-    a call took 0.38 to 0.43 ms against 0.43 to 0.47 with the list and a RETURN of what was found, and
-    within 0.01 ms of the same write with no RETURN at all in four runs of five. A database error passes
-    as ResponseError.
+    more, by finding(), as a list. The query always answers one row, whether old was there: measured on
+    FalkorDB 4.22.1 (bench/beside_shapes.py's open_episode(), 2026-12-04), a RETURN of that row only when
+    the write was refused (a WITH ... WHERE before it) cost 0.02 ms more inside FalkorDB a call, and its
+    text, built again each call, 0.02 ms of Python. A database error passes as ResponseError.
     """
     if len(things) <= FEW:
         clause, found = _matched_one_by_one(things)
-        nodes = [f"ref_node_{place}" for place in range(len(things))]
-        ready = " AND ".join(["old IS NULL", *(f"{node} IS NOT NULL" for node in nodes)])
-        links = " ".join(linking(node) for node in nodes)
-        carried = "".join(f", {node}" for node in nodes)
     else:
         clause, found = finding(things)
-        ready = f"old IS NULL AND size(found) = {len(things)}"
-        links = f"FOREACH (thing IN found | {linking('thing')})"
-        carried = ", found"
-    written = graph.query(
-        f"{clause}OPTIONAL MATCH {old} "
-        f"FOREACH (writing IN CASE WHEN {ready} THEN [1] ELSE [] END | {making} {links}) "
-        f"WITH old{carried} WHERE NOT ({ready}) RETURN old IS NOT NULL",
-        {**found, **params},
-    )
-    # Told by what was made first, by the refusal's row only then: neither depends on the WHERE alone.
+    written = graph.query(_making(clause, len(things), old, making, linking), {**found, **params})
+    # Told by what was made first, by whether old was there only then.
     if written.nodes_created > 0:
         return "made"
     if not written.result_set:
         raise ReceiptMismatch("the write made nothing and did not say why")
     return "exists" if written.result_set[0][0] else "missing"
+
+
+@lru_cache(maxsize=256)
+def _making(clause: str, count: int, old: str, making: str, linking: Callable[[str], str]) -> str:
+    """made_where_found()'s query after the clause that finds count references (one by one up to FEW)."""
+    if count <= FEW:
+        nodes = [f"ref_node_{place}" for place in range(count)]
+        ready = " AND ".join(["old IS NULL", *(f"{node} IS NOT NULL" for node in nodes)])
+        links = " ".join(linking(node) for node in nodes)
+    else:
+        ready = f"old IS NULL AND size(found) = {count}"
+        links = f"FOREACH (thing IN found | {linking('thing')})"
+    return (
+        f"{clause}OPTIONAL MATCH {old} "
+        f"FOREACH (writing IN CASE WHEN {ready} THEN [1] ELSE [] END | {making} {links}) "
+        "RETURN old IS NOT NULL"
+    )
