@@ -268,9 +268,7 @@ def values(
             or kind is bool
             or (kind is int and INT_RANGE[0] <= item <= INT_RANGE[1])
         )
-        if common:
-            checked[name_given] = item
-        elif kind is datetime and name_given in times:
+        if common or kind is datetime and name_given in times:
             checked[name_given] = item
         elif item is not None or not none_is_absent:
             checked[name_given] = value(item, f"the value {name_given!r}")

@@ -29,10 +29,10 @@ from lighthouse.lessons import learn, weigh
 from lighthouse.playbooks import write_playbook
 from lighthouse.values import MAX_ENTRY_ID, MAX_NAME, Refused
 from lighthouse.write.failures import failures
-from redis.exceptions import ResponseError
-from test_episodes import CountingGraph
 from oracle import sent
 from racing import at_once
+from redis.exceptions import ResponseError
+from test_episodes import CountingGraph
 
 T0, T1, T2, T3 = (f"2026-01-01T0{hour}:00:00Z" for hour in (0, 1, 2, 3))
 
