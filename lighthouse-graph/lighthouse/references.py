@@ -84,10 +84,9 @@ def _parsed_all(references: object, what: str) -> list[Reference]:
     key_names: dict[str, str] = {}  # the key's name of each label a Kind names
     for reference in references:
         parsed = parse(reference, entity_label=False)
-        if is_kind(reference[0]):
-            # One label is one kind (API 2.2): two key names for it are two kinds that cannot both be.
-            if key_names.setdefault(parsed[0], reference[0].key) != reference[0].key:
-                raise Refused(f"{what} names {parsed[0]} with two different keys")
+        # One label is one kind (API 2.2): two key names for it are two kinds that cannot both be.
+        if is_kind(reference[0]) and key_names.setdefault(parsed[0], reference[0].key) != reference[0].key:
+            raise Refused(f"{what} names {parsed[0]} with two different keys")
         # 1 and "1" are different keys; a set of plain tuples would take 1 and True as one.
         marker = (parsed[0], type(parsed[1]).__name__, parsed[1])
         if marker not in seen:
