@@ -73,7 +73,7 @@ def hand_off(
     content: object = {"to": receiver, "points_to": points_to, "values": values, "at": at}
     try:
         content = limits.plain(content, "the handoff")
-        things = references.parse_all(content["points_to"], "points_to")
+        things = references.parse_all(content["points_to"], "points_to", entity_label=False)
         if not things:
             raise Refused("a handoff must point at something: an entry, an episode, an entity, a lesson")
         checked = limits.record_values(content["values"], HANDOFF_FIELDS, "handoff")

@@ -243,7 +243,7 @@ def impact_of_state(graph, kind: object, key: object, since: object, until: obje
     if not is_kind(kind):
         raise WrongType(f"kind must be a Kind, not {type(kind).__name__}")
     checked_key = limits.key(key, f"the key of a {kind.label}")
-    begin, end = clock.looked_at(since), clock.looked_at(until)
+    begin, end = clock.looked_at(since, "since"), clock.looked_at(until, "until")
     if begin >= end:
         raise Refused("since must be earlier than until")
     params = {"key": checked_key, "since": clock.stamp_of(begin), "until": clock.stamp_of(end)}

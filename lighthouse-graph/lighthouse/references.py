@@ -64,17 +64,20 @@ def _parsed(reference: object, entity_label: bool) -> Reference:
     return (label, key(given, f"the key of a {label}"))
 
 
-def parse_all(references: object, what: str = "references") -> list[Reference]:
-    """Each reference parsed, duplicates dropped, in the order given; at most 200. Refused otherwise."""
+def parse_all(references: object, what: str = "references", *, entity_label: bool = True) -> list[Reference]:
+    """Each reference parsed (parse(), with entity_label), duplicates dropped, in the order given; at most
+    200; one label named by Kinds of two key names is refused. Refused otherwise. What a caller gives is
+    parsed without entity_label (API 1.2); the pairs the library itself kept as text (a lesson's about, as
+    promotion tallies it) need it."""
     try:
-        return _parsed_all(references, what)
+        return _parsed_all(references, what, entity_label)
     except Refused:
         raise
     except Exception as error:  # a list that fails when it is read
         raise Refused(f"{what} could not be read: {type(error).__name__}") from None
 
 
-def _parsed_all(references: object, what: str) -> list[Reference]:
+def _parsed_all(references: object, what: str, entity_label: bool) -> list[Reference]:
     if type(references) not in (list, tuple):
         raise Refused(f"{what} must be a list or tuple, not {type(references).__name__}")
     if len(references) > MAX_REFERENCES:
@@ -83,7 +86,7 @@ def _parsed_all(references: object, what: str) -> list[Reference]:
     seen: set[tuple[str, str, str | int]] = set()
     key_names: dict[str, str] = {}  # the key's name of each label a Kind names
     for reference in references:
-        parsed = parse(reference, entity_label=False)
+        parsed = parse(reference, entity_label=entity_label)
         # One label is one kind (API 2.2): two key names for it are two kinds that cannot both be.
         if is_kind(reference[0]) and key_names.setdefault(parsed[0], reference[0].key) != reference[0].key:
             raise Refused(f"{what} names {parsed[0]} with two different keys")

@@ -331,7 +331,7 @@ def whole(given: object, what: str, low: int, high: int) -> int:
 
 
 def lease(seconds: object) -> int:
-    return whole(seconds, "a lease in seconds", 1, MAX_LEASE)
+    return whole(seconds, "lease", 1, MAX_LEASE)  # in seconds
 
 
 def words(content: str) -> str:

@@ -103,7 +103,14 @@ def test_parse_refuses_what_is_not_a_reference(reference):
 
 def test_parse_all_drops_duplicates_and_keeps_order():
     given = ["e/1", (VALVE, "v1"), ("Entry", "e/1"), [VALVE, "v1"], (VALVE, 1), (VALVE, "1")]
-    assert parse_all(given) == [("Entry", "e/1"), ("Valve", "v1"), ("Valve", 1), ("Valve", "1")]
+    assert parse_all(given, entity_label=False) == [
+        ("Entry", "e/1"),
+        ("Valve", "v1"),
+        ("Valve", 1),
+        ("Valve", "1"),
+    ]
+    # The pairs the library kept as text name an entity by its label (entity_label, the default).
+    assert parse_all([("Valve", "v1"), ["Valve", 1], (VALVE, "v1")]) == [("Valve", "v1"), ("Valve", 1)]
     assert parse_all(()) == [] and parse_all([]) == []
     assert all(type(found) is tuple for found in parse_all(given))
 
@@ -116,7 +123,7 @@ def test_a_reference_a_caller_gives_names_an_entity_by_its_kind_only(reference):
     # API 1.2: "(Kind, key) for an entity; (label, id) for a record ..., with label one of Entry, Episode,
     # Lesson, Playbook".
     with pytest.raises(Refused) as refused:
-        parse_all([reference])
+        parse_all([reference], entity_label=False)
     assert refused.value.reason == "invalid"
     with pytest.raises(Refused):
         parse(reference, entity_label=False)

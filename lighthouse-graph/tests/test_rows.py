@@ -82,7 +82,7 @@ def test_a_value_none_is_absent_and_left_out():
         ({"key": "d1", "t": NOW, "values": {"serial": "x"}}, "is not a value"),
         ({"key": "d1", "t": NOW, "values": {"fp": 1}}, "belongs to the library"),
         ({"key": "d1", "t": NOW, "values": {"lh.rev": 1}}, "property name"),
-        ({"key": "d1", "t": ""}, "needs its time"),
+        ({"key": "d1", "t": ""}, "time t of a row is missing"),
         ({"key": "d1", "t": NOW, "values": {"a b": 1}}, "property name"),
         ({"key": "d1", "t": NOW, "values": {"a b": None}}, "property name"),
         ({"key": "d1", "t": NOW, "values": {"fp": None}}, "belongs to the library"),

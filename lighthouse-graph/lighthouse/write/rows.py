@@ -261,7 +261,7 @@ def _checked_row(kind: Kind, index: int, raw: object, present: datetime, default
     key = checked_key(raw["key"])
     moment = raw.get("t", default_t)
     if not clock.given(moment):
-        raise Refused("a row needs its time t")
+        raise Refused("the time t of a row is missing")
     try:
         t = clock.checked(moment, present_time=present)
     except (Refused, WrongType) as error:
