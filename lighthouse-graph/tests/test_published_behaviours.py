@@ -196,6 +196,7 @@ def _pinned_raises(world) -> list[tuple[str, type, object, str, str]]:
     """(where the API says it, error, call, how, words): what a call raises, as the API words it."""
     graph = world
     claims = [{"lesson": "x", "statement": "s", "agrees": True, "extra": 1}]
+    wider = Kind("Device", key="serial", text=("note",), dimensions=4)  # its vector index has 3
     # fmt: off
     return [
         # 1.4: an identity that is not a name
@@ -215,8 +216,9 @@ def _pinned_raises(world) -> list[tuple[str, type, object, str, str]]:
         ("1.2", ValueError, lambda: lighthouse.connection(graph, (DEVICE, "d1"), (ROOM, "r1"), (), None, 11), STARTS, "max_hops must be a whole number from 1 to 10"),
         ("1.2", ValueError, lambda: lighthouse.promote(graph, "reviewer", lambda episode: [], 0), STARTS, "at_least must be a whole number from 1 to 200"),
         ("2.7", ValueError, lambda: lighthouse.claim(graph, "worker", "check", 0), STARTS, "lease must be a whole number from 1 to 604800"),
-        # 2.2: "the message names entry_dimensions"
+        # 2.2: "the message names entry_dimensions"; 1.4: "schema not ready"
         ("2.2", ValueError, lambda: lighthouse.ensure_schema(graph, [], 10.0, -1), CONTAINS, "entry_dimensions"),
+        ("1.4", RuntimeError, lambda: lighthouse.ensure_schema(graph, [wider]), STARTS, "schema not ready"),
         # 2.4, and section 3: "a blank when/since/t in a read or a row is refused"
         ("2.4", ValueError, lambda: lighthouse.related(graph, DEVICE, "d1", "OWNS"), CONTAINS, "no relation 'OWNS'"),
         ("2.4", ValueError, lambda: lighthouse.as_of(graph, DEVICE, "d1", None), STARTS, "when is missing"),
@@ -235,6 +237,7 @@ def _pinned_raises(world) -> list[tuple[str, type, object, str, str]]:
         ("2.9", ValueError, lambda: lighthouse.embed(graph, ROOM, embedder, "m"), CONTAINS, "no vectors"),
         ("2.9", ValueError, lambda: lighthouse.embed(graph, DEVICE, lambda texts: "no", "m"), CONTAINS, "embedder"),
         ("2.9", ValueError, lambda: lighthouse.embed_entries(graph, embedder, "m"), CONTAINS, "entry_dimensions"),
+        ("2.9", ValueError, lambda: lighthouse.nearest_entries(graph, "pump", embedder, "m"), CONTAINS, "entry_dimensions"),
         ("2.9", TypeError, lambda: lighthouse.fuse({"one": "a"}), CONTAINS, "must be a list"),
         # 2.10: types that is not None nor a list or tuple of names
         ("2.10", ValueError, lambda: lighthouse.extract(graph, DEVICE, lambda entry: [], "reader", "look"), CONTAINS, "types"),
