@@ -11,19 +11,10 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import lighthouse
 import pytest
-from lighthouse import SELF, Kind
+from lighthouse import Kind
+from test_published_api import BARE, DEVICE, ROOM
 
 T0, T1, T2, T3 = (f"2026-01-0{day}T00:00:00Z" for day in range(1, 5))
-ROOM = Kind("Room", key="code", text=("title",))
-DEVICE = Kind(
-    "Device",
-    key="serial",
-    times=("seen",),
-    relations={"LOCATED_IN": ROOM, "PART_OF": SELF},
-    text=("note",),
-    dimensions=3,
-)
-BARE = Kind("Bare")  # no text, no relations, no vectors
 
 
 def embedder(texts: list[str]) -> list[list[float]]:
