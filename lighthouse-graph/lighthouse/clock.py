@@ -110,13 +110,27 @@ def parse(value: object) -> datetime:
     return moment
 
 
-def looked_at(value: object) -> datetime:
+def looked_at(value: object, what: str | None = None) -> datetime:
     """parse(), for the time a read looks at: a time after the window is its last second, which sees
     exactly what any later time would (no stored time lies past it), so as_of(..., "2100-01-01") gives the
-    current State. A time before the window is refused: its first second would see what began then."""
-    if given(value) and moment_of(value) > LATEST:
-        return LATEST
-    return parse(value)
+    current State. A time before the window is refused: its first second would see what began then.
+
+    what: the argument's name, which a refusal then names (API 2.4: "when is missing", "when: not an ISO
+    8601 time: ..."), as TimeError or WrongType still."""
+    try:
+        if given(value) and moment_of(value) > LATEST:
+            return LATEST
+        return parse(value)
+    except TimeError as error:
+        if what is None:
+            raise
+        if not given(value):
+            raise TimeError(f"{what} is missing: a time is needed here") from None
+        raise TimeError(f"{what}: {error}") from None
+    except WrongType as error:
+        if what is None:
+            raise
+        raise WrongType(f"{what}: {error}") from None
 
 
 def checked(value: object, *, present_time: datetime | None = None) -> datetime:

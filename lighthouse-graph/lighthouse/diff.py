@@ -24,7 +24,7 @@ MAX_VERSIONS = 100_000  # States that began in the window: more is refused, ask 
 
 
 def _window(start: object, end: object) -> tuple[datetime, datetime]:
-    begin, finish = clock.looked_at(start), clock.looked_at(end)
+    begin, finish = clock.looked_at(start, "t1"), clock.looked_at(end, "t2")
     if begin > finish:
         raise Refused("the window is (t1, t2]: t1 must not be later than t2")
     return begin, finish

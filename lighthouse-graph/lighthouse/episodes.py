@@ -119,7 +119,7 @@ def open_episode(graph, episode_id: object, by: object, about: object = (), at: 
     content: object = {"about": about, "at": at}
     try:
         content = limits.plain({"about": about, "at": at}, "the episode")
-        subjects = references.parse_all(content["about"], "about")
+        subjects = references.parse_all(content["about"], "about", entity_label=False)
         for label, _key in subjects:
             if references.is_record(label):
                 raise Refused(f"an episode is about entities, not a {label}")
@@ -187,7 +187,7 @@ def _append(graph, episode_id, entry_type, by, values, cites, at) -> dict:
     try:
         content = limits.plain(content, "the entry")
         checked = limits.record_values(content["values"], ENTRY_FIELDS, "entry")
-        evidence = references.parse_all(content["cites"], "cites")
+        evidence = references.parse_all(content["cites"], "cites", entity_label=False)
         observed = clock.written_at(content["at"])
         limits.measured({"type": kind, "values": checked, "cites": evidence}, "an entry")
     except Refused as error:

@@ -126,7 +126,7 @@ def _checked_types(types: object) -> list[str] | None:
         return None
     if type(types) not in (list, tuple) or len(types) > values.MAX_REFERENCES:
         raise Refused(f"types must be None or a list of at most {values.MAX_REFERENCES} entry types")
-    return sorted({values.name(one, "an entry type") for one in types})
+    return sorted({values.name(one, "an entry type of types") for one in types})
 
 
 def _checked(kind, extractor, by, types, limit, attempts, detail) -> tuple:

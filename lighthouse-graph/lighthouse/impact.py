@@ -117,9 +117,9 @@ def _nearest(citers: dict[str, dict]) -> dict[str, dict]:
 
 
 # What rests on a set of entries and their episodes: the States drawn from the entries, the handoffs
-# that point at any of them, the lessons supported by the episodes (with how many of their episodes
-# are affected), and the playbooks drawn from them (with how many they are drawn from in all, and how
-# many of those are affected).
+# not yet accepted that point at any of them (API 2.12: an accepted one has been taken up), the lessons
+# supported by the episodes (with how many of their episodes are affected), and the playbooks drawn from
+# them (with how many they are drawn from in all, and how many of those are affected).
 _RESTS = (
     "CALL { UNWIND $entries AS drawn_id "
     "  MATCH (:Entry {id: drawn_id})<-[:FROM]-(drawn_state:State) "
@@ -128,9 +128,11 @@ _RESTS = (
     "  RETURN drawn_all[..$cap] AS states } "
     "CALL { UNWIND $entries AS pointed_entry_id "
     "  MATCH (:Entry {id: pointed_entry_id})<-[:POINTS_TO]-(entry_handoff:Handoff) "
+    "  WHERE entry_handoff.accepted_at IS NULL "
     "  RETURN collect(DISTINCT entry_handoff.id) AS entry_handoffs } "
     "CALL { UNWIND $episodes AS pointed_episode_id "
     "  MATCH (:Episode {id: pointed_episode_id})<-[:POINTS_TO]-(episode_handoff:Handoff) "
+    "  WHERE episode_handoff.accepted_at IS NULL "
     "  RETURN collect(DISTINCT episode_handoff.id) AS episode_handoffs } "
     "CALL { UNWIND $episodes AS support_id "
     "  MATCH (:Episode {id: support_id})<-[:SUPPORTED_BY]-(lesson:Lesson) "
@@ -197,9 +199,10 @@ def impact_of_entry(graph, entry_id: object) -> dict | None:
     {"id", "invalidated": whether it is marked, "downstream_entries": the ids of the entries that cite
     it, directly or through other entries, sorted; "derived_states": the States drawn from it or them
     ({"label", "valid_from", "from_entry"}); "episodes", "handoffs": the sorted ids of the episodes that
-    hold any of them and of the handoffs that point at any of those entries or episodes; "lessons":
-    those the episodes support ({"id", "support", "tainted_support", "at_risk"}); "playbooks": those
-    drawn from the episodes ({"id", "name", "version", "support", "tainted_support", "at_risk"})}.
+    hold any of them and of the handoffs not yet accepted that point at any of those entries or
+    episodes; "lessons": those the episodes support ({"id", "support", "tainted_support", "at_risk"});
+    "playbooks": those drawn from the episodes ({"id", "name", "version", "support", "tainted_support",
+    "at_risk"})}.
     At most MAX_REACH entries and MAX_DERIVED States are followed. A few queries: one per LEVELS levels
     of citation, and one for the rest. An id that is not a name raises Refused (a ValueError) before
     anything is read; database errors propagate.
@@ -240,7 +243,7 @@ def impact_of_state(graph, kind: object, key: object, since: object, until: obje
     if not is_kind(kind):
         raise WrongType(f"kind must be a Kind, not {type(kind).__name__}")
     checked_key = limits.key(key, f"the key of a {kind.label}")
-    begin, end = clock.looked_at(since), clock.looked_at(until)
+    begin, end = clock.looked_at(since, "since"), clock.looked_at(until, "until")
     if begin >= end:
         raise Refused("since must be earlier than until")
     params = {"key": checked_key, "since": clock.stamp_of(begin), "until": clock.stamp_of(end)}
@@ -277,11 +280,12 @@ def invalidate_entry(graph, entry_id: object, by: object, reason: object, at: ob
 
     The mark is invalidated_at (at, or now), invalidated_by and invalidated_why on the entry; nothing
     else changes, and the entry stays where recall, lessons and playbooks find it. impact is what
-    impact_of_entry() gives, read before the mark is written. Marked before: {"id", "status":
-    "exists"}, with nothing written. Refusals {"id": None, "status", "reason"}, each kept as a
+    impact_of_entry() gives, read after the mark is written (so "invalidated": True). Marked before:
+    {"id", "status": "exists"}, with nothing written. Refusals {"id": None, "status", "reason"}, each kept as a
     WriteFailure: invalid (a reason that is blank, not text, over 2,000 characters, holds a NUL, or does
     not start with a name; a bad or future at), unknown (no such entry), failed (FalkorDB refused a
-    query; nothing is marked). entry_id and by are identity: one that is not a name raises Refused
+    query: nothing is marked, or, when the reason says so, the entry is marked and only the read of its
+    impact failed). entry_id and by are identity: one that is not a name raises Refused
     (a ValueError) before anything is written.
     """
     checked = limits.entry_id(entry_id)
@@ -300,10 +304,14 @@ def invalidate_entry(graph, entry_id: object, by: object, reason: object, at: ob
             )
         if marked[0][0]:
             return {"id": checked, "status": "exists"}
-        impact = impact_of_entry(graph, checked)
         written = graph.query(_MARK, {"id": checked, "by": marker, "why": why, "at": when}).result_set
     except ResponseError as error:
         return refused(graph, "Entry", checked, content, "failed", str(error), marker)
     if not written:  # another call marked it between the read and the write
         return {"id": checked, "status": "exists"}
+    try:
+        impact = impact_of_entry(graph, checked)
+    except ResponseError as error:  # the mark stays: the receipt says so, and a retry finds it "exists"
+        reason = f"the entry is marked, but what rests on it could not be read: {error}"
+        return refused(graph, "Entry", checked, content, "failed", reason, marker)
     return {"id": checked, "status": "invalidated", "impact": impact}

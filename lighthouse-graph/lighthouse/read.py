@@ -31,7 +31,7 @@ def moment(at: object) -> str:
     """The time a read asks at (now without one), as localdatetime() reads it; Refused or WrongType."""
     if at is None:
         return clock.now()
-    return clock.stamp_of(clock.looked_at(at))
+    return clock.stamp_of(clock.looked_at(at, "when"))
 
 
 def shown(kind: Kind, props: dict) -> dict:
@@ -104,7 +104,7 @@ def as_of(graph, kind, key, when, *, rejected: bool = True) -> dict | None:
     State begun by `when` that was not rejected (its stored valid_to may lie before `when`).
     """
     key = checked_entity(kind, key)
-    at = clock.stamp_of(clock.looked_at(when))
+    at = clock.stamp_of(clock.looked_at(when, "when"))
     if type(rejected) is not bool:
         raise WrongType("rejected is True or False")
     query = _as_of_query(kind) if rejected else _counted_as_of_query(kind)

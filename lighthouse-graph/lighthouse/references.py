@@ -17,25 +17,30 @@ from .values import shown as printable
 
 # Records the library keeps, found by their id. Everything else named by a label is an entity.
 RECORDS = frozenset({"Episode", "Entry", "Lesson", "Playbook", "Handoff", "Task"})
+# The records a caller names by a text label (API 1.2, "reference (input)"); an entity is named by its Kind.
+NAMED_RECORDS = ("Entry", "Episode", "Lesson", "Playbook")
 
 Reference = tuple[str, str | int]
 
 
-def parse(reference: object) -> Reference:
-    """(label, key) from (Kind, key), (label, key) or an entry id such as "d1-overheat/1"; else Refused.
+def parse(reference: object, *, entity_label: bool = True) -> Reference:
+    """(label, key) from (Kind, key), (label, id) of a record (Entry, Episode, Lesson, Playbook) or an
+    entry id such as "d1-overheat/1"; else Refused. entity_label: ("Device", "d1") names an entity too,
+    as the reads that take an entity's label for its kind allow; a reference a caller gives (API 1.2,
+    parse_all() and said_about()) is parsed without it, and names an entity by its Kind only.
 
     Refused too for an object that fails when it is read (a list whose len() raises, say): hostile input
     costs a refusal, never an error of another kind.
     """
     try:
-        return _parsed(reference)
+        return _parsed(reference, entity_label)
     except Refused:
         raise
     except Exception as error:  # what the caller gave could not even be read
         raise Refused(f"a reference could not be read: {type(error).__name__}") from None
 
 
-def _parsed(reference: object) -> Reference:
+def _parsed(reference: object, entity_label: bool) -> Reference:
     if type(reference) is str:
         return ("Entry", entry_id(reference))
     if type(reference) not in (tuple, list) or len(reference) != 2:
@@ -47,32 +52,44 @@ def _parsed(reference: object) -> Reference:
         raise Refused(f"a reference's label must be a Kind or a plain name, not {printable(label)}")
     if label == "Entry":
         return (label, entry_id(given, "the id of an Entry"))
-    if label in RECORDS:
+    if label in NAMED_RECORDS:
         return (label, name(given, f"the id of a {label}"))
     if label in OWNED_LABELS:
         raise Refused(f"{label} cannot be referred to")
+    if not entity_label:
+        raise Refused(
+            f"an entity is named by its Kind, (Kind, key), and a record by one of {', '.join(NAMED_RECORDS)}: "
+            f"not {printable(label)}"
+        )
     return (label, key(given, f"the key of a {label}"))
 
 
-def parse_all(references: object, what: str = "references") -> list[Reference]:
-    """Each reference parsed, duplicates dropped, in the order given; at most 200. Refused otherwise."""
+def parse_all(references: object, what: str = "references", *, entity_label: bool = True) -> list[Reference]:
+    """Each reference parsed (parse(), with entity_label), duplicates dropped, in the order given; at most
+    200; one label named by Kinds of two key names is refused. Refused otherwise. What a caller gives is
+    parsed without entity_label (API 1.2); the pairs the library itself kept as text (a lesson's about, as
+    promotion tallies it) need it."""
     try:
-        return _parsed_all(references, what)
+        return _parsed_all(references, what, entity_label)
     except Refused:
         raise
     except Exception as error:  # a list that fails when it is read
         raise Refused(f"{what} could not be read: {type(error).__name__}") from None
 
 
-def _parsed_all(references: object, what: str) -> list[Reference]:
+def _parsed_all(references: object, what: str, entity_label: bool) -> list[Reference]:
     if type(references) not in (list, tuple):
         raise Refused(f"{what} must be a list or tuple, not {type(references).__name__}")
     if len(references) > MAX_REFERENCES:
         raise Refused(f"{what} holds more than {MAX_REFERENCES} references")
     found: list[Reference] = []
     seen: set[tuple[str, str, str | int]] = set()
+    key_names: dict[str, str] = {}  # the key's name of each label a Kind names
     for reference in references:
-        parsed = parse(reference)
+        parsed = parse(reference, entity_label=entity_label)
+        # One label is one kind (API 2.2): two key names for it are two kinds that cannot both be.
+        if is_kind(reference[0]) and key_names.setdefault(parsed[0], reference[0].key) != reference[0].key:
+            raise Refused(f"{what} names {parsed[0]} with two different keys")
         # 1 and "1" are different keys; a set of plain tuples would take 1 and True as one.
         marker = (parsed[0], type(parsed[1]).__name__, parsed[1])
         if marker not in seen:

@@ -238,10 +238,12 @@ def values(
     *,
     reserved: frozenset[str] = OWNED_NAMES,
     none_is_absent: bool = False,
+    times: tuple[str, ...] = (),
 ) -> dict[str, object]:
     """A mapping of property names to stored values, at most 200 of them; no name in reserved (by default
     the names the library owns on entities and States; a record passes the names the API reserves).
-    none_is_absent: a value None means absent, and its name (checked) is left out (a row's values)."""
+    none_is_absent: a value None means absent, and its name (checked) is left out (a row's values).
+    times: names whose value may also be a datetime, kept as it is for the caller to read as a time."""
     if given is None:
         return {}
     if type(given) is not dict:
@@ -266,7 +268,7 @@ def values(
             or kind is bool
             or (kind is int and INT_RANGE[0] <= item <= INT_RANGE[1])
         )
-        if common:
+        if common or kind is datetime and name_given in times:
             checked[name_given] = item
         elif item is not None or not none_is_absent:
             checked[name_given] = value(item, f"the value {name_given!r}")
@@ -329,7 +331,7 @@ def whole(given: object, what: str, low: int, high: int) -> int:
 
 
 def lease(seconds: object) -> int:
-    return whole(seconds, "a lease in seconds", 1, MAX_LEASE)
+    return whole(seconds, "lease", 1, MAX_LEASE)  # in seconds
 
 
 def words(content: str) -> str:

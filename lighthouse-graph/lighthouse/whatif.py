@@ -149,7 +149,7 @@ def what_if(
     """
     chosen = timed(scope(checked_kinds(kinds)))
     laid = _laid_rows(hypothetical_rows)
-    when = clock.stamp_of(clock.present() if at is None else clock.looked_at(at))
+    when = clock.stamp_of(clock.present() if at is None else clock.looked_at(at, "at"))
     playbooks = [] if situation is None else playbooks_for(graph, situation)
     before = snapshot_of(graph, chosen, when)
     after = _laid(before, laid, chosen.types)

@@ -403,3 +403,19 @@ def test_falkordb_compares_times_68_years_apart_wrong(graph) -> None:
     assert graph.query(_COMPARED, {"a": apart, "b": clock.stamp(late)}).result_set[0][3] is True
     with pytest.raises(Exception, match="parse"):
         graph.query("RETURN localdatetime('1969-12-31T23:59:59')")
+
+
+def test_the_time_a_read_looks_at_names_its_argument_when_refused():
+    assert clock.looked_at("2026-01-01T00:00:00Z", "when") == datetime(2026, 1, 1, tzinfo=UTC)
+    assert clock.looked_at("2100-01-01", "when") == LATEST  # past the window: its last second
+    for blank in (None, "", "  "):
+        with pytest.raises(TimeError, match="^when is missing"):
+            clock.looked_at(blank, "when")
+    with pytest.raises(TimeError, match="^since: not an ISO 8601 time: 'soon'$"):
+        clock.looked_at("soon", "since")
+    with pytest.raises(TimeError, match="^at: a time is from 2000-01-01"):
+        clock.looked_at("1999-12-31", "at")
+    with pytest.raises(WrongType, match="^when: a time is ISO 8601 text or a datetime, not int$"):
+        clock.looked_at(5, "when")
+    with pytest.raises(TimeError, match="^not an ISO 8601 time"):  # without a name, as parse() says it
+        clock.looked_at("soon")

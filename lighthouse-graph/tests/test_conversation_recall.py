@@ -27,8 +27,8 @@ def test_said_about_gives_the_newest_first(chat):
     assert [m["text"] for m in found] == ["the fan stopped", "why is p1 hot?"]
     assert found[0]["session"] == "main" and found[0]["seq"] == 2
     assert found[0]["mentions"] == [("Pump", "p1")]
-    assert [m["text"] for m in said_about(chat, "ann", ("Valve", 2))] == ["and v2?"]
-    assert said_about(chat, "ann", ("Valve", "2")) == []  # the key 2, not the text "2"
+    assert [m["text"] for m in said_about(chat, "ann", (VALVE, 2))] == ["and v2?"]
+    assert said_about(chat, "ann", (VALVE, "2")) == []  # the key 2, not the text "2"
 
 
 def test_said_about_tells_keys_apart_by_case(chat):

@@ -179,7 +179,13 @@ def test_values_are_kept_with_their_types(chat):
 def test_mentions_are_references_by_name_with_no_edge_to_the_thing(chat):
     chat.query("CREATE (:Entity:Pump {key: 'p1', tag: 'p1'})")
     say(
-        chat, "ann", "main", "user", "p1 and entry", by="ann", mentions=[(PUMP, "p1"), "ep/3", ("Pump", "p1")]
+        chat,
+        "ann",
+        "main",
+        "user",
+        "p1 and entry",
+        by="ann",
+        mentions=[(PUMP, "p1"), "ep/3", ("Entry", "ep/3")],
     )
     say(chat, "bob", "main", "user", "p1 again", by="bob", mentions=[(PUMP, "p1")])
     refs = chat.query(

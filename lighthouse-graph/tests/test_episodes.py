@@ -98,7 +98,7 @@ def serial(graph) -> int:
 
 
 def test_open_links_the_entities_it_is_about_and_shows_the_api_fields(pumps):
-    assert open_episode(pumps, "two", "watcher", [(PUMP, "p2"), ("Pump", 7), (ZONE, "z1")], DAY2) == {
+    assert open_episode(pumps, "two", "watcher", [(PUMP, "p2"), (PUMP, 7), (ZONE, "z1")], DAY2) == {
         "id": "two",
         "status": "opened",
     }
@@ -209,7 +209,7 @@ def test_record_numbers_entries_in_the_order_of_writing_and_counts_serials(pumps
 
 def test_an_entry_reads_back_its_values_at_the_top_level_without_serial_or_words(pumps):
     values = {"status": "hot", "level": 2, "ratio": 0.1, "ok": False, "tags": ["a", "b"], "gone": None}
-    record(pumps, "p1-hot", "observation", "watcher", values, [(PUMP, "p1"), ("Pump", 7)], DAY2)
+    record(pumps, "p1-hot", "observation", "watcher", values, [(PUMP, "p1"), (PUMP, 7)], DAY2)
     record(pumps, "p1-hot", "forecast", "forecaster", {"fails_in_hours": 6}, ["p1-hot/1"], DAY2)
     first, second = episode(pumps, "p1-hot")["entries"]
     assert set(first) == {"id", "seq", "type", "at", "recorded_at", "by", "cites", *values} - {"gone"}

@@ -87,6 +87,19 @@ def test_a_handoff_given_again_exists_and_changes_nothing(boilers):
     assert snapshot(boilers) == before and failures(boilers) == []
 
 
+def test_an_agent_hands_work_to_itself_and_accepts_it(boilers):
+    # API 2.6: to == by is in no refusal's list; the same handoff given again then exists.
+    assert hand_off(boilers, "h1", "reviewer", "reviewer", POINTS) == {"id": "h1", "status": "given"}
+    before = snapshot(boilers)
+    assert hand_off(boilers, "h1", "reviewer", "reviewer", POINTS) == {"id": "h1", "status": "exists"}
+    assert snapshot(boilers) == before and failures(boilers) == []
+    [found] = handoffs_for(boilers, "reviewer")
+    assert (found["by"], found["to"]) == ("reviewer", "reviewer")
+    assert found["points_to"] == [("Boiler", "b1"), ("Episode", "b1-hot")]
+    assert accept(boilers, "h1", "reviewer") == {"id": "h1", "status": "accepted"}
+    assert handoffs_for(boilers, "reviewer") == []
+
+
 def test_a_handoff_that_points_at_what_does_not_exist_is_missing(boilers):
     before = snapshot(boilers)
     for points in ([(BOILER, "b1"), (BOILER, "nope")], ["b1-hot/9"], [("Lesson", "none")]):
@@ -115,7 +128,6 @@ def test_values_with_a_name_of_the_handoff_are_invalid(boilers, reserved):
         ("planner", POINTS, {"bad name": 1}, None),
         ("planner", POINTS, None, "yesterday"),
         ("planner", POINTS, None, datetime.now(UTC) + timedelta(hours=1)),
-        ("reviewer", POINTS, None, None),  # to its own giver: a handoff passes work to another agent
     ],
 )
 def test_a_handoff_with_bad_content_is_invalid(boilers, to, points, values, at):

@@ -11,6 +11,7 @@ from graph_contents import assert_one_refusal, snapshot
 from hostile import HostileList, HostileMap, HostileText
 from lighthouse import (
     WrongType,
+    accept,
     close_episode,
     ensure_schema,
     episode,
@@ -30,6 +31,8 @@ from lighthouse.values import MAX_ENTRY_ID, MAX_NAME, Refused
 from lighthouse.write.failures import failures
 from oracle import sent
 from racing import at_once
+from redis.exceptions import ResponseError
+from test_episodes import CountingGraph
 
 T0, T1, T2, T3 = (f"2026-01-01T0{hour}:00:00Z" for hour in (0, 1, 2, 3))
 
@@ -333,7 +336,8 @@ def test_invalidate_marks_the_entry_and_gives_the_impact(chain):
     expected = impact_of_entry(chain, "a/1")
     before = snapshot(chain)
     receipt = invalidate_entry(chain, "a/1", by="auditor", reason="the sensor was unplugged")
-    assert receipt == {"id": "a/1", "status": "invalidated", "impact": expected}
+    # The impact is read after the mark (API 2.12): it says the entry is invalidated.
+    assert receipt == {"id": "a/1", "status": "invalidated", "impact": {**expected, "invalidated": True}}
     props = read(chain, "MATCH (n:Entry {id: 'a/1'}) RETURN properties(n)")[0][0]
     assert props["invalidated_by"] == "auditor"
     assert props["invalidated_why"] == "the sensor was unplugged"
@@ -375,6 +379,36 @@ def test_eight_callers_mark_an_entry_once(chain, db):
     winner = next(receipt for receipt in receipts if receipt["status"] == "invalidated")
     assert winner["impact"]["id"] == "a/1"
     assert read(chain, "MATCH (n:Entry {id: 'a/1'}) RETURN n.invalidated_by")[0][0].startswith("auditor-")
+
+
+class FailingAfterTheMark(CountingGraph):
+    """The real graph, whose reads the server refuses once a write query has gone (a ResponseError)."""
+
+    def ro_query(self, *args, **kwargs):
+        if impact._MARK in self.sent:
+            raise ResponseError("the server refused the read")
+        return super().ro_query(*args, **kwargs)
+
+
+def test_a_failed_read_after_the_mark_says_the_entry_is_marked(chain):
+    failing = FailingAfterTheMark(chain)
+    receipt = invalidate_entry(failing, "a/1", by="auditor", reason="wrong")
+    assert receipt["status"] == "failed" and receipt["id"] is None
+    assert receipt["reason"].startswith("the entry is marked, but what rests on it could not be read")
+    assert [f["reason"] for f in failures(chain)] == ["failed"]
+    assert impact_of_entry(chain, "a/1")["invalidated"] is True
+    assert invalidate_entry(chain, "a/1", by="auditor", reason="wrong") == {"id": "a/1", "status": "exists"}
+
+
+def test_an_accepted_handoff_is_no_longer_at_stake(chain):
+    assert impact_of_entry(chain, "a/1")["handoffs"] == ["about-a2", "about-b"]
+    assert accept(chain, "about-b", "doer")["status"] == "accepted"
+    assert impact_of_entry(chain, "a/1")["handoffs"] == ["about-a2"]
+    assert impact_of_state(chain, DEVICE, "d1", T0, T2)["handoffs"] == ["about-a2"]
+    assert accept(chain, "about-a2", "doer")["status"] == "accepted"
+    assert impact_of_entry(chain, "a/1")["handoffs"] == []
+    assert impact_of_state(chain, DEVICE, "d1", T0, T2)["handoffs"] == []
+    assert invalidate_entry(chain, "a/1", by="auditor", reason="wrong")["impact"]["handoffs"] == []
 
 
 def test_an_unknown_entry_is_refused_and_stored(chain):

@@ -162,7 +162,7 @@ def test_an_entry_it_names_must_exist_and_the_new_state_points_at_it(graph):
     ("arguments", "says"),
     [
         ({"key": None}, "must be text"),
-        ({"t": None}, "needs its time"),
+        ({"t": None}, "time t of an update is missing"),
         ({"t": "six minutes from now"}, "five minutes"),
         ({"values": ["status"]}, "must be a dict"),
         ({"values": {f"v{i}": 1 for i in range(201)}}, "more than 200"),

@@ -93,6 +93,17 @@ def test_a_repeat_within_one_ranking_counts_at_its_best_place_only():
     assert len(found) == 2
 
 
+def test_a_repeat_takes_no_place_from_the_keys_after_it():
+    # API section 3: "A key listed twice counts once, at its best place": c comes third, not fourth.
+    found = fuse({"one": ranked("a", "b", "a", "c")})
+    assert [(one["key"], one["places"]) for one in found] == [
+        ("a", {"one": 1}),
+        ("b", {"one": 2}),
+        ("c", {"one": 3}),
+    ]
+    assert found[2]["score"] == rrf(3)
+
+
 def test_limit_and_empty_rankings():
     assert len(fuse({"words": ranked(*(str(n) for n in range(50)))})) == 10
     assert len(fuse({"words": ranked(*(str(n) for n in range(50)))}, limit=30)) == 30

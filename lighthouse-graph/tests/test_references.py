@@ -102,10 +102,40 @@ def test_parse_refuses_what_is_not_a_reference(reference):
 
 
 def test_parse_all_drops_duplicates_and_keeps_order():
-    given = ["e/1", (VALVE, "v1"), ("Entry", "e/1"), ("Valve", "v1"), (VALVE, 1), ("Valve", "1")]
-    assert parse_all(given) == [("Entry", "e/1"), ("Valve", "v1"), ("Valve", 1), ("Valve", "1")]
+    given = ["e/1", (VALVE, "v1"), ("Entry", "e/1"), [VALVE, "v1"], (VALVE, 1), (VALVE, "1")]
+    assert parse_all(given, entity_label=False) == [
+        ("Entry", "e/1"),
+        ("Valve", "v1"),
+        ("Valve", 1),
+        ("Valve", "1"),
+    ]
+    # The pairs the library kept as text name an entity by its label (entity_label, the default).
+    assert parse_all([("Valve", "v1"), ["Valve", 1], (VALVE, "v1")]) == [("Valve", "v1"), ("Valve", 1)]
     assert parse_all(()) == [] and parse_all([]) == []
     assert all(type(found) is tuple for found in parse_all(given))
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [("Valve", "v1"), ["Valve", 5], ("Hall", "h1"), ("Handoff", "h1"), ("Task", "t1"), ("Note", "n")],
+)
+def test_a_reference_a_caller_gives_names_an_entity_by_its_kind_only(reference):
+    # API 1.2: "(Kind, key) for an entity; (label, id) for a record ..., with label one of Entry, Episode,
+    # Lesson, Playbook".
+    with pytest.raises(Refused) as refused:
+        parse_all([reference], entity_label=False)
+    assert refused.value.reason == "invalid"
+    with pytest.raises(Refused):
+        parse(reference, entity_label=False)
+
+
+def test_one_label_with_two_key_names_is_invalid():
+    other = Kind("Valve", key="serial")
+    with pytest.raises(Refused, match="^about names Valve with two different keys$") as refused:
+        parse_all([(VALVE, "v1"), (other, "v2")], "about")
+    assert refused.value.reason == "invalid"
+    same = Kind("Valve", key="tag")  # another Kind of the label, with the same key: one kind
+    assert parse_all([(VALVE, "v1"), (same, "v2")]) == [("Valve", "v1"), ("Valve", "v2")]
 
 
 def test_parse_all_refuses_none():
@@ -185,8 +215,6 @@ def test_existing_finds_entities_and_records_in_one_read(graph):
             "e/2",
             ("Lesson", "l2"),
             ("Playbook", "p#2"),
-            ("Task", "t1"),
-            ("Handoff", "h1"),  # a hall has the key h1, not a handoff
         ]
     )
     counted = Counting(graph)

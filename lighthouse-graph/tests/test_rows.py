@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from devices import DEVICE, PERSON, ROOM
@@ -82,7 +82,7 @@ def test_a_value_none_is_absent_and_left_out():
         ({"key": "d1", "t": NOW, "values": {"serial": "x"}}, "is not a value"),
         ({"key": "d1", "t": NOW, "values": {"fp": 1}}, "belongs to the library"),
         ({"key": "d1", "t": NOW, "values": {"lh.rev": 1}}, "property name"),
-        ({"key": "d1", "t": ""}, "needs its time"),
+        ({"key": "d1", "t": ""}, "time t of a row is missing"),
         ({"key": "d1", "t": NOW, "values": {"a b": 1}}, "property name"),
         ({"key": "d1", "t": NOW, "values": {"a b": None}}, "property name"),
         ({"key": "d1", "t": NOW, "values": {"fp": None}}, "belongs to the library"),
@@ -145,6 +145,25 @@ def test_checked_relations_of_a_kind_without_relations():
 def test_a_time_without_a_zone_is_utc_and_a_fraction_is_cut():
     assert ready({"key": "d1", "t": "2026-01-01T00:00:00"}).t == datetime(2026, 1, 1, tzinfo=UTC)
     assert ready({"key": "d1", "t": "2026-01-01T00:00:00.9Z"}).t == datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_a_declared_time_is_text_or_a_datetime_and_is_kept_in_the_one_time_format():
+    # API 1.2: a time input is whatever stamp() takes; a naive datetime is UTC, an aware one converted.
+    for moment in (
+        "2026-01-01T12:00:00.7Z",
+        datetime(2026, 1, 1, 12, 0, 0, 700_000, tzinfo=UTC),
+        datetime(2026, 1, 1, 12, 0, 0, 700_000),
+        datetime(2026, 1, 1, 7, 0, 0, tzinfo=timezone(timedelta(hours=-5))),
+    ):
+        row = ready({"key": "d1", "t": NOW, "values": {"last_seen": moment}})
+        assert row.values == {"last_seen": "2026-01-01T12:00:00"}
+    same = ready({"key": "d1", "t": NOW, "values": {"last_seen": "2026-01-01T12:00:00Z"}})
+    assert row.fp == same.fp
+    for name, moment in (("status", NOW), ("last_seen", datetime(1999, 12, 31, tzinfo=UTC))):
+        with pytest.raises(Refused):  # a datetime only where a time is declared, in the window
+            ready({"key": "d1", "t": NOW, "values": {name: moment}})
+    with pytest.raises(Refused, match="cannot be stored: datetime"):
+        ready({"key": "d1", "t": NOW, "values": {"tags": [NOW]}})
 
 
 def test_names_the_library_once_used_for_itself_are_values_now():

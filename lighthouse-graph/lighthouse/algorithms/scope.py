@@ -165,7 +165,7 @@ def checked_most(most: object) -> int:
 
 def asked_at(at: object) -> str:
     """The text of a time to ask at: Refused (a ValueError) or WrongType (a TypeError) when it is not one."""
-    return clock.stamp_of(clock.looked_at(at))
+    return clock.stamp_of(clock.looked_at(at, "at"))
 
 
 @contextmanager

@@ -40,7 +40,7 @@ def said_about(graph, user, reference, limit=20) -> list[dict]:
     """
     user = own_user(user)
     try:
-        label, key = parse(reference)
+        label, key = parse(reference, entity_label=False)
     except Refused as error:
         raise Refused(f"reference: not a reference: {error}") from None
     params = {"reference_key": reference_key(label, key), "user": user, "limit": how_many(limit, "limit")}

@@ -209,7 +209,7 @@ def _message(text, mentions, given_values, at) -> dict:
     """The content parameters of _SAY, each copied as plain values and checked; Refused or WrongType."""
     text = limits.text(limits.plain(text, "text"), "text")
     mentions = limits.plain(mentions, "mentions")
-    named = ordered(parse_all(mentions, "mentions")) if mentions != () else []
+    named = ordered(parse_all(mentions, "mentions", entity_label=False)) if mentions != () else []
     checked = limits.record_values(limits.plain(given_values, "values"), MESSAGE_NAMES, "message")
     at = limits.plain(at, "at")
     present = clock.present()

@@ -165,7 +165,7 @@ def recall(
     chosen = _checked_kinds(kinds)
     if type(question) is not str:
         raise WrongType(f"a question is a str, not {values.sort_of(question)}")
-    at = clock.looked_at(when) if when is not None else clock.present()
+    at = clock.looked_at(when, "when") if when is not None else clock.present()
     limit = checked_limit(limit)
     if type(past) is not bool or type(rejected) is not bool:
         raise WrongType("past and rejected are True or False")

@@ -70,11 +70,13 @@ def _fused(pairs: list[tuple[str, list]], k: int) -> list[dict]:
     """[{"key", "score", "places", "vector"?}], best first; ties: whole-number keys, then names."""
     board: dict[tuple, dict] = {}
     for name, listed in pairs:
-        for place, item in enumerate(listed, start=1):
+        place = 0  # a key a ranking repeats counts once, at its best place, and takes no place again
+        for item in listed:
             key = identity(item)
             found = board.setdefault((type(key) is int, key), {"key": key, "places": {}})
-            if name in found["places"]:  # an item a ranking repeats counts at its best place only
+            if name in found["places"]:
                 continue
+            place += 1
             found["places"][name] = place
             if found.get("vector") is None:  # what diversity may read, never shown
                 found["vector"] = _field(item, "vector")
@@ -171,7 +173,7 @@ def fuse(
     rankings: name -> results best first, each a dict with its "key" (other fields are ignored).
     Returns [{"key", "score", "places"}]: score is the sum of 1 / (60 + place) over the rankings that
     list the key, places {ranking name: place}, counted from 1; a key a ranking lists twice counts once,
-    at its best place. Ties: whole-number keys before names, each ascending. fuse({}) is [].
+    at its best place, and its second listing takes no place (["a", "b", "a", "c"]: c is third). Ties: whole-number keys before names, each ascending. fuse({}) is [].
     Arguments are read once and checked before anything is computed: Refused when rankings is not a dict, a
     name is not a name, an item has no valid key, or for limit (1 to 1,000); WrongType when a ranking is not a
     list or tuple ("must be a list").

@@ -62,7 +62,7 @@ def pointing_at(graph, kind: Kind, relation: str, key: object, when: object = No
     relation = _relation(kind, relation)
     target = values.key(key)
     # None is now; a blank or bad time is refused (TimeError), a type that is not a time is WrongType.
-    at = clock.now() if when is None else clock.stamp_of(clock.looked_at(when))
+    at = clock.now() if when is None else clock.stamp_of(clock.looked_at(when, "when"))
     result = read(graph, _pointing_query(kind, relation), {"target": target, "at": at})
     return sorted(result[0][0] if result else [], key=_in_order)
 

@@ -47,7 +47,7 @@ def _checked(kind, given: dict) -> tuple:
     """The key, time, changes, relations and entry of an update, from the plain copy of its arguments."""
     checked_key = limits.written_key(given["key"])
     if not clock.given(given["t"]):
-        raise Refused("update() needs its time t")
+        raise Refused("the time t of an update is missing")
     try:
         moment = clock.checked(given["t"])
     except (Refused, WrongType) as error:

@@ -190,10 +190,10 @@ def targets(kind: Kind, relation: object, given: object) -> frozenset:
 
 def checked_values(kind: Kind, given: object) -> dict[str, object]:
     """The values of a row: checked, floats as they are read back, times in the one time format. A value
-    None means absent (API 1.2): its name is checked, and it is left out."""
-    plain = values.values(
-        given, none_is_absent=True
-    )  # floats already as they read back: values.stored_float()
+    None means absent (API 1.2): its name is checked, and it is left out. A declared time is whatever
+    stamp() takes (API 1.2, "time input"): text or a datetime, naive taken as UTC."""
+    # floats already as they read back: values.stored_float()
+    plain = values.values(given, none_is_absent=True, times=kind.times)
     if kind.key in plain:
         raise Refused(f"the key {kind.key!r} is not a value")
     for name in kind.times:
@@ -261,7 +261,7 @@ def _checked_row(kind: Kind, index: int, raw: object, present: datetime, default
     key = checked_key(raw["key"])
     moment = raw.get("t", default_t)
     if not clock.given(moment):
-        raise Refused("a row needs its time t")
+        raise Refused("the time t of a row is missing")
     try:
         t = clock.checked(moment, present_time=present)
     except (Refused, WrongType) as error:
