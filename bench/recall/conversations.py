@@ -276,7 +276,7 @@ def _dated_question(rng, plan, wording, dates, target, anchors) -> tuple[str, _P
     rng.shuffle(choices)
     choices.append(("", plan.asked_at, None))  # from when the question is asked
     for anchor_wording, began, planted in choices:
-        signed = [(date - began).days for date in dates]
+        signed = [(date.date() - began.date()).days for date in dates]  # calendar days, as people count
         days = abs(signed[target])
         if days < 2 or (planted is not None and days > 70):
             continue

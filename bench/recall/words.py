@@ -1,8 +1,9 @@
 """The key words of a text: what the paraphrase rule compares between a question and its evidence.
 
 A key word is a word of letters that is not a function word; two key words are the same when their
-first five letters are (a crude stem that errs on the side of calling words the same: "trip" and
-"trips", "travel" and "travelling"), so a question that passes shares no stem with its evidence.
+stems are: the word without an ending ("ing", "ed", "es", "s"), cut to five letters. The stem errs on the
+side of calling words the same ("trip" and "trips", "travel" and "travelling", "month" and "monthly"),
+so a question that passes shares no stem with its evidence.
 """
 
 from __future__ import annotations
@@ -25,9 +26,20 @@ _LISTED = """
 FUNCTION_WORDS = frozenset(_LISTED.split())
 
 
+SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """A word without its ending ("ing", "ed", "es", "s"), cut to its first five letters."""
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)][:STEM]
+    return word[:STEM]
+
+
 def stems(text: str) -> set[str]:
     """The stems of the key words of a text."""
-    return {word[:STEM] for word in _WORD.findall(text.lower()) if word not in FUNCTION_WORDS}
+    return {stem(word) for word in _WORD.findall(text.lower()) if word not in FUNCTION_WORDS}
 
 
 def shared(question: str, evidence: str) -> set[str]:
