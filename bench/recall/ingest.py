@@ -36,6 +36,7 @@ class Ingest:
     write_seconds: float = 0.0
     embedded: int = 0
     embed_seconds: float = 0.0
+    from_cache: int = 0  # vectors a CachedEmbedder answered without the model
 
     def figures(self) -> dict:
         return {
@@ -48,6 +49,7 @@ class Ingest:
             "embedded_per_second": round(self.embedded / self.embed_seconds, 1)
             if self.embed_seconds
             else None,
+            "from_cache": self.from_cache,
         }
 
 
@@ -115,9 +117,10 @@ def write_notes(memory: Memory, client, run_id: str, data: Conversations, layout
         ingest.written += _write_notes(graph, items)
         ingest.write_seconds += time.perf_counter() - began
         if embedder is not None:
-            began = time.perf_counter()
+            began, taken = time.perf_counter(), getattr(embedder[0], "taken", 0)
             embedded = _embed_all(graph, embedder[0], embedder[1])
             ingest.embed_seconds += time.perf_counter() - began
+            ingest.from_cache += getattr(embedder[0], "taken", 0) - taken
             if embedded != len(items):
                 raise WrongWork(f"{layout} of {user}: {embedded} notes embedded, not {len(items)}")
             ingest.embedded += embedded

@@ -43,6 +43,8 @@ def ingest_lines(ingests: list[dict]) -> str:
         line = f"{one['layout']}: {one['written']:,} written in {one['write_seconds']:.1f} s ({one['written_per_second']}/s)"
         if one["embedded"]:
             line += f", {one['embedded']:,} embedded in {one['embed_seconds']:.1f} s ({one['embedded_per_second']}/s)"
+            if one.get("from_cache"):
+                line += f" of which {one['from_cache']:,} from the cache (not the model's rate)"
         lines.append(line)
     return "\n".join(lines)
 

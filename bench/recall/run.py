@@ -23,6 +23,7 @@ from .conversations import ABILITIES, SIZES, generate
 from .report import ingest_lines, table, write_json
 from .scoring import KS, score, summary
 from .settings import DEFAULT_SETTINGS, SETTINGS, Asking
+from .vector_cache import CachedEmbedder
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -56,6 +57,11 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
         "--threads", type=int, default=None, help="CPU threads of the embedder (default: all cores)"
     )
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON")
+    parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep the notes' vectors here between runs (the embedding rate is then not the model's)",
+    )
     parser.add_argument("--list", action="store_true", help="list the settings and sizes, and stop")
     args = parser.parse_args(argv)
     args.chosen = [name.strip() for name in args.settings.split(",") if name.strip()]
@@ -107,6 +113,8 @@ def evaluate(client, args) -> dict:
     data = generate(args.seed, args.size)
     settings = [SETTINGS[name] for name in args.chosen]
     embedder = _embedder(args.threads) if any(s.needs_embedder for s in settings) else None
+    cached = CachedEmbedder(embedder[0], embedder[1], args.cache) if embedder and args.cache else None
+    writing = (cached, embedder[1], embedder[2]) if cached else embedder
     memory = ingest.Memory()
     run_id = uuid.uuid4().hex[:8]
     questions = _asked(data, args)
@@ -122,9 +130,11 @@ def evaluate(client, args) -> dict:
                 made = (
                     ingest.write_messages(memory, client, run_id, data)
                     if layout == "messages"
-                    else (ingest.write_notes(memory, client, run_id, data, layout, embedder))
+                    else ingest.write_notes(memory, client, run_id, data, layout, writing)
                 )
                 print(ingest_lines([made.figures()]), flush=True)
+        if cached is not None:
+            cached.save()
         asking = Asking(memory, embedder, args.depth)
         for setting in settings:
             threshold = args.thresholds.get(setting.name, setting.threshold)

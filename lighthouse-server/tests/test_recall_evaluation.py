@@ -236,3 +236,24 @@ def test_the_command_lists_its_settings_and_sizes(capsys):
     assert run.main(["--list"]) == 0
     listed = capsys.readouterr().out
     assert all(name in listed for name in ("recall", "meaning", "messages", *SIZES))
+
+
+def test_the_vector_cache_answers_what_it_holds_and_asks_the_model_the_rest(tmp_path):
+    from bench.recall.vector_cache import CachedEmbedder
+
+    asked: list[list[str]] = []
+
+    def model(texts):
+        asked.append(list(texts))
+        return [[float(len(text)), 1.0] for text in texts]
+
+    first = CachedEmbedder(model, "m", str(tmp_path))
+    assert first(["ab", "abc"]) == [[2.0, 1.0], [3.0, 1.0]]
+    assert first(["abc"]) == [[3.0, 1.0]] and first.taken == 1
+    first.save()
+    again = CachedEmbedder(model, "m", str(tmp_path))
+    assert again(["abc", "abcd", "ab"]) == [[3.0, 1.0], [4.0, 1.0], [2.0, 1.0]]
+    assert asked == [["ab", "abc"], ["abcd"]] and again.taken == 2
+    other = CachedEmbedder(model, "another model", str(tmp_path))
+    other(["ab"])
+    assert asked[-1] == ["ab"] and other.taken == 0  # another model's vectors are not these
