@@ -257,3 +257,17 @@ def test_the_vector_cache_answers_what_it_holds_and_asks_the_model_the_rest(tmp_
     other = CachedEmbedder(model, "another model", str(tmp_path))
     other(["ab"])
     assert asked[-1] == ["ab"] and other.taken == 0  # another model's vectors are not these
+
+
+def test_the_command_asks_only_the_abilities_and_the_number_of_questions_chosen(tmp_path, capsys):
+    report_path = tmp_path / "recall.json"
+    argv = ["--size", "tiny", "--settings", "words", "--only", "update", "--only", "single"]
+    assert run.main([*argv, "--questions", "5", "--json", str(report_path)]) == 0
+    report = json.loads(report_path.read_text())
+    assert report["questions"] == 5 and report["model"] is None  # words only: nothing embedded
+    assert report["ingest"][0]["embedded"] == 0
+    found = report["settings"]["words"]
+    assert {one["ability"] for one in found["questions"]} <= {"update", "single"}
+    assert set(found["by_ability"]) <= {"overall", "update", "single"}
+    assert found["abstained"] is None and found["answered"] is None
+    assert "5 asked" in capsys.readouterr().out
