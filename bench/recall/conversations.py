@@ -201,7 +201,7 @@ class _UserPlan:
                     (filler.request(self.rng, topic), filler.answer(self.rng, topic, sentences), None)
                 )
             for planted in self.planted[session.id]:
-                reply = self.rng.choice(filler.ACKNOWLEDGEMENTS)
+                reply = filler.acknowledgement(self.rng)
                 exchanges.insert(self.rng.randrange(len(exchanges) + 1), (planted.text, reply, planted))
             for said, reply, planted in exchanges:
                 if planted is not None:

@@ -222,6 +222,29 @@ TOPICS = {
     ),
 }
 
+# Said around a request, so that few requests are word for word the same.
+OPENINGS = (
+    "",
+    "Quick question.",
+    "Okay, next thing.",
+    "Sorry to bother you again.",
+    "Something I keep wondering about:",
+    "Different topic.",
+    "Back to this for a moment.",
+    "I was reading about this earlier.",
+)
+CLOSINGS = (
+    "",
+    "Keep it short please.",
+    "A detailed answer would help.",
+    "Assume I know the basics.",
+    "It is for a presentation.",
+    "Explain it as you would to a beginner.",
+    "Examples would be great.",
+    "The official explanation confused me.",
+    "No rush.",
+    "My notes on this are a mess.",
+)
 ACKNOWLEDGEMENTS = (
     "Thanks for sharing that.",
     "Good to know, I will keep it in mind.",
@@ -229,12 +252,27 @@ ACKNOWLEDGEMENTS = (
     "Noted.",
     "Glad you told me.",
 )
+FOLLOW_UPS = (
+    "",
+    "Anything else on your mind?",
+    "Shall we get back to the earlier topic?",
+    "Let me know if that changes.",
+    "Want a reminder about it later?",
+)
+
+
+def _around(rng: random.Random, middle: str, before: tuple[str, ...], after: tuple[str, ...]) -> str:
+    return " ".join(part for part in (rng.choice(before), middle, rng.choice(after)) if part)
 
 
 def request(rng: random.Random, topic: str) -> str:
     requests, _, slots = TOPICS[topic]
     x, y = rng.sample(slots, 2)
-    return rng.choice(requests).format(x=x, y=y)
+    return _around(rng, rng.choice(requests).format(x=x, y=y), OPENINGS, CLOSINGS)
+
+
+def acknowledgement(rng: random.Random) -> str:
+    return _around(rng, rng.choice(ACKNOWLEDGEMENTS), ("",), FOLLOW_UPS)
 
 
 def answer(rng: random.Random, topic: str, sentences: int) -> str:
