@@ -50,6 +50,10 @@ class Ingest:
             if self.embed_seconds
             else None,
             "from_cache": self.from_cache,
+            # the vectors the model made, a second of embed_entries() (its reads and writes included)
+            "model_per_second": round((self.embedded - self.from_cache) / self.embed_seconds, 1)
+            if self.embed_seconds
+            else None,
         }
 
 

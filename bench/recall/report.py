@@ -44,7 +44,10 @@ def ingest_lines(ingests: list[dict]) -> str:
         if one["embedded"]:
             line += f", {one['embedded']:,} embedded in {one['embed_seconds']:.1f} s ({one['embedded_per_second']}/s)"
             if one.get("from_cache"):
-                line += f" of which {one['from_cache']:,} from the cache (not the model's rate)"
+                line += (
+                    f", of which {one['from_cache']:,} from the cache: "
+                    f"{one['model_per_second']}/s made by the model"
+                )
         lines.append(line)
     return "\n".join(lines)
 
