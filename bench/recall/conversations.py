@@ -211,7 +211,7 @@ class _UserPlan:
                     session.turns.append(Turn(role, text, at))
 
 
-def _single(plan: _UserPlan, count: int, prefix: str) -> list[tuple]:
+def _single(plan: _UserPlan, count: int) -> list[tuple]:
     asked = []
     for question, statement, values in plan.rng.sample(facts.SINGLE, min(count, len(facts.SINGLE))):
         longs = [session for session in plan.sessions if session.long]
@@ -223,7 +223,7 @@ def _single(plan: _UserPlan, count: int, prefix: str) -> list[tuple]:
     return asked
 
 
-def _multi(plan: _UserPlan, count: int, prefix: str) -> list[tuple]:
+def _multi(plan: _UserPlan, count: int) -> list[tuple]:
     asked = []
     for question, statements, values in plan.rng.sample(facts.MULTI, min(count, len(facts.MULTI))):
         chosen = plan.apart(len(statements), 1)
@@ -235,7 +235,7 @@ def _multi(plan: _UserPlan, count: int, prefix: str) -> list[tuple]:
     return asked
 
 
-def _update(plan: _UserPlan, count: int, prefix: str) -> list[tuple]:
+def _update(plan: _UserPlan, count: int) -> list[tuple]:
     asked = []
     for question, earlier, later, values in plan.rng.sample(events.UPDATES, min(count, len(events.UPDATES))):
         chosen = plan.apart(2, 14)
@@ -247,7 +247,7 @@ def _update(plan: _UserPlan, count: int, prefix: str) -> list[tuple]:
     return asked
 
 
-def _temporal(plan: _UserPlan, count: int, prefix: str) -> list[tuple]:
+def _temporal(plan: _UserPlan, count: int) -> list[tuple]:
     """Three events of a sort on days apart, and questions that tell one from the others by time only."""
     rng = plan.rng
     anchors = []
@@ -296,7 +296,7 @@ def _dated_question(rng, plan, wording, dates, target, anchors) -> tuple[str, _P
     return None
 
 
-def _abstention(plan: _UserPlan, count: int, prefix: str) -> list[tuple]:
+def _abstention(plan: _UserPlan, count: int) -> list[tuple]:
     chosen = plan.rng.sample(facts.NEVER_SAID, min(count, len(facts.NEVER_SAID)))
     return [("abstention", question, (), [], []) for question in chosen]
 
@@ -323,7 +323,7 @@ def generate(seed: int = 7, size: str = "default") -> Conversations:
         plan = _UserPlan(random.Random(f"{seed}:{size}:{user}"), user, chosen)
         drafts = []
         for ability in ABILITIES:
-            drafts += _MAKERS[ability](plan, chosen.questions[ability], user)
+            drafts += _MAKERS[ability](plan, chosen.questions[ability])
         plan.lay_out()
         for number, (ability, text, answer, evidence, older) in enumerate(drafts, start=1):
             questions.append(
