@@ -12,6 +12,7 @@ deleted at the end, also when it fails. Exit code 1 with WRONG WORK when a write
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import uuid
@@ -109,7 +110,7 @@ def _asked(data, args) -> list:
 
 def evaluate(client, args) -> dict:
     """Generates, writes, asks and scores: the report."""
-    began = time.perf_counter()
+    began, load = time.perf_counter(), os.getloadavg()[0]
     data = generate(args.seed, args.size)
     settings = [SETTINGS[name] for name in args.chosen]
     embedder = _embedder(args.threads) if any(s.needs_embedder for s in settings) else None
@@ -172,6 +173,9 @@ def evaluate(client, args) -> dict:
         "ingest": [one.figures() for one in memory.ingests],
         "settings": results,
         "seconds": round(time.perf_counter() - began, 1),
+        # the machine's load (1-minute average) at the start and the end: latency and rates are noisy
+        "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],
+        "cpus": os.cpu_count(),
     }
 
 
@@ -192,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table(report["settings"]))
     print()
     print(ingest_lines(report["ingest"]))
-    print(f"{report['seconds']} s in all")
+    print(f"{report['seconds']} s in all; load average {report['load_average']} on {report['cpus']} CPUs")
     if args.json:
         write_json(args.json, report)
         print(f"written: {args.json}")
