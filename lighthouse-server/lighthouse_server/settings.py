@@ -40,8 +40,8 @@ class Settings:
     )
     model_name: str = ""  # the model the extraction worker asks
     model_key: str = ""  # its bearer key (set it in the environment, not in a file)
-    model_timeout_s: int = 60  # how long one answer of the model may take
-    model_attempts: int = 3  # failed asks of one note (bad JSON, 5xx, timeout) before it is set aside
+    model_timeout_s: int = 60  # how long one ask of the model may take, its answer's last byte included
+    model_attempts: int = 3  # failed asks of one note before it is set aside (worker/extraction.py)
     prompt_entities: int = 20  # entities the note finds that its prompt carries (keys and current values)
     worker_interval_ms: int = 1_000  # how long an idle worker waits before it looks for notes again
     embeddings_url: str = ""  # an OpenAI-compatible embeddings endpoint (base URL), for embedder = "http"
