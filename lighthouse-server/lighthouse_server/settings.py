@@ -111,7 +111,10 @@ def _typed(name: str, raw: object, source: str) -> object:
     if name == "fsync" and raw not in ("everysec", "always"):
         raise SettingsError(f"fsync ({source}) is everysec or always, not {raw!r}")
     if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):
-        raise SettingsError(f"falkordb_url ({source}) must be redis://host:port, not {raw!r}")
+        # not said back: the URL may carry a password
+        raise SettingsError(
+            f"falkordb_url ({source}) must be redis://host:port or redis://:password@host:port"
+        )
     return raw
 
 

@@ -12,6 +12,7 @@ import time
 
 import httpx
 from lighthouse_server import keys
+from lighthouse_server.access import password_of
 from lighthouse_server.database import RUNNING
 from lighthouse_server.embedded import start
 from redis import Redis
@@ -20,7 +21,7 @@ from service_process import KINDS, Lighthouse
 
 def _falkordb_pid(data) -> int:
     found = json.loads((data / RUNNING).read_text())
-    return Redis(found["host"], found["port"]).info("server")["process_id"]
+    return Redis(found["host"], found["port"], password=password_of(data)).info("server")["process_id"]
 
 
 def _alive(pid: int) -> bool:
@@ -113,7 +114,7 @@ def test_a_database_that_stops_answering_is_503(tmp_path, serves):
     key = running.key("down")
     found = json.loads((running.data / RUNNING).read_text())
     with contextlib.suppress(Exception):  # the server closes the connection as it goes
-        Redis(found["host"], found["port"]).shutdown(nosave=True)
+        Redis(found["host"], found["port"], password=password_of(running.data)).shutdown(nosave=True)
     time.sleep(0.5)
     assert httpx.get(f"{running.url}/health").status_code == 503
     time.sleep(2.5)  # the key's check is remembered for 2 s
