@@ -8,13 +8,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from lighthouse_server.access import PASSWORD_FILE, AccessError, password_of, server_config
 from lighthouse_server.database import RUNNING, announce, connect_or_start, from_environment, opened
-from lighthouse_server.embedded import ServerError, start
+from lighthouse_server.embedded import ServerError, free_port, start
 from lighthouse_server.settings import Settings, SettingsError, load
 from redis import Redis
 from redis import exceptions as replies
@@ -154,3 +157,22 @@ def test_a_password_is_never_said_back(monkeypatch):
     with pytest.raises(ServerError) as refused, opened(Settings(falkordb_url="redis://:sekrit@127.0.0.1:1")):
         pass
     assert "sekrit" not in str(refused.value)
+
+
+def test_lighthouse_server_says_where_the_password_is_and_requires_it(tmp_path):
+    from service_process import environment
+
+    port = free_port()
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "lighthouse_server.command", "server", "--data", str(data)]
+    process = subprocess.Popen(
+        [*command, "--port", str(port)], env=environment(), stdout=subprocess.PIPE, text=True
+    )
+    try:
+        said = process.stdout.readline()
+        assert f"FalkorDB on 127.0.0.1:{port} (password in {data.resolve() / PASSWORD_FILE})" in said
+        _refused_without_password(port)
+        assert Redis("127.0.0.1", port, password=password_of(data)).ping()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
