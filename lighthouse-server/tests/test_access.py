@@ -176,3 +176,12 @@ def test_lighthouse_server_says_where_the_password_is_and_requires_it(tmp_path):
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=60) == 0
+
+
+def test_a_backup_is_its_owners_alone(tmp_path):
+    from lighthouse_server.backup import backup
+
+    with _umask(0o022), start(data_dir=tmp_path / "data") as running:
+        running.client().select_graph("g").query("CREATE (:A)")
+        backup(running, tmp_path / "copy")
+    assert stat.S_IMODE((tmp_path / "copy").stat().st_mode) == 0o700
