@@ -2,7 +2,7 @@
 
 Every part of the service (serve, and the commands that act on its data) takes its settings from the one
 Settings this module gives. Outside it, only the demo, `lighthouse server`, the tests and the benchmark
-read the environment: FALKORDB_URL, FALKORDB_HOST and FALKORDB_PORT (database.from_environment()) and
+read the environment: FALKORDB_URL, FALKORDB_HOST, FALKORDB_PORT and FALKORDB_PASSWORD (database.py) and
 LIGHTHOUSE_GRAPH (command/demo.py), as the README's "Two commands" says. Each setting is documented in the
 README's table of settings.
 """
