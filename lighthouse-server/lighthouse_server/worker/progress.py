@@ -21,17 +21,10 @@ from .model import ModelFailure
 WORKER = "`lh.Worker`"
 EXTRACTION = "`lh.Extraction`"
 PHASE = "extraction"
+# the receipt statuses of the write rule, counted per note (rows_<status>)
 STATUSES = (
-    "created",
-    "changed",
-    "inserted",
-    "unchanged",
-    "stale",
-    "conflict",
-    "missing",
-    "invalid",
-    "failed",
-    "busy",
+    *("created", "changed", "inserted", "unchanged", "stale"),
+    *("conflict", "missing", "invalid", "failed", "busy"),
 )
 MAX_ERROR = 2_000  # characters of an error kept
 
