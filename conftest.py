@@ -2,7 +2,7 @@
 test.
 
 Each xdist worker starts its own server (the controller, running none, starts none), unless FALKORDB_HOST
-or FALKORDB_PORT name a running one: the tests of two workers never meet in one server (a crash of the
+or FALKORDB_PORT name a running one (with FALKORDB_PASSWORD where it requires one): the tests of two workers never meet in one server (a crash of the
 shared server came in CI while one worker changed schemas and the other wrote).
 
 A server of this process's own that exits during a test is started again on its port before the next
@@ -84,7 +84,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 @pytest.fixture(scope="session")
 def db() -> FalkorDB:
     return FalkorDB(
-        host=os.environ.get("FALKORDB_HOST", "127.0.0.1"), port=int(os.environ.get("FALKORDB_PORT", "26379"))
+        host=os.environ.get("FALKORDB_HOST", "127.0.0.1"),
+        port=int(os.environ.get("FALKORDB_PORT", "26379")),
+        password=os.environ.get("FALKORDB_PASSWORD") or None,  # a server named with one; ours has none
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 from falkordb import FalkorDB
+from lighthouse_server.access import password_of
 from lighthouse_server.database import RUNNING, connect_or_start
 from lighthouse_server.embedded import free_port
 
@@ -92,7 +93,7 @@ class Serve:
 
     def db(self) -> FalkorDB:
         found = json.loads((self.data / RUNNING).read_text())
-        return FalkorDB(host=found["host"], port=found["port"])
+        return FalkorDB(host=found["host"], port=found["port"], password=password_of(self.data))
 
 
 def cpu_seconds(pid: int) -> float:

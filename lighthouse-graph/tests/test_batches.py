@@ -410,7 +410,9 @@ def test_busy_after_five_reads_that_each_found_another_writer(graph, db):
 def own_connection(db, graph):
     """The same graph through a connection of its own, as another process would have."""
     kwargs = db.connection.connection_pool.connection_kwargs
-    return FalkorDB(host=kwargs["host"], port=kwargs["port"]).select_graph(graph.name)
+    return FalkorDB(host=kwargs["host"], port=kwargs["port"], password=kwargs.get("password")).select_graph(
+        graph.name
+    )
 
 
 def in_eight_threads(db, graph, work) -> None:

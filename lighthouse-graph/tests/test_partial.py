@@ -212,7 +212,9 @@ def test_by_and_kind_are_checked_before_anything(graph):
 def test_busy_after_five_reads_that_each_found_another_writer(graph, db):
     first(graph)
     kwargs = db.connection.connection_pool.connection_kwargs
-    rival = FalkorDB(host=kwargs["host"], port=kwargs["port"]).select_graph(graph.name)
+    rival = FalkorDB(host=kwargs["host"], port=kwargs["port"], password=kwargs.get("password")).select_graph(
+        graph.name
+    )
     ticks = itertools.count(2)
     wanted = Row(0, "d1", moment(at(30)), {}, {}, None, {"key": "d1"})
     complete = _completed(DEVICE, wanted, {"status": "mine"}, {})
@@ -275,7 +277,9 @@ def test_eight_agents_updating_one_entity_lose_no_change(graph, db):
     clock_hand, hand = itertools.count(1), threading.Lock()
 
     def agent(number):
-        mine = FalkorDB(host=kwargs["host"], port=kwargs["port"]).select_graph(graph.name)
+        mine = FalkorDB(
+            host=kwargs["host"], port=kwargs["port"], password=kwargs.get("password")
+        ).select_graph(graph.name)
         for step in range(12):
             with hand:  # the agents' times go forward together, as the present does; no two share a second
                 hour = next(clock_hand) / 60

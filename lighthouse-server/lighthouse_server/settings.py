@@ -2,7 +2,7 @@
 
 Every part of the service (serve, and the commands that act on its data) takes its settings from the one
 Settings this module gives. Outside it, only the demo, `lighthouse server`, the tests and the benchmark
-read the environment: FALKORDB_URL, FALKORDB_HOST and FALKORDB_PORT (database.from_environment()) and
+read the environment: FALKORDB_URL, FALKORDB_HOST, FALKORDB_PORT and FALKORDB_PASSWORD (database.py) and
 LIGHTHOUSE_GRAPH (command/demo.py), as the README's "Two commands" says. Each setting is documented in the
 README's table of settings.
 """
@@ -40,8 +40,8 @@ class Settings:
     )
     model_name: str = ""  # the model the extraction worker asks
     model_key: str = ""  # its bearer key (set it in the environment, not in a file)
-    model_timeout_s: int = 60  # how long one answer of the model may take
-    model_attempts: int = 3  # failed asks of one note (bad JSON, 5xx, timeout) before it is set aside
+    model_timeout_s: int = 60  # how long one ask of the model may take, its answer's last byte included
+    model_attempts: int = 3  # failed asks of one note before it is set aside (worker/extraction.py)
     prompt_entities: int = 20  # entities the note finds that its prompt carries (keys and current values)
     worker_interval_ms: int = 1_000  # how long an idle worker waits before it looks for notes again
     embeddings_url: str = ""  # an OpenAI-compatible embeddings endpoint (base URL), for embedder = "http"
@@ -111,7 +111,10 @@ def _typed(name: str, raw: object, source: str) -> object:
     if name == "fsync" and raw not in ("everysec", "always"):
         raise SettingsError(f"fsync ({source}) is everysec or always, not {raw!r}")
     if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):
-        raise SettingsError(f"falkordb_url ({source}) must be redis://host:port, not {raw!r}")
+        # not said back: the URL may carry a password
+        raise SettingsError(
+            f"falkordb_url ({source}) must be redis://host:port or redis://:password@host:port"
+        )
     return raw
 
 

@@ -5,7 +5,9 @@ from each note written as "<Kind> <key> <value name>: <value>" and none from any
 
 The script is a function of the ask (the request's JSON, with the note read out of the prompt) that
 gives one of: a dict (the JSON answer, sent as the message content), Raw(text) (content that is not
-JSON), Status(code) (an HTTP error), Sleep(seconds, then) (an answer that comes late).
+JSON), Status(code) (an HTTP error), Sleep(seconds, then) (an answer that comes late), Trickle(answer,
+every) (an answer whose bytes come one at a time, `every` seconds apart), None (the connection dropped
+without an answer).
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ class Status:
 class Sleep:
     seconds: float
     then: object = None
+
+
+@dataclass(frozen=True)
+class Trickle:
+    answer: dict
+    every: float = 1.0
 
 
 @dataclass
@@ -102,6 +110,8 @@ class FakeModel:
             sent = self._send(handler, 200, self._completion(planned.content))
         elif planned is None:  # the connection is dropped without an answer
             return None
+        elif isinstance(planned, Trickle):
+            sent = self._send(handler, 200, self._completion(json.dumps(planned.answer)), planned.every)
         else:
             sent = self._send(handler, 200, self._completion(json.dumps(planned)))
         if sent:
@@ -118,14 +128,19 @@ class FakeModel:
             ],
         }
 
-    def _send(self, handler: BaseHTTPRequestHandler, code: int, body: dict) -> bool:
+    def _send(self, handler: BaseHTTPRequestHandler, code: int, body: dict, every: float = 0.0) -> bool:
         data = json.dumps(body).encode()
         try:
             handler.send_response(code)
             handler.send_header("content-type", "application/json")
             handler.send_header("content-length", str(len(data)))
             handler.end_headers()
-            handler.wfile.write(data)
+            if not every:
+                handler.wfile.write(data)
+            for byte in data if every else b"":
+                handler.wfile.flush()
+                time.sleep(every)
+                handler.wfile.write(bytes([byte]))
             handler.wfile.flush()
         except OSError:  # the worker went away (timed out, or was killed) before the answer
             return False

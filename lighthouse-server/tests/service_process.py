@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 from falkordb import FalkorDB
 from lighthouse_server import keys
+from lighthouse_server.access import password_of
 from lighthouse_server.database import RUNNING
 from lighthouse_server.embedded import free_port
 from lighthouse_server.operations import TABLE
@@ -107,7 +108,7 @@ class Lighthouse:
     def db(self) -> FalkorDB:
         """A client of this server's own FalkorDB (where it says it listens)."""
         found = json.loads((self.data / RUNNING).read_text())
-        return FalkorDB(host=found["host"], port=found["port"])
+        return FalkorDB(host=found["host"], port=found["port"], password=password_of(self.data))
 
     def key(self, tenant: str, agent: str = "planner", scopes=keys.SCOPES) -> str:
         return keys.create(self.db(), tenant, agent, list(scopes))["key"]

@@ -75,6 +75,8 @@ def server():
         ({"FALKORDB_URL": " redis://h:6381 "}, ("h", 6381)),
         # The URL wins over host and port.
         ({"FALKORDB_URL": "redis://u:1", "FALKORDB_HOST": "x", "FALKORDB_PORT": "2"}, ("u", 1)),
+        ({"FALKORDB_URL": "redis://:secret@h:6379"}, ("h", 6379)),
+        ({"FALKORDB_URL": "redis://user:secret@h:6379"}, ("h", 6379)),
         ({"FALKORDB_HOST": "db", "FALKORDB_PORT": "6390"}, ("db", 6390)),
         ({"FALKORDB_HOST": "db"}, ("db", 6379)),
         ({"FALKORDB_PORT": "6391"}, ("127.0.0.1", 6391)),
@@ -96,8 +98,7 @@ def test_from_environment_names_the_server(environ, expected) -> None:
         ({"FALKORDB_URL": "redis://h:abc"}, "port"),
         ({"FALKORDB_URL": "redis://h:70000"}, "port"),
         ({"FALKORDB_URL": "redis://h:0"}, "1 to 65535"),
-        ({"FALKORDB_URL": "redis://user:secret@h:6379"}, "password"),
-        ({"FALKORDB_URL": "redis://:secret@h:6379"}, "password"),
+        ({"FALKORDB_URL": "redis://user@h:6379"}, "without a password"),
         ({"FALKORDB_URL": "redis://h:6379/3"}, "nothing after"),
         ({"FALKORDB_URL": "redis://h:6379?x=1"}, "nothing after"),
         ({"FALKORDB_URL": "redis://h:6379#x"}, "nothing after"),

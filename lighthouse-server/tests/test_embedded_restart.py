@@ -10,7 +10,7 @@ import statistics
 from pathlib import Path
 
 import pytest
-from lighthouse_server import embedded
+from lighthouse_server import loading
 from lighthouse_server.embedded import Server, start
 
 RESTARTS = 10
@@ -61,7 +61,7 @@ def _history(folder: Path) -> list[list]:
 def test_ten_restarts_after_a_crash_each_wait_through_loading_and_a_clean_stop_compacts(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(embedded, "LOADING_REPORT_EVERY", 0.05)  # so that even the quickest load reports
+    monkeypatch.setattr(loading, "LOADING_REPORT_EVERY", 0.05)  # so that even the quickest load reports
     folder, crashed = tmp_path / "data", tmp_path / "crashed"
     expected = _history(folder)
     shutil.copytree(folder / "appendonlydir", crashed)

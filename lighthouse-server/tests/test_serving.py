@@ -3,7 +3,6 @@ FalkorDB after a kill -9, a restart on the same data directory, and a database t
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -12,15 +11,17 @@ import time
 
 import httpx
 from lighthouse_server import keys
+from lighthouse_server.access import password_of
 from lighthouse_server.database import RUNNING
 from lighthouse_server.embedded import start
+from lighthouse_server.problems import DATABASE_RETRY_AFTER
 from redis import Redis
 from service_process import KINDS, Lighthouse
 
 
 def _falkordb_pid(data) -> int:
     found = json.loads((data / RUNNING).read_text())
-    return Redis(found["host"], found["port"]).info("server")["process_id"]
+    return Redis(found["host"], found["port"], password=password_of(data)).info("server")["process_id"]
 
 
 def _alive(pid: int) -> bool:
@@ -108,17 +109,18 @@ def test_kill_9_leaves_no_falkordb_and_the_next_start_works(tmp_path, serves):
 
 
 def test_a_database_that_stops_answering_is_503(tmp_path, serves):
+    external = start()  # not serve's own: nobody starts it again
     running = Lighthouse(tmp_path / "data")
+    running.extra = {"FALKORDB_URL": f"redis://127.0.0.1:{external.port}"}
     serves.append(running.start())
-    key = running.key("down")
-    found = json.loads((running.data / RUNNING).read_text())
-    with contextlib.suppress(Exception):  # the server closes the connection as it goes
-        Redis(found["host"], found["port"]).shutdown(nosave=True)
+    key = keys.create(external.client(), "down", "planner", list(keys.SCOPES))["key"]
+    external.stop()
     time.sleep(0.5)
     assert httpx.get(f"{running.url}/health").status_code == 503
     time.sleep(2.5)  # the key's check is remembered for 2 s
     answer = running.post("kinds", {}, key)
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "database_unavailable"
+    assert answer.headers["retry-after"] == str(DATABASE_RETRY_AFTER)
     # MCP too: the key cannot be checked, which is not the caller's fault (503, not 401)
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
     mcp = httpx.post(
@@ -128,6 +130,62 @@ def test_a_database_that_stops_answering_is_503(tmp_path, serves):
         timeout=30,
     )
     assert mcp.status_code == 503 and mcp.json()["error"]["code"] == "database_unavailable", mcp.text
+    assert running.stop() == 0
+
+
+def test_serve_starts_its_falkordb_again_after_a_kill_and_loses_no_acknowledged_write(tmp_path, serves):
+    running = Lighthouse(tmp_path / "data")
+    serves.append(running.start())
+    key = running.key("healed")
+    running.result("declare_kinds", {"kinds": KINDS}, key)
+    acknowledged: list[str] = []
+    refused: list[httpx.Response] = []
+    writing = threading.Event()
+
+    def writer(number: int) -> None:
+        serial = 0
+        while writing.is_set():
+            serial += 1
+            name = f"w{number}-{serial}"
+            row = {"key": name, "t": "2026-01-01T00:00:00Z", "values": {"note": "kept"}}
+            try:
+                answer = running.post("remember", {"kind": "Device", "rows": [row]}, key)
+            except httpx.HTTPError:
+                continue
+            if answer.status_code == 200 and answer.json()["result"][0]["status"] == "created":
+                acknowledged.append(name)
+            elif answer.status_code != 200:
+                refused.append(answer)
+
+    writing.set()
+    writers = [threading.Thread(target=writer, args=(number,)) for number in range(4)]
+    for thread in writers:
+        thread.start()
+    time.sleep(1.0)
+    killed = _falkordb_pid(running.data)
+    os.kill(killed, signal.SIGKILL)
+    killed_at = time.monotonic()
+    back_in = None
+    while time.monotonic() - killed_at < 30:
+        if httpx.get(f"{running.url}/health").status_code == 200:
+            back_in = time.monotonic() - killed_at
+            break
+        time.sleep(0.05)
+    time.sleep(1.0)  # writes after the restart, too
+    writing.clear()
+    for thread in writers:
+        thread.join(timeout=30)
+    assert back_in is not None and back_in < 10, back_in  # back within seconds, serve never restarted
+    assert running.process.poll() is None and _falkordb_pid(running.data) != killed
+    assert acknowledged and refused  # writes went on before and after; some met the database down
+    for answer in refused:
+        assert answer.status_code == 503 and answer.json()["error"]["code"] == "database_unavailable"
+        assert answer.headers["retry-after"] == str(DATABASE_RETRY_AFTER)
+    graph = running.db().select_graph("tenant:healed")
+    kept = {row[0] for row in graph.ro_query("MATCH (e:Device) RETURN e.serial").result_set}
+    assert set(acknowledged) <= kept  # no acknowledged write lost
+    said = (running.data.parent / f"serve-{running.port}.log").read_text()
+    assert "exited with code -9; starting it again" in said and "FalkorDB runs again" in said
     assert running.stop() == 0
 
 

@@ -98,6 +98,33 @@ def test_serve_runs_the_worker_and_the_status_tells_what_it_did(serves, tmp_path
     assert "workers: extraction with fake-1" in log
 
 
+def test_a_note_the_model_drops_does_not_hold_back_the_tenants_later_notes(serves, tmp_path, fake):
+    def drops_one(ask):
+        if "poison" in ask.note:
+            return None  # the connection dropped without an answer, for this note only
+        return {"facts": [{"kind": "Device", "key": ask.note.split()[-1], "values": {"status": "ok"}}]}
+
+    fake.script = drops_one
+    server = Lighthouse(tmp_path / "data", model_url=fake.url, worker_interval_ms="100", model_attempts="2")
+    server.extra = {"LIGHTHOUSE_MODEL": "fake-1"}
+    serves.append(server.start())
+    _tenant, key = server.tenant("dropped")
+    poison = server.result("note", {"text": "poison p1"}, key)["id"]
+    for name in ("a1", "a2", "a3"):
+        server.result("note", {"text": f"after {name}"}, key)
+    status = _until(lambda: (s := _status(server, key))["extraction"]["notes_read"] == 3 and s)
+    extraction = status["extraction"]
+    assert extraction["notes_set_aside"] == 1 and extraction["notes_waiting"] == 0
+    assert extraction["state"] == "idle"
+    (aside,) = server.result("set_aside", {}, key)
+    assert aside["note"] == poison and "unreachable" in aside["error"]
+    for name in ("a1", "a2", "a3"):
+        assert server.result("history", {"kind": "Device", "key": name}, key)["items"]
+    # once a round while it was alone, then model_attempts times once another note was answered
+    assert fake.asks_of("poison p1") >= 3
+    assert server.stop() == 0
+
+
 def test_a_note_wakes_the_idle_worker_of_its_serve(serves, tmp_path, fake):
     # An idle worker would wait ten minutes; the note's arrival ends the wait.
     fake.script = lambda ask: {"facts": [{"kind": "Device", "key": "d7", "values": {"status": "woken"}}]}

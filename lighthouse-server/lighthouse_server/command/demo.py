@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 
+from ..access import PASSWORD_FILE
 from ..database import connect_or_start
 
 DEFAULT_GRAPH = "world"
@@ -53,9 +54,10 @@ def run_demo(arguments) -> int:
 
 def run_server(arguments) -> int:
     with connect_or_start(data_dir=arguments.data, port=arguments.port) as server:
-        print(
-            f"FalkorDB on {server.host}:{server.port}, data in {server.data_dir}; Ctrl-C stops it", flush=True
-        )
+        where = f"FalkorDB on {server.host}:{server.port}"
+        if server.data_dir is not None:  # its clients give the password the data directory holds
+            where += f" (password in {server.data_dir / PASSWORD_FILE}), data in {server.data_dir}"
+        print(f"{where}; Ctrl-C stops it", flush=True)
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:

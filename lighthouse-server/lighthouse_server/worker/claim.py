@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from lighthouse import now
 
 from ..reading import rows
-from .extraction import PHASE, WORKER, moment
 from .model import backoff
+from .progress import PHASE, WORKER, moment
 
 LEASE = 300.0  # seconds without a look after which a worker is taken to be gone, at least
 LEASE_MARGIN = 60.0  # seconds beyond the longest ask of a note: the writes of its rows, a slow database

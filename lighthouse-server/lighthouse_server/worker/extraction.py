@@ -1,7 +1,7 @@
 """The extraction worker of one tenant graph: the notes past its mark, oldest first, each asked of the
 model once for all the tenant's kinds, its facts written by the write rule as candidates.
 
-The graph is the queue and holds the worker's state:
+The graph is the queue and holds the worker's state (progress.py writes it):
 - (:`lh.Worker` {phase: "extraction"}): the mark (the serial of the last note done), notes read, rows by
   receipt status (rows_<status>), items refused, failed asks, the last error and its time, the worker
   that holds the graph and when it last looked (owner, seen_at: claim.py). It changes in the query
@@ -11,13 +11,18 @@ The graph is the queue and holds the worker's state:
   between, the next run applies the stored answer again instead of asking the model again; the write
   rule makes that replay `unchanged`. A note whose asks all failed is "set_aside" with its error (the
   mark moves past it); replay() makes it "replay", and the worker reads it again first. A note begun
-  and not finished ("answered" or "replay") is read first wherever the mark is. A note whose rows the
+  and not finished ("answered", "replay" or "waiting") is read first wherever the mark is. A note whose rows the
   database refused (receipts failed or busy) stays "answered" behind the mark and the round ends: the
   next round applies its answer again. A note an agent invalidated is skipped ("invalidated"), counted.
 - Every write of that state is guarded by the owner of the claim (claim.py): a worker that lost the
   graph writes nothing more and ends its round.
-- A round also ends when the model cannot be reached, rate-limits us or refuses our settings (the note
-  waits), and after SET_ASIDE_IN_A_ROW notes set aside one after another for one kind of failure.
+- A note the model cannot be asked about (unreachable, rate limited, refusing our settings: WAITING) may
+  be the model's fault or the note's (a model that drops the connection on that note alone). The note
+  is kept "waiting" (read first, wherever the mark goes) and the round goes on to the next note. If
+  the model answers that one, the waiting note is asked again, model_attempts times with backoff,
+  and set aside with its error if every ask fails, whatever the cause. If the next note fails in such
+  a way too, the model is to blame: the round ends and the notes wait (the status says "failing").
+- A round also ends after SET_ASIDE_IN_A_ROW notes set aside one after another for one kind of failure.
 """
 
 from __future__ import annotations
@@ -26,32 +31,16 @@ import contextlib
 import json
 import threading
 from collections import Counter
-from datetime import UTC, datetime
 
 from lighthouse import Kind, ensure_schema, now
 
 from ..declarations import SCHEMA_LOCK
 from ..reading import rows
-from . import items, prompt
+from . import items, progress, prompt
 from .model import WAITING, Model, ModelFailure
+from .progress import EXTRACTION, PHASE, WORKER, moment
 
-WORKER = "`lh.Worker`"
-EXTRACTION = "`lh.Extraction`"
-PHASE = "extraction"
 BATCH = 50  # notes one round reads
-STATUSES = (
-    "created",
-    "changed",
-    "inserted",
-    "unchanged",
-    "stale",
-    "conflict",
-    "missing",
-    "invalid",
-    "failed",
-    "busy",
-)
-MAX_ERROR = 2_000  # characters of an error kept
 _indexed: set[str] = set()
 _indexed_lock = threading.Lock()
 
@@ -66,13 +55,7 @@ def _indexes(graph) -> None:
         _indexed.add(graph.name)
 
 
-def moment(value: object) -> datetime:
-    """A time as FalkorDB gives it back (an aware or naive datetime, or epoch seconds), in UTC."""
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    return datetime.fromtimestamp(int(value), UTC)
-
-
+UNFINISHED = "['replay', 'answered', 'waiting']"  # begun and not finished: read first, wherever the mark is
 _NOTE = "[n.id, n.serial, n.at, n.recorded_at, n.content, n.invalidated_at IS NOT NULL]"
 
 
@@ -99,7 +82,7 @@ def waiting_notes(graph, limit: int = BATCH) -> list[dict]:
     back by replay()), wherever the mark is, then those past the mark."""
     unfinished = rows(
         graph,
-        f"MATCH (x:{EXTRACTION}) WHERE x.state IN ['replay', 'answered'] MATCH (n:Entry {{id: x.note}}) "
+        f"MATCH (x:{EXTRACTION}) WHERE x.state IN {UNFINISHED} MATCH (n:Entry {{id: x.note}}) "
         f"RETURN {_NOTE}, x.state, x.answer, x.asks, coalesce(x.given_back, false) ORDER BY n.serial LIMIT $limit",
         {"limit": limit},
     )
@@ -118,123 +101,6 @@ def waiting_notes(graph, limit: int = BATCH) -> list[dict]:
     return list(chosen.values())
 
 
-# Every write of the worker's state starts from this guard: only the worker that holds the graph
-# (claim.py) writes, so a worker that lost the graph mid-round (its lease ran out) writes nothing more
-# and ends the round when the guard matches nothing.
-_HELD = f"MATCH (w:{WORKER} {{phase: $phase}}) WHERE w.owner = $owner "
-
-
-def _written(graph, query: str, params: dict) -> bool:
-    return bool(graph.query(_HELD + query + " RETURN w.owner", {"phase": PHASE, **params}).result_set)
-
-
-def _keep_answer(graph, note: dict, answer: dict, asks: int, owner: str) -> bool:
-    return _written(
-        graph,
-        f"MERGE (x:{EXTRACTION} {{note: $note}}) SET x.state = 'answered', x.answer = $answer, "
-        "x.asks = $asks, x.answered_at = localdatetime($now), x.error = null WITH w, x",
-        {
-            "owner": owner,
-            "note": note["id"],
-            "answer": json.dumps(answer, ensure_ascii=False),
-            "asks": asks,
-            "now": now(),
-        },
-    )
-
-
-def _counting(counts: dict[str, int]) -> str:
-    return "".join(
-        f", w.`rows_{status}` = coalesce(w.`rows_{status}`, 0) + {int(counts[status])}"
-        for status in STATUSES
-        if counts.get(status)
-    )
-
-
-_MARK_PAST = "SET w.mark = CASE WHEN coalesce(w.mark, 0) > $serial THEN w.mark ELSE $serial END, "
-# An error kept, and that it came after the last note read (times are whole seconds: the flag orders
-# an error and a read of one second, for the status's "failing").
-_ERRED = "w.last_error = $error, w.last_error_at = localdatetime($now), w.erred_since_read = true"
-
-
-# Moves the mark (never back), counts what the note did, and marks its extraction in one query.
-def _done(graph, note: dict, applied: items.Applied, failed_asks: int, owner: str) -> bool:
-    return _written(
-        graph,
-        _MARK_PAST + "w.notes_read = coalesce(w.notes_read, 0) + 1, w.seen_at = localdatetime($now), "
-        "w.last_read_at = localdatetime($now), w.erred_since_read = false, "
-        "w.items_refused = coalesce(w.items_refused, 0) + $refused, "
-        "w.asks_failed = coalesce(w.asks_failed, 0) + $failed"
-        f"{_counting(applied.rows)} "
-        f"WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
-        "SET x.state = 'applied', x.applied_at = localdatetime($now), x.rows = $rows, x.refused = $refused, "
-        "x.given_back = null WITH w, x",
-        {
-            "owner": owner,
-            "serial": note["serial"],
-            "refused": applied.refused,
-            "failed": failed_asks,
-            "note": note["id"],
-            "now": now(),
-            "rows": json.dumps(dict(applied.rows)),
-        },
-    )
-
-
-def _kept_back(graph, note: dict, applied: items.Applied, owner: str) -> bool:
-    """Rows the database refused (or lost to other writers): the note stays "answered" and the mark
-    stays before it, so the next round applies the kept answer again (what was written comes back
-    unchanged). Nothing is counted yet: the counts come with the application that finishes."""
-    error = (
-        f"note {note['id']}: {applied.to_try_again} row(s) failed or busy "
-        f"({dict(applied.rows)}); its answer is applied again next round"
-    )
-    return _written(
-        graph,
-        f"SET {_ERRED}, w.seen_at = localdatetime($now) "
-        f"WITH w MERGE (x:{EXTRACTION} {{note: $note}}) SET x.error = $error WITH w, x",
-        {"owner": owner, "note": note["id"], "error": error, "now": now()},
-    )
-
-
-def _set_aside(graph, note: dict, failure: ModelFailure, owner: str) -> bool:
-    error = str(failure)[:MAX_ERROR]
-    return _written(
-        graph,
-        _MARK_PAST + "w.asks_failed = coalesce(w.asks_failed, 0) + $asks, "
-        f"{_ERRED}, w.seen_at = localdatetime($now) WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
-        "SET x.state = 'set_aside', x.error = $error, x.error_at = localdatetime($now), x.asks = $asks, "
-        "x.given_back = null WITH w, x",
-        {
-            "owner": owner,
-            "serial": note["serial"],
-            "asks": failure.asks,
-            "error": f"note {note['id']}: {error}",
-            "note": note["id"],
-            "now": now(),
-        },
-    )
-
-
-def _skip_invalidated(graph, note: dict, owner: str) -> bool:
-    """A note an agent marked wrong is not read: the mark moves past it and it is counted."""
-    return _written(
-        graph,
-        _MARK_PAST + "w.notes_invalidated = coalesce(w.notes_invalidated, 0) + 1, "
-        f"w.seen_at = localdatetime($now) WITH w MERGE (x:{EXTRACTION} {{note: $note}}) "
-        "SET x.state = 'invalidated', x.skipped_at = localdatetime($now), x.given_back = null WITH w, x",
-        {"owner": owner, "serial": note["serial"], "note": note["id"], "now": now()},
-    )
-
-
-def note_error(graph, error: str) -> None:
-    """Keeps an error that stopped a round (the notes wait) as the worker's last error."""
-    graph.query(
-        f"MERGE (w:{WORKER} {{phase: $phase}}) SET {_ERRED}",
-        {"phase": PHASE, "error": error[:MAX_ERROR], "now": now()},
-    )
-
-
 def by_of(model: Model) -> str:
     return f"model:{model.name or 'unnamed'}"
 
@@ -244,12 +110,13 @@ WRITE_FAILED = "write_failed"  # rows failed or busy: the note's answer is appli
 SET_ASIDE_IN_A_ROW = 3  # notes set aside one after another for one kind of failure that end a round
 
 
-def _answer_of(graph, kinds, model, note, prompt_entities, meaning, stop):
+def _answer_of(graph, kinds, model, note, prompt_entities, meaning, stop, patient=False):
     """The note's answer (kept from an earlier round, or asked now) and its failed asks; ModelFailure."""
     if note["state"] == "answered" and note["answer"] is not None:
         return json.loads(note["answer"]), max(note["asks"] - 1, 0), False
     known = prompt.found_entities(graph, kinds, note["text"], prompt_entities, meaning, at=note["at"])
-    asked = model.ask(prompt.messages(kinds, note, known), shaped=items.facts_of, stop=stop)
+    messages = prompt.messages(kinds, note, known)
+    asked = model.ask(messages, shaped=items.facts_of, stop=stop, patient=patient)
     return asked.answer, asked.asks - 1, True
 
 
@@ -280,6 +147,38 @@ def extract_notes(
     by = by_of(model)
     done = {"read": 0, "set_aside": 0, "invalidated": 0, "rows": Counter(), "refused": 0, "stopped": None}
     in_a_row: tuple[str | None, int] = (None, 0)  # the kind of the last failures that set notes aside
+    suspect: tuple[dict, ModelFailure] | None = None  # failed as if the model were down: judged by the next
+
+    def finish(note: dict, answer: dict, failed_asks: int, fresh: bool) -> str | None:
+        """The note's answer kept (when fresh), its rows written, the mark moved; why the round ends, or None."""
+        if fresh and not progress.keep_answer(graph, note, answer, failed_asks + 1, owner):
+            return LOST_CLAIM
+        with writing():
+            applied = items.apply(graph, kinds, note, by, items.facts_of(answer))
+        if applied.to_try_again:
+            return WRITE_FAILED if progress.keep_back(graph, note, applied, owner) else LOST_CLAIM
+        if not progress.mark_read(graph, note, applied, failed_asks, owner):
+            return LOST_CLAIM
+        done["read"] += 1
+        done["rows"].update(applied.rows)
+        done["refused"] += applied.refused
+        return None
+
+    def judged(waited: dict, first: ModelFailure) -> str | None:
+        """The model answers other notes: the note that failed before is asked again, patiently, and set
+        aside with its error if all model_attempts asks fail too. Why the round ends, or None."""
+        try:
+            again, failed, _ = _answer_of(graph, kinds, model, waited, prompt_entities, meaning, stop, True)
+        except ModelFailure as failure:
+            if failure.kind == "stopped":
+                return "stop"
+            failure.asks += first.asks
+            if not progress.mark_set_aside(graph, waited, failure, owner):
+                return LOST_CLAIM
+            done["set_aside"] += 1
+            return None
+        return finish(waited, again, failed + first.asks, True)
+
     for note in waiting_notes(graph, limit):
         if stop.is_set():
             done["stopped"] = "stop"
@@ -287,7 +186,7 @@ def extract_notes(
         if note["state"] in ("applied", "set_aside", "invalidated") and not note["given_back"]:
             continue  # finished already (never past the mark: the two move in one query)
         if note["invalidated"]:
-            if not _skip_invalidated(graph, note, owner):
+            if not progress.skip_invalidated(graph, note, owner):
                 done["stopped"] = LOST_CLAIM
                 break
             done["invalidated"] += 1
@@ -296,34 +195,42 @@ def extract_notes(
             answer, failed_asks, fresh = _answer_of(graph, kinds, model, note, prompt_entities, meaning, stop)
         except ModelFailure as failure:
             if failure.kind in WAITING:
-                note_error(graph, f"note {note['id']} waits: {failure}")
+                if suspect is None and failure.kind != "stopped":  # the note's fault, or the model's?
+                    suspect = (note, failure)
+                    if not progress.mark_waiting(graph, note, failure, owner):
+                        done["stopped"] = LOST_CLAIM
+                        break
+                    continue
+                progress.note_error(graph, f"note {note['id']} waits: {failure}")  # two in a row: the model's
                 done["stopped"] = failure.kind
                 break
-            if not _set_aside(graph, note, failure, owner):
+            if not progress.mark_set_aside(graph, note, failure, owner):
                 done["stopped"] = LOST_CLAIM
                 break
             done["set_aside"] += 1
             in_a_row = (failure.kind, in_a_row[1] + 1 if in_a_row[0] == failure.kind else 1)
             if in_a_row[1] >= SET_ASIDE_IN_A_ROW:  # the model, not the notes: the rest wait
-                note_error(graph, f"{in_a_row[1]} notes in a row set aside ({failure}); the rest wait")
+                progress.note_error(
+                    graph, f"{in_a_row[1]} notes in a row set aside ({failure}); the rest wait"
+                )
                 done["stopped"] = f"repeated:{failure.kind}"
                 break
             continue
         in_a_row = (None, 0)
-        if fresh and not _keep_answer(graph, note, answer, failed_asks + 1, owner):
-            done["stopped"] = LOST_CLAIM
+        if fresh and suspect is not None:  # kept first: a crash while judging does not ask it again
+            if not progress.keep_answer(graph, note, answer, failed_asks + 1, owner):
+                done["stopped"] = LOST_CLAIM
+                break
+            fresh, suspect, ended = False, None, judged(*suspect)
+            if ended is not None:
+                done["stopped"] = ended
+                break
+        if (ended := finish(note, answer, failed_asks, fresh)) is not None:
+            done["stopped"] = ended
             break
-        with writing():
-            applied = items.apply(graph, kinds, note, by, items.facts_of(answer))
-        if applied.to_try_again:
-            done["stopped"] = WRITE_FAILED if _kept_back(graph, note, applied, owner) else LOST_CLAIM
-            break
-        if not _done(graph, note, applied, failed_asks, owner):
-            done["stopped"] = LOST_CLAIM
-            break
-        done["read"] += 1
-        done["rows"].update(applied.rows)
-        done["refused"] += applied.refused
+    if suspect is not None and done["stopped"] is None:  # no other note answered: it waits
+        progress.note_error(graph, f"note {suspect[0]['id']} waits: {suspect[1]}")
+        done["stopped"] = suspect[1].kind
     done["rows"] = dict(done["rows"])
     return done
 

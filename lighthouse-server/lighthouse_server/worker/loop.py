@@ -21,7 +21,7 @@ from lighthouse.graphs import TENANT_PREFIX  # the one name tenant() gives a ten
 from ..declarations import Kinds
 from ..service import Service
 from ..settings import Settings
-from . import extraction
+from . import extraction, progress
 from .claim import claim, lease_for, me, release
 from .embedding import embed_pending
 from .model import Model
@@ -128,7 +128,7 @@ class Loop:
             except Exception as error:  # noqa: BLE001 - one tenant's trouble stops neither the loop nor the others
                 _log.exception("the worker failed on tenant %s", tenant_id)
                 with contextlib.suppress(Exception):  # the database itself may be what failed
-                    extraction.note_error(graph, f"{type(error).__name__}: {error}")
+                    progress.note_error(graph, f"{type(error).__name__}: {error}")
         self.rounds += 1
         return busy
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from ..reading import rows
 from . import embedding
-from .extraction import EXTRACTION, PHASE, STATUSES, WORKER, moment
+from .progress import EXTRACTION, PHASE, STATUSES, WORKER, moment
 
 SEEN_LATELY = 30.0  # seconds: a worker that looked at the graph since is alive (it looks at least every 10 s)
 
@@ -51,11 +51,12 @@ def extraction_status(graph, configured: bool, declared: bool) -> dict:
         "RETURN count(n), min(n.recorded_at)",
         {"since": since},
     )
-    # Begun and not finished behind the mark (given back by replay, or answered when a worker died) wait
+    # Begun and not finished behind the mark (given back by replay, answered when a worker died, waiting
+    # for the model to be judged) wait
     # too; those past the mark are counted above already.
     behind = rows(
         graph,
-        f"MATCH (x:{EXTRACTION}) WHERE x.state IN ['replay', 'answered', 'set_aside'] "
+        f"MATCH (x:{EXTRACTION}) WHERE x.state IN ['replay', 'answered', 'waiting', 'set_aside'] "
         "MATCH (n:Entry {id: x.note}) WHERE n.invalidated_at IS NULL "
         "WITH x.state = 'set_aside' AS aside, n WHERE aside OR n.serial <= $since "
         "RETURN aside, count(n), min(n.recorded_at)",
