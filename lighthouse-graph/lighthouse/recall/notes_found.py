@@ -1,0 +1,205 @@
+"""The notes a question finds, for recall(): by words and meaning, fused; the time the question names
+read against when each note was said; of notes that say nearly the same thing, the newest first; and
+the episodes (sessions) they were said in, each with the notes said beside the ones found.
+
+Rankings fused by place (rank.fuse()): "words" (search_entries() of the question's words less its
+function words, question.asked_words()), "meaning" (nearest_entries(): a long note by its nearest part)
+and, when the question names a time, "time" (the notes said in that window, nearest in meaning first).
+Then, when it names a time, the notes said in it go first. Then each group of notes that say nearly the
+same (the same words, or vectors closer than SAME_MEANING) keeps the places it holds, newest first: what
+was said last about a thing is what holds. Nothing is written.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from .. import clock
+from ..errors import Refused
+from ..graphs import read
+from ..kinds import VECTOR, VECTOR_MODEL
+from ..values import words
+from .entry_vectors import entry_dimensions, nearest_entries
+from .question import FUNCTION_WORDS, Anchored, Window, asked_words, time_asked
+from .rank import fuse
+from .text import entry_fields, entry_shown, search_entries
+
+NOTE = "note"
+SAME_WORDS = 0.5  # share of the words two notes hold (less function words) that makes them say the same
+SAME_MEANING = 0.8  # cosine of two notes' vectors that makes them say the same
+COMPARED = 30  # notes of the fused ranking compared with each other for what says the same
+BESIDE = 1  # notes before and after each found one that its episode brings
+
+
+def _entries_embedded(graph) -> int:
+    """The dimensions of the entries' vectors, 0 while they have no index (notes found by words only)."""
+    try:
+        return entry_dimensions(graph) or 0
+    except Refused:  # no index for entries' vectors yet
+        return 0
+
+
+_IN_WINDOW = (
+    "MATCH (n:Entry) WHERE n.type = $type AND n.at >= localdatetime($start) AND n.at < localdatetime($end) "
+    f"WITH n, CASE WHEN $vector IS NOT NULL AND n.`{VECTOR_MODEL}` = $model "
+    f"  THEN vec.cosineDistance(n.`{VECTOR}`, vecf32($vector)) ELSE 2.0 END AS far "
+    "WITH n, far ORDER BY far, n.at DESC, n.id LIMIT $limit "
+    f"RETURN n.id, {entry_fields('n')}"
+)
+
+
+def _in_window(graph, window: Window, vector: list | None, model, limit: int) -> list[dict]:
+    """The notes said in a window, nearest in meaning first (newest first without a vector)."""
+    start, end = max(window.start, clock.EARLIEST), min(window.end, clock.LATEST)
+    if start >= end:
+        return []
+    params = {
+        "type": NOTE,
+        "start": clock.stamp_of(start),
+        "end": clock.stamp_of(end),
+        "vector": vector,
+        "model": model,
+        "limit": limit,
+    }
+    return [
+        {"id": entry_id, "entry": entry_shown(listed)} for entry_id, listed in read(graph, _IN_WINDOW, params)
+    ]
+
+
+def _anchor(graph, anchored: Anchored, embedder, model, embedded: int) -> Window | None:
+    """The window of an anchored time: around when the note that the anchor's words find was said."""
+    found = search_entries(graph, asked_words(anchored.about), limit=1, match="any", types=[NOTE])
+    if not found and embedder is not None and embedded:
+        found = nearest_entries(graph, anchored.about, embedder, model, limit=1, types=[NOTE])
+    return anchored.around(found[0]["entry"]["at"]) if found else None
+
+
+def _content(text: object) -> set[str]:
+    return {
+        word for word in words(text if isinstance(text, str) else "").split() if word not in FUNCTION_WORDS
+    }
+
+
+def _same(one: dict, other: dict) -> bool:
+    """Two notes that say nearly the same thing: most of their words shared, or their vectors close."""
+    a, b = one["content"], other["content"]
+    if a and b and len(a & b) / len(a | b) >= SAME_WORDS:
+        return True
+    u, v = one.get("vector"), other.get("vector")
+    return bool(u and v) and math.fsum(x * y for x, y in zip(u, v, strict=True)) >= SAME_MEANING
+
+
+def newest_first(found: list[dict]) -> list[dict]:
+    """The ranking with each group of notes that say nearly the same thing (_same(), among the first
+    COMPARED) reordered newest first in the places the group holds; the rest keep their places."""
+    head = found[:COMPARED]
+    group = list(range(len(head)))
+
+    def root(place: int) -> int:
+        while group[place] != place:
+            group[place] = group[group[place]]
+            place = group[place]
+        return place
+
+    for first in range(len(head)):
+        for second in range(first + 1, len(head)):
+            if root(first) != root(second) and _same(head[first], head[second]):
+                group[root(second)] = root(first)
+    members: dict[int, list[int]] = {}
+    for place in range(len(head)):
+        members.setdefault(root(place), []).append(place)
+    ordered = list(head)
+    for places in members.values():
+        newest = sorted(places, key=lambda place: (-_seconds(head[place]["at"]), place))
+        for slot, place in zip(places, newest, strict=True):
+            ordered[slot] = head[place]
+    return ordered + found[COMPARED:]
+
+
+def _seconds(moment: datetime | None) -> float:
+    return moment.timestamp() if moment is not None else float("-inf")
+
+
+def _shown(entry_id: str, entry: dict, score: float | None = None) -> dict:
+    """A note as recall() shows it; its episode is what its id holds before the last "/"."""
+    shown = {"id": entry_id} if score is None else {"id": entry_id, "score": score}
+    shown |= {name: entry.get(name) for name in ("text", "source", "at", "by")}
+    return shown | {"episode": entry_id.rpartition("/")[0]}
+
+
+def found_notes(graph, question: str, at: datetime, limit: int, asked, embedder, model) -> list[dict]:
+    """The notes a question finds, best first, 3 x limit at most: [{"id", "score", "places", "text",
+    "source", "at", "by", "episode"}]. asked: the question's vector and an embedder that gives it again (recall._asked()), or
+    None; embedder: the application's, for the anchor of a time relative to something said."""
+    wide = min(1_000, limit * 3)
+    rankings = {"words": search_entries(graph, asked_words(question), limit=wide, match="any", types=[NOTE])}
+    embedded = _entries_embedded(graph)
+    meaningful = asked is not None and embedded == len(asked[0])
+    vectors: dict = {}
+    if meaningful:
+        rankings["meaning"] = nearest_entries(
+            graph, question, asked[1], model, limit=wide, types=[NOTE], vectors=True
+        )
+        vectors = {hit["id"]: hit.pop("vector") for hit in rankings["meaning"]}
+    window = time_asked(question, at)
+    if isinstance(window, Anchored):
+        window = _anchor(graph, window, embedder if meaningful else None, model, embedded)
+    if window is not None:
+        rankings["time"] = _in_window(graph, window, asked[0] if meaningful else None, model, wide)
+    entries = {hit["id"]: hit["entry"] for ranking in rankings.values() for hit in ranking}
+    fused = fuse(
+        rankings={name: [{"key": hit["id"]} for hit in hits] for name, hits in rankings.items()}, limit=wide
+    )
+    if window is not None:  # the notes said in the time the question names go first
+        fused.sort(key=lambda item: not window.holds(entries[item["key"]].get("at")))
+    ranked = [
+        {
+            **item,
+            "at": entries[item["key"]].get("at"),
+            "vector": vectors.get(item["key"]),
+            "content": _content(entries[item["key"]].get("text")),
+        }
+        for item in fused
+    ]
+    return [
+        {**_shown(item["key"], entries[item["key"]], item["score"]), "places": item["places"]}
+        for item in newest_first(ranked)
+    ]
+
+
+def _beside_ids(note_id: str) -> list[str]:
+    episode, _, seq = note_id.rpartition("/")
+    if not seq.isdigit():
+        return []
+    return [
+        f"{episode}/{int(seq) + step}" for step in range(-BESIDE, BESIDE + 1) if step and int(seq) + step > 0
+    ]
+
+
+_BESIDE = (
+    "UNWIND $ids AS wanted MATCH (n:Entry {id: wanted}) WHERE n.type = $type "
+    f"RETURN n.id, {entry_fields('n')}"
+)
+
+
+def episodes_of(graph, notes: list[dict]) -> list[dict]:
+    """The episodes (sessions) the notes were said in, in the order of their best note: [{"id", "score",
+    "found": [note ids], "beside": [the notes said just before and after them, as a note is shown]}]."""
+    episodes: dict[str, dict] = {}
+    for found in notes:
+        episode = episodes.setdefault(
+            found["episode"], {"id": found["episode"], "score": found["score"], "found": [], "beside": []}
+        )
+        episode["found"].append(found["id"])
+    found_ids = {found["id"] for found in notes}
+    wanted = [one for found in notes for one in _beside_ids(found["id"])]
+    wanted = [one for one in dict.fromkeys(wanted) if one not in found_ids]
+    if wanted:
+        for entry_id, listed in read(graph, _BESIDE, {"ids": wanted, "type": NOTE}):
+            shown = _shown(entry_id, entry_shown(listed))
+            if shown["episode"] in episodes:
+                episodes[shown["episode"]]["beside"].append({**shown, "seq": listed[1]})
+    for episode in episodes.values():
+        episode["beside"].sort(key=lambda shown: shown.pop("seq"))
+    return list(episodes.values())
