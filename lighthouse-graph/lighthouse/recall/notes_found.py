@@ -5,9 +5,10 @@ the episodes (sessions) they were said in, each with the notes said beside the o
 Rankings fused by place (rank.fuse()): "words" (search_entries() of the question's words less its
 function words, question.asked_words()), "meaning" (nearest_entries(): a long note by its nearest part)
 and, when the question names a time, "time" (the notes said in that window, nearest in meaning first).
-Then, when it names a time, the notes said in it go first. Then each group of notes that say nearly the
-same (the same words, or vectors closer than SAME_MEANING) keeps the places it holds, newest first: what
-was said last about a thing is what holds. Nothing is written.
+Then each group of notes that say the same thing of what is asked (the same words of the question, or
+vectors closer than SAME_MEANING) keeps the places it holds, newest first: what was said last about a
+thing is what holds. Then, when the question names a time, the notes said in it go first. Nothing is
+written.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from .rank import fuse
 from .text import entry_fields, entry_shown, search_entries
 
 NOTE = "note"
-SAME_WORDS = 0.5  # share of the words two notes hold (less function words) that makes them say the same
-SAME_MEANING = 0.8  # cosine of two notes' vectors that makes them say the same
+SAME_MEANING = 0.8  # cosine of two notes' vectors that makes them say the same thing, whatever their words
+OTHER_MEANING = 0.4  # cosine under which two notes say different things, whatever their words
+STEM = 4  # letters of a word compared: "lives" and "live", "sister's" and "sister" are one
 COMPARED = 30  # notes of the fused ranking compared with each other for what says the same
 BESIDE = 1  # notes before and after each found one that its episode brings
 
@@ -75,24 +77,30 @@ def _anchor(graph, anchored: Anchored, embedder, model, embedded: int) -> Window
     return anchored.around(found[0]["entry"]["at"]) if found else None
 
 
-def _content(text: object) -> set[str]:
-    return {
-        word for word in words(text if isinstance(text, str) else "").split() if word not in FUNCTION_WORDS
-    }
+def _stems(text: object) -> set[str]:
+    """The words of a text less the function words, each cut to its first STEM letters."""
+    found = words(text if isinstance(text, str) else "").split()
+    return {word[:STEM] for word in found if word not in FUNCTION_WORDS}
 
 
-def _same(one: dict, other: dict) -> bool:
-    """Two notes that say nearly the same thing: most of their words shared, or their vectors close."""
-    a, b = one["content"], other["content"]
-    if a and b and len(a & b) / len(a | b) >= SAME_WORDS:
-        return True
+def _same(one: dict, other: dict, asked: set[str]) -> bool:
+    """Two notes that say the same thing of what is asked: their vectors close, or (unless their vectors
+    are far apart) the same words of the question in both, two of them at least when it has two."""
     u, v = one.get("vector"), other.get("vector")
-    return bool(u and v) and math.fsum(x * y for x, y in zip(u, v, strict=True)) >= SAME_MEANING
+    if u and v:
+        cosine = math.fsum(x * y for x, y in zip(u, v, strict=True))
+        if cosine >= SAME_MEANING:
+            return True
+        if cosine < OTHER_MEANING:
+            return False
+    matched = asked & one["stems"]
+    return bool(matched) and matched == asked & other["stems"] and len(matched) >= min(2, len(asked))
 
 
-def newest_first(found: list[dict]) -> list[dict]:
-    """The ranking with each group of notes that say nearly the same thing (_same(), among the first
-    COMPARED) reordered newest first in the places the group holds; the rest keep their places."""
+def newest_first(found: list[dict], asked: set[str]) -> list[dict]:
+    """The ranking with each group of notes that say the same thing of what is asked (_same(), among the
+    first COMPARED; asked: the question's _stems()) reordered newest first in the places the group
+    holds; the rest keep their places."""
     head = found[:COMPARED]
     group = list(range(len(head)))
 
@@ -104,7 +112,7 @@ def newest_first(found: list[dict]) -> list[dict]:
 
     for first in range(len(head)):
         for second in range(first + 1, len(head)):
-            if root(first) != root(second) and _same(head[first], head[second]):
+            if root(first) != root(second) and _same(head[first], head[second], asked):
                 group[root(second)] = root(first)
     members: dict[int, list[int]] = {}
     for place in range(len(head)):
@@ -151,20 +159,21 @@ def found_notes(graph, question: str, at: datetime, limit: int, asked, embedder,
     fused = fuse(
         rankings={name: [{"key": hit["id"]} for hit in hits] for name, hits in rankings.items()}, limit=wide
     )
-    if window is not None:  # the notes said in the time the question names go first
-        fused.sort(key=lambda item: not window.holds(entries[item["key"]].get("at")))
     ranked = [
         {
             **item,
             "at": entries[item["key"]].get("at"),
             "vector": vectors.get(item["key"]),
-            "content": _content(entries[item["key"]].get("text")),
+            "stems": _stems(entries[item["key"]].get("text")),
         }
         for item in fused
     ]
+    ranked = newest_first(ranked, _stems(question))
+    if window is not None:  # the notes said in the time the question names go first
+        ranked.sort(key=lambda item: not window.holds(item["at"]))
     return [
         {**_shown(item["key"], entries[item["key"]], item["score"]), "places": item["places"]}
-        for item in newest_first(ranked)
+        for item in ranked
     ]
 
 
