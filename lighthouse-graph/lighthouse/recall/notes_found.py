@@ -13,7 +13,6 @@ written.
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 
 from .. import clock
@@ -83,12 +82,11 @@ def _stems(text: object) -> set[str]:
     return {word[:STEM] for word in found if word not in FUNCTION_WORDS}
 
 
-def _same(one: dict, other: dict, asked: set[str]) -> bool:
-    """Two notes that say the same thing of what is asked: their vectors close, or (unless their vectors
-    are far apart) the same words of the question in both, two of them at least when it has two."""
-    u, v = one.get("vector"), other.get("vector")
-    if u and v:
-        cosine = math.fsum(x * y for x, y in zip(u, v, strict=True))
+def _same(one: dict, other: dict, asked: set[str], cosine: float | None) -> bool:
+    """Two notes that say the same thing of what is asked: their vectors close (cosine), or (unless
+    their vectors are far apart) the same words of the question in both, two of them at least when it
+    has two."""
+    if cosine is not None:
         if cosine >= SAME_MEANING:
             return True
         if cosine < OTHER_MEANING:
@@ -97,11 +95,30 @@ def _same(one: dict, other: dict, asked: set[str]) -> bool:
     return bool(matched) and matched == asked & other["stems"] and len(matched) >= min(2, len(asked))
 
 
-def newest_first(found: list[dict], asked: set[str]) -> list[dict]:
+# The cosine of each pair of the notes named, computed where the vectors are (none travels).
+_PAIRS = (
+    f"UNWIND $ids AS wanted MATCH (n:Entry {{id: wanted}}) WHERE n.`{VECTOR_MODEL}` = $model "
+    "WITH collect(n) AS found "
+    "UNWIND range(0, size(found) - 2) AS i UNWIND range(i + 1, size(found) - 1) AS j "
+    "WITH found[i] AS one, found[j] AS other "
+    f"RETURN one.id, other.id, 1.0 - vec.cosineDistance(one.`{VECTOR}`, other.`{VECTOR}`)"
+)
+
+
+def cosines(graph, ids: list[str], model) -> dict[tuple[str, str], float]:
+    """(id, id) -> the cosine of the two notes' vectors of `model`, both ways round."""
+    found = {}
+    for one, other, cosine in read(graph, _PAIRS, {"ids": ids, "model": model}):
+        found[(one, other)] = found[(other, one)] = cosine
+    return found
+
+
+def newest_first(found: list[dict], asked: set[str], cosine: dict | None = None) -> list[dict]:
     """The ranking with each group of notes that say the same thing of what is asked (_same(), among the
-    first COMPARED; asked: the question's _stems()) reordered newest first in the places the group
-    holds; the rest keep their places."""
-    head = found[:COMPARED]
+    first COMPARED; asked: the question's _stems(); cosine: cosines() of them, when they have vectors)
+    reordered newest first in the places the group holds; the rest keep their places."""
+    head = [{**item, "stems": _stems(item["text"])} for item in found[:COMPARED]]
+    cosine = cosine or {}
     group = list(range(len(head)))
 
     def root(place: int) -> int:
@@ -112,16 +129,17 @@ def newest_first(found: list[dict], asked: set[str]) -> list[dict]:
 
     for first in range(len(head)):
         for second in range(first + 1, len(head)):
-            if root(first) != root(second) and _same(head[first], head[second], asked):
+            pair = cosine.get((head[first]["key"], head[second]["key"]))
+            if root(first) != root(second) and _same(head[first], head[second], asked, pair):
                 group[root(second)] = root(first)
     members: dict[int, list[int]] = {}
     for place in range(len(head)):
         members.setdefault(root(place), []).append(place)
-    ordered = list(head)
+    ordered = list(found[: len(head)])
     for places in members.values():
         newest = sorted(places, key=lambda place: (-_seconds(head[place]["at"]), place))
         for slot, place in zip(places, newest, strict=True):
-            ordered[slot] = head[place]
+            ordered[slot] = found[place]
     return ordered + found[COMPARED:]
 
 
@@ -137,19 +155,15 @@ def _shown(entry_id: str, entry: dict, score: float | None = None) -> dict:
 
 
 def found_notes(graph, question: str, at: datetime, limit: int, asked, embedder, model) -> list[dict]:
-    """The notes a question finds, best first, 3 x limit at most: [{"id", "score", "places", "text",
+    """The notes a question finds, best first, 2 x limit (at least 30) at most: [{"id", "score", "places", "text",
     "source", "at", "by", "episode"}]. asked: the question's vector and an embedder that gives it again (recall._asked()), or
     None; embedder: the application's, for the anchor of a time relative to something said."""
-    wide = min(1_000, limit * 3)
+    wide = min(1_000, max(2 * limit, 30))
     rankings = {"words": search_entries(graph, asked_words(question), limit=wide, match="any", types=[NOTE])}
     embedded = _entries_embedded(graph)
     meaningful = asked is not None and embedded == len(asked[0])
-    vectors: dict = {}
     if meaningful:
-        rankings["meaning"] = nearest_entries(
-            graph, question, asked[1], model, limit=wide, types=[NOTE], vectors=True
-        )
-        vectors = {hit["id"]: hit.pop("vector") for hit in rankings["meaning"]}
+        rankings["meaning"] = nearest_entries(graph, question, asked[1], model, limit=wide, types=[NOTE])
     window = time_asked(question, at)
     if isinstance(window, Anchored):
         window = _anchor(graph, window, embedder if meaningful else None, model, embedded)
@@ -160,15 +174,11 @@ def found_notes(graph, question: str, at: datetime, limit: int, asked, embedder,
         rankings={name: [{"key": hit["id"]} for hit in hits] for name, hits in rankings.items()}, limit=wide
     )
     ranked = [
-        {
-            **item,
-            "at": entries[item["key"]].get("at"),
-            "vector": vectors.get(item["key"]),
-            "stems": _stems(entries[item["key"]].get("text")),
-        }
+        {**item, "at": entries[item["key"]].get("at"), "text": entries[item["key"]].get("text")}
         for item in fused
     ]
-    ranked = newest_first(ranked, _stems(question))
+    compared = cosines(graph, [item["key"] for item in ranked[:COMPARED]], model) if meaningful else None
+    ranked = newest_first(ranked, _stems(question), compared)
     if window is not None:  # the notes said in the time the question names go first
         ranked.sort(key=lambda item: not window.holds(item["at"]))
     return [
