@@ -221,8 +221,11 @@ def test_the_times_a_question_names():
         datetime(2025, 1, 1, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)
     )
     assert time_asked("this week", ASKED_AT).start == datetime(2026, 3, 30, tzinfo=UTC)  # a Monday
-    assert time_asked("three days ago", ASKED_AT) == Window(
-        datetime(2026, 4, 2, tzinfo=UTC), datetime(2026, 4, 3, tzinfo=UTC)
+    assert time_asked("three days ago", ASKED_AT) == Window(  # that day, give or take one
+        datetime(2026, 4, 1, tzinfo=UTC), datetime(2026, 4, 4, tzinfo=UTC)
+    )
+    assert time_asked("a day ago", ASKED_AT) == Window(
+        datetime(2026, 4, 4, tzinfo=UTC), datetime(2026, 4, 5, tzinfo=UTC)
     )
     assert time_asked("two weeks ago", ASKED_AT).holds(datetime(2026, 3, 22, tzinfo=UTC))
     assert time_asked("last Friday", ASKED_AT) == Window(

@@ -4,11 +4,12 @@ the episodes (sessions) they were said in, each with the notes said beside the o
 
 Rankings fused by place (rank.fuse()): "words" (search_entries() of the question's words less its
 function words, question.asked_words()), "meaning" (nearest_entries(): a long note by its nearest part)
-and, when the question names a time, "time" (the notes said in that window, nearest in meaning first).
+and, when the question names a time, "time" (the notes said in that window, nearest in meaning first,
+then the note a time like "two weeks before my marathon" is relative to).
 Then each group of notes that say the same thing of what is asked (the same words of the question, or
 vectors closer than SAME_MEANING) keeps the places it holds, newest first: what was said last about a
-thing is what holds. Then, when the question names a time, the notes said in it go first. Nothing is
-written.
+thing is what holds. Then, when the question names a time, the notes said in it that words or meaning
+found too go first, then the note the time is relative to. Nothing is written.
 """
 
 from __future__ import annotations
@@ -76,12 +77,15 @@ def _in_window(graph, window: Window, vector: list | None, model, limit: int) ->
     ]
 
 
-def _anchor(graph, anchored: Anchored, embedder, model, embedded: int) -> Window | None:
-    """The window of an anchored time: around when the note that the anchor's words find was said."""
-    found = search_entries(graph, asked_words(anchored.about), limit=1, match="any", types=[NOTE])
-    if not found and embedder is not None and embedded:
+def _anchor(graph, anchored: Anchored, embedder, model, embedded: int) -> dict | None:
+    """The note an anchored time is relative to: the nearest in meaning to the anchor's words (a person
+    names the event in other words than the note that tells it), else the best by those words."""
+    found = []
+    if embedder is not None and embedded:
         found = nearest_entries(graph, anchored.about, embedder, model, limit=1, types=[NOTE])
-    return anchored.around(found[0]["entry"]["at"]) if found else None
+    if not found:
+        found = search_entries(graph, asked_words(anchored.about), limit=1, match="any", types=[NOTE])
+    return found[0] if found else None
 
 
 def _stems(text: object) -> set[str]:
@@ -172,11 +176,15 @@ def found_notes(graph, question: str, at: datetime, limit: int, asked, embedder,
     meaningful = asked is not None and embedded == len(asked[0])
     if meaningful:
         rankings["meaning"] = nearest_entries(graph, question, asked[1], model, limit=wide, types=[NOTE])
-    window = time_asked(question, at)
+    window, anchor = time_asked(question, at), None
     if isinstance(window, Anchored):
-        window = _anchor(graph, window, embedder if meaningful else None, model, embedded)
-    if window is not None:
-        rankings["time"] = _in_window(graph, window, asked[0] if meaningful else None, model, wide)
+        anchor = _anchor(graph, window, embedder if meaningful else None, model, embedded)
+        window = window.around(anchor["entry"]["at"]) if anchor is not None else None
+    if window is not None:  # the notes said in that time, then the note the time is relative to
+        timed = _in_window(graph, window, asked[0] if meaningful else None, model, wide)
+        rankings["time"] = timed + (
+            [anchor] if anchor is not None and anchor["id"] not in {one["id"] for one in timed} else []
+        )
     entries = {hit["id"]: hit["entry"] for ranking in rankings.values() for hit in ranking}
     fused = fuse(
         rankings={name: [{"key": hit["id"]} for hit in hits] for name, hits in rankings.items()},
@@ -189,8 +197,15 @@ def found_notes(graph, question: str, at: datetime, limit: int, asked, embedder,
     ]
     compared = cosines(graph, [item["key"] for item in ranked[:COMPARED]], model) if meaningful else None
     ranked = newest_first(ranked, _stems(question), compared)
-    if window is not None:  # the notes said in the time the question names go first
-        ranked.sort(key=lambda item: not window.holds(item["at"]))
+    if window is not None:  # what else found that was said in the time the question names goes first
+        # With meaning, only those that words or meaning found too: a wide window holds much small talk.
+        first = {
+            item["key"]
+            for item in ranked
+            if window.holds(item["at"]) and (not meaningful or set(item["places"]) - {"time"})
+        }
+        then = anchor["id"] if anchor is not None else None
+        ranked.sort(key=lambda item: 0 if item["key"] in first else 1 if item["key"] == then else 2)
     return [
         {**_shown(item["key"], entries[item["key"]], item["score"]), "places": item["places"]}
         for item in ranked

@@ -67,6 +67,7 @@ NUMBERS = {
     "ten": 10,
     "eleven": 11,
     "twelve": 12,
+    "thirteen": 13,
     "couple of": 2,
     "few": 3,
 }
@@ -150,8 +151,10 @@ def _read_time(question: str, at: datetime) -> Window | Anchored | None:
     if found:
         count, unit = _count(found.group(1)), UNITS[found.group(2)]
         middle = today - timedelta(days=count * unit)
-        if unit == 1:
-            return Window(middle, middle + timedelta(days=1))
+        if unit == 1:  # "about five days ago": that day, give or take one
+            return Window(
+                middle - timedelta(days=1 if count > 1 else 0), middle + timedelta(days=2 if count > 1 else 1)
+            )
         slack = timedelta(days=max(1.0, count * unit / 4))
         return Window(middle - slack, middle + slack + timedelta(days=1))
     if re.search(r"\byesterday\b", text):
