@@ -3,8 +3,6 @@ a time the question names read against when each note was said, and the episodes
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from lighthouse import ensure_schema, note, notes, recall, search_entries
 from lighthouse.recall.entry_vectors import (
@@ -14,7 +12,6 @@ from lighthouse.recall.entry_vectors import (
     nearest_entries,
     parts_of,
 )
-from lighthouse.recall.question import Anchored, Window, asked_words, time_asked
 from lighthouse.values import words
 from meaning import DIMS, MANUAL, bag
 
@@ -30,7 +27,6 @@ FILLER = [
     "cousin",
     "laptop",
 ]
-ASKED_AT = datetime(2026, 4, 5, 12, 0, tzinfo=UTC)
 
 
 TOPICS = {"passport": 1, "travel": 1, "document": 1, "number": 2, "digits": 2}
@@ -208,45 +204,6 @@ def test_a_time_relative_to_something_said(world):
     # and sharing no word of the question, are not found at all.
     assert [one["id"] for one in found["notes"]] == [camera["id"], trip["id"]]
     assert shoes["id"] not in {one["id"] for one in found["notes"]}
-
-
-def test_the_times_a_question_names():
-    assert time_asked("what did I eat yesterday", ASKED_AT) == Window(
-        datetime(2026, 4, 4, tzinfo=UTC), datetime(2026, 4, 5, tzinfo=UTC)
-    )
-    assert time_asked("last month", ASKED_AT) == Window(
-        datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 4, 1, tzinfo=UTC)
-    )
-    assert time_asked("last year", ASKED_AT) == Window(
-        datetime(2025, 1, 1, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)
-    )
-    assert time_asked("this week", ASKED_AT).start == datetime(2026, 3, 30, tzinfo=UTC)  # a Monday
-    assert time_asked("three days ago", ASKED_AT) == Window(  # that day, give or take one
-        datetime(2026, 4, 1, tzinfo=UTC), datetime(2026, 4, 4, tzinfo=UTC)
-    )
-    assert time_asked("a day ago", ASKED_AT) == Window(
-        datetime(2026, 4, 4, tzinfo=UTC), datetime(2026, 4, 5, tzinfo=UTC)
-    )
-    assert time_asked("two weeks ago", ASKED_AT).holds(datetime(2026, 3, 22, tzinfo=UTC))
-    assert time_asked("last Friday", ASKED_AT) == Window(
-        datetime(2026, 4, 3, tzinfo=UTC), datetime(2026, 4, 4, tzinfo=UTC)
-    )
-    assert time_asked("what happened in May", ASKED_AT) == Window(
-        datetime(2025, 5, 1, tzinfo=UTC), datetime(2025, 6, 1, tzinfo=UTC)
-    )  # the last May that has begun
-    assert time_asked("on March 3rd", ASKED_AT) == Window(
-        datetime(2026, 3, 3, tzinfo=UTC), datetime(2026, 3, 4, tzinfo=UTC)
-    )
-    assert time_asked("in December 2025", ASKED_AT).start == datetime(2025, 12, 1, tzinfo=UTC)
-    assert time_asked("a week after my birthday party", ASKED_AT) == Anchored(7, 1.75, "my birthday party")
-    assert time_asked("where is the pump", ASKED_AT) is None
-    assert time_asked("on February 30", ASKED_AT) is None  # no such day
-    assert time_asked("two weeks before", ASKED_AT) is None  # before nothing
-
-
-def test_function_words_are_not_asked():
-    assert asked_words("What did I say about the pump?") == "pump"
-    assert asked_words("what did I say") == "what did i say"  # nothing else: asked as it is
 
 
 def test_an_episode_brings_the_notes_said_beside_the_one_found(world):
