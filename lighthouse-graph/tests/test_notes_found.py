@@ -227,3 +227,22 @@ def test_an_episode_brings_the_notes_said_beside_the_one_found(world):
 def test_a_question_of_common_words_still_finds_notes(world):
     said = note(world, "what did I say", by="me")
     assert [one["id"] for one in recall(world, [], "what did I say")["notes"]] == [said["id"]]
+
+
+def test_an_exact_token_counts_as_much_as_meaning():
+    from lighthouse.recall.notes_found import NAMING, WEIGHTS, weights_for
+
+    assert weights_for("what did I say about n3590") is NAMING
+    assert weights_for("what does fault E47 mean") is NAMING
+    assert weights_for("when do we fly to Lisbon") is NAMING
+    assert weights_for("What does my sibling do for a living?") is WEIGHTS
+    assert weights_for("Where am I employed?") is WEIGHTS  # "I" is a function word
+
+
+def test_a_note_named_by_its_code_comes_first_though_meaning_finds_others(world):
+    said = notes(
+        world, [{"text": f"order {number} shipped to the depot"} for number in (4471, 5582, 6693)], by="me"
+    )
+    embed_entries(world, bag, "bag")
+    found = recall(world, [], "what happened to 5582", embedder=bag, model="bag")["notes"]
+    assert found[0]["id"] == said[1]["id"]

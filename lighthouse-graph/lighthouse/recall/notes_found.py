@@ -14,6 +14,7 @@ found too go first, then the note the time is relative to. Nothing is written.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from .. import clock
@@ -40,6 +41,17 @@ BESIDE = 1  # notes before and after each found one that its episode brings
 # On bench/recall (small), words at 1 gave session recall@5 0.672, at 0.5 0.711, at 0.25 0.740 (meaning
 # alone 0.745); words still find what only an exact token names (a code, a name), so they keep half.
 WEIGHTS = {"words": 0.5, "meaning": 1.0, "time": 1.0}
+# A question that names something by an exact token (a code, a number, a name) is answered by its words:
+# there they count as much as meaning.
+NAMING = {"words": 1.0, "meaning": 1.0, "time": 1.0}
+_NAMED = re.compile(r"\w*\d\w*|(?<=\s)[A-Z]\w+")
+
+
+def weights_for(question: str) -> dict:
+    """WEIGHTS, or NAMING when the question holds a word with a digit or a capitalised word past its
+    first (E47, n3590, SK4410, Lisbon)."""
+    named = [word for word in _NAMED.findall(question) if word.lower() not in FUNCTION_WORDS]
+    return NAMING if named else WEIGHTS
 
 
 def _entries_embedded(graph) -> int:
@@ -189,7 +201,7 @@ def found_notes(graph, question: str, at: datetime, limit: int, asked, embedder,
     fused = fuse(
         rankings={name: [{"key": hit["id"]} for hit in hits] for name, hits in rankings.items()},
         limit=wide,
-        weights=WEIGHTS,
+        weights=weights_for(question),
     )
     ranked = [
         {**item, "at": entries[item["key"]].get("at"), "text": entries[item["key"]].get("text")}
