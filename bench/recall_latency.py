@@ -3,11 +3,11 @@
 Starts the real `lighthouse serve` with the bundled embedder (a free loopback port, a temporary data
 directory), keeps N notes (default 10,000) over HTTP, lets its embedding worker give them their
 vectors and measures the worker's rate (notes embedded a second, from the status it reports), then
-asks Q questions (default 200) of `recall` over HTTP and times each: p50 and p99 against the targets of
-issue 36 (p50 under 50 ms, p99 under 200 ms, at least 50 notes embedded a second), beside `search_notes`
-over HTTP and `recall()` of the library on the same graph in this process, so what the transport adds
-shows. Every answer is checked (a question made of a note's own words finds that note first). The
-service is stopped whatever happens. --embed-seconds S stops waiting for the worker after S seconds
+asks Q questions (default 200) of `recall` over HTTP and times each: p50 and p99 against the targets
+of issue 36 (p50 under 50 ms, p99 under 200 ms, at least 50 notes embedded a second), beside
+`search_notes` over HTTP and `recall()` of the library on the same graph in this process, so what the
+transport adds shows. Each answer must hold the note the question names by its own word (n<number>),
+and each line counts those where that note came first. The service is stopped whatever happens. --embed-seconds S stops waiting for the worker after S seconds
 (the questions then meet notes of which only some have vectors: the line says how many).
 """
 
@@ -24,10 +24,12 @@ from pathlib import Path
 import httpx
 from lighthouse import recall, tenant
 from lighthouse_server import keys
+from lighthouse_server.operations import TABLE
 from processes import Serve, WrongWork, expect
 
 P50_TARGET_MS, P99_TARGET_MS, EMBED_TARGET = 50.0, 200.0, 50.0
 TENANT, AGENT = "recall", "bench"
+KINDS = TABLE["declare_kinds"].example["kinds"]
 TOPICS = [
     "pump",
     "seal",
@@ -120,6 +122,8 @@ def measure(serve: Serve, count: int, questions: int, embed_seconds: float) -> i
     db = serve.db()
     secret = keys.create(db, TENANT, AGENT, list(keys.SCOPES))["key"]
     http = httpx.Client(base_url=serve.url, headers={"Authorization": f"Bearer {secret}"}, timeout=120)
+    declared = http.post("/v1/declare_kinds", json={"kinds": KINDS})  # the tenant's schema, as an agent's
+    expect(declared.status_code == 200, f"declare_kinds gave {declared.text}")
     rng = random.Random(36)
     texts = [note_text(rng, number) for number in range(count)]
     began = time.perf_counter()
@@ -162,15 +166,17 @@ def measure(serve: Serve, count: int, questions: int, embed_seconds: float) -> i
     for name, call in ways.items():
         for number in asked[:10]:
             call(number)  # warm: connections, plans, the model
-        spent = []
+        spent, firsts = [], 0
         for number in asked:
             started = time.perf_counter()
             answer = call(number)
             spent.append((time.perf_counter() - started) * 1000)
             answer = answer.json()["result"] if isinstance(answer, httpx.Response) else answer
-            expect(answer["notes"][0]["id"] == ids[number], f"{name}: n{number} did not find its note first")
+            found = [one["id"] for one in answer["notes"]]
+            expect(ids[number] in found, f"{name}: n{number} did not find its note")
+            firsts += found[0] == ids[number]
         p50, p99 = statistics.median(spent), percentile(spent, 0.99)
-        line = f"{name:26} p50 {p50:7.1f} ms  p99 {p99:7.1f} ms"
+        line = f"{name:26} p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  its note first {firsts}/{len(asked)}"
         if name == "recall over HTTP":
             ok = p50 < P50_TARGET_MS and p99 < P99_TARGET_MS
             missed += not ok
