@@ -229,7 +229,7 @@ def test_a_question_of_common_words_still_finds_notes(world):
     assert [one["id"] for one in recall(world, [], "what did I say")["notes"]] == [said["id"]]
 
 
-def test_an_exact_token_counts_as_much_as_meaning():
+def test_an_exact_token_counts_more_than_meaning():
     from lighthouse.recall.notes_found import NAMING, WEIGHTS, weights_for
 
     assert weights_for("what did I say about n3590") is NAMING
