@@ -246,3 +246,16 @@ def test_a_note_named_by_its_code_comes_first_though_meaning_finds_others(world)
     embed_entries(world, bag, "bag")
     found = recall(world, [], "what happened to 5582", embedder=bag, model="bag")["notes"]
     assert found[0]["id"] == said[1]["id"]
+
+
+def test_a_long_talk_is_not_taken_for_a_newer_statement(world):
+    statement, talk = notes(
+        world,
+        [
+            {"text": "my sister lives in Berlin now", "at": "2026-01-10T00:00:00Z"},
+            {"text": "my sister lives in Berlin " + " ".join(FILLER * 20), "at": "2026-03-01T00:00:00Z"},
+        ],
+        by="me",
+    )
+    found = recall(world, [], "where does my sister live in Berlin")["notes"]
+    assert [one["id"] for one in found] == [statement["id"], talk["id"]]

@@ -22,7 +22,7 @@ from ..errors import Refused
 from ..graphs import read
 from ..kinds import VECTOR, VECTOR_MODEL
 from ..values import words
-from .entry_vectors import entry_dimensions, nearest_entries
+from .entry_vectors import CHUNK_WORDS, entry_dimensions, nearest_entries
 from .question import FUNCTION_WORDS, Anchored, Window, asked_words, time_asked
 from .rank import fuse
 from .text import entry_fields, entry_shown, search_entries
@@ -109,7 +109,10 @@ def _stems(text: object) -> set[str]:
 def _same(one: dict, other: dict, asked: set[str], cosine: float | None) -> bool:
     """Two notes that say the same thing of what is asked: their vectors close (cosine), or (unless
     their vectors are far apart) the same words of the question in both, two of them at least when it
-    has two."""
+    has two. A long note (more than one part: a whole talk) says many things, and is compared with none:
+    the vector of its first part says nothing of the rest."""
+    if one["long"] or other["long"]:
+        return False
     if cosine is not None:
         if cosine >= SAME_MEANING:
             return True
@@ -141,7 +144,10 @@ def newest_first(found: list[dict], asked: set[str], cosine: dict | None = None)
     """The ranking with each group of notes that say the same thing of what is asked (_same(), among the
     first COMPARED; asked: the question's _stems(); cosine: cosines() of them, when they have vectors)
     reordered newest first in the places the group holds; the rest keep their places."""
-    head = [{**item, "stems": _stems(item["text"])} for item in found[:COMPARED]]
+    head = [
+        {**item, "stems": _stems(item["text"]), "long": len(str(item["text"]).split()) > CHUNK_WORDS}
+        for item in found[:COMPARED]
+    ]
     cosine = cosine or {}
     group = list(range(len(head)))
 
