@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from redis.exceptions import ResponseError
 
 from .errors import SchemaNotReady
-from .kinds import OWNED_RELATIONS, VECTOR, Kind, is_kind
+from .kinds import ENTRY_PARTS, OWNED_RELATIONS, VECTOR, Kind, is_kind
 from .tally_layout import move_counts
 from .values import Refused, WrongType, shown, whole
 from .vector_layout import clear_copies, copy_vectors, left_to_clear, old_index_drop
@@ -113,10 +113,11 @@ _UNIQUE = (
 
 
 def _vector_sizes(kinds: dict[str, Kind], entry_dimensions: int) -> dict[str, int]:
-    """The dimensions of each vector index, by the label it covers: a kind's vector nodes, the entries."""
+    """The dimensions of each vector index, by the label it covers: a kind's vector nodes, the entries,
+    and the parts of a long entry's text (EntryVector)."""
     sizes = {kind.vector_label: kind.dimensions for kind in kinds.values() if kind.dimensions}
     if entry_dimensions:
-        sizes["Entry"] = entry_dimensions
+        sizes["Entry"] = sizes[ENTRY_PARTS] = entry_dimensions
     return sizes
 
 
@@ -301,7 +302,9 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
         kind for kind in every.values() if kind.dimensions and (kind.label, VECTOR, "VECTOR") in existing
     ]
     # Each index by the label it covers, and the name a refusal gives it (a kind's, for its vector nodes).
-    checked = {"Entry": ("Entry", entry_dimensions)} if entry_dimensions else {}
+    checked = {}
+    if entry_dimensions:
+        checked = {"Entry": ("Entry", entry_dimensions), ENTRY_PARTS: ("Entry", entry_dimensions)}
     for kind in every.values():
         if kind.dimensions:
             checked[kind.vector_label] = checked[kind.label] = (kind.label, kind.dimensions)

@@ -29,6 +29,7 @@ STATE_KIND = "lh.kind"  # the label of the entity a State belongs to
 VECTOR = "lh.vector"  # the vector of a text (on the node of an entity's vector, and on an entry)
 VECTOR_MODEL = "lh.model"  # the model that vector comes from
 VECTOR_OF = "LH_VECTOR"  # from an entity to the node that holds the vector of its text
+ENTRY_PARTS = "EntryVector"  # the vectors of a long entry's parts after the first (no Kind ends in Vector)
 # A State a model drew is a candidate until a person reviews it (review.py). Structured rows carry no mark:
 # they are confirmed. What a read shows of the marks goes under TRUST_SHOWN names, which only marked States
 # hold (a candidate row may not use them as values), so a structured State keeps every value name free.

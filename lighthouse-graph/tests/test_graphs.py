@@ -260,7 +260,7 @@ def test_ensure_schema_gives_one_stamp_once(graph) -> None:
 def test_ensure_schema_takes_the_published_parameters_by_position_and_by_name(graph) -> None:
     ensure_schema(graph, (DEVICE,), 10.0, 4)
     ensure_schema(graph=graph, kinds=[DEVICE], wait_seconds=5, entry_dimensions=4)
-    assert {row[0]: row[3] for row in indexes(graph) if row[2] == "VECTOR"} == {"Entry": 4}
+    assert {row[0]: row[3] for row in indexes(graph) if row[2] == "VECTOR"} == {"Entry": 4, "EntryVector": 4}
 
 
 def test_unique_constraints_on_every_key_and_record_id(graph) -> None:
@@ -383,13 +383,26 @@ def test_a_kind_with_dimensions_gets_a_vector_index_on_its_vector_nodes(graph) -
 def test_entry_dimensions_give_entries_a_vector_index(graph) -> None:
     ensure_schema(graph, [MANUAL], entry_dimensions=16)
     vectors = {(row[0], row[1]): row[3] for row in indexes(graph) if row[2] == "VECTOR"}
-    assert vectors == {("ManualVector", VECTOR): 8, ("Entry", VECTOR): 16}
+    # EntryVector: the parts of a long entry's text after the first (entry_vectors.parts_of()).
+    assert vectors == {("ManualVector", VECTOR): 8, ("Entry", VECTOR): 16, ("EntryVector", VECTOR): 16}
+
+
+def test_a_graph_with_the_entries_index_alone_gets_the_parts_index(graph, changed_schema) -> None:
+    changed_schema(
+        graph,
+        f"CREATE VECTOR INDEX FOR (n:Entry) ON (n.`{VECTOR}`) OPTIONS {{dimension: 16, similarityFunction: 'cosine'}}",
+    )
+    ensure_schema(graph, [], entry_dimensions=16)
+    assert {row[0]: row[3] for row in indexes(graph) if row[2] == "VECTOR"} == {
+        "Entry": 16,
+        "EntryVector": 16,
+    }
 
 
 @pytest.mark.parametrize("size", [1, 4096])
 def test_entry_dimensions_from_1_to_4096(graph, size) -> None:
     ensure_schema(graph, [], entry_dimensions=size)
-    assert [row[3] for row in indexes(graph) if row[2] == "VECTOR"] == [size]
+    assert [row[3] for row in indexes(graph) if row[2] == "VECTOR"] == [size, size]  # entries and parts
 
 
 @pytest.mark.parametrize("size", [None, -1, 4097, 1.5, "16", True])

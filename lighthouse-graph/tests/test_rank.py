@@ -368,3 +368,23 @@ def test_fuse_merges_search_and_nearest(graph):
     assert found[0]["key"] == "pump" and found[0]["places"]["words"] == 1
     assert set(found[0]["places"]) == {"words", "meaning"}
     assert {result["key"] for result in found} == {"pump", "fan"}
+
+
+def test_weights_scale_what_each_rankings_places_count_for():
+    rankings = {"words": [{"key": "a"}, {"key": "b"}], "meaning": [{"key": "b"}, {"key": "a"}]}
+    assert [one["key"] for one in fuse(rankings)] == ["a", "b"]  # equal: the tie goes by key
+    weighed = fuse(rankings, weights={"words": 0.5})
+    assert [one["key"] for one in weighed] == ["b", "a"]
+    assert weighed[0]["score"] == pytest.approx(0.5 / 62 + 1 / 61)
+    assert fuse(rankings, weights={"other": 3}) == fuse(
+        rankings
+    )  # a ranking not given counts for nothing more
+    assert fuse(rankings, weights={"words": 0})[0]["key"] == "b"
+
+
+@pytest.mark.parametrize(
+    "weights", [[("words", 1)], {"words": -1}, {"words": 101}, {"words": "1"}, {"": 1}, {"w": True}]
+)
+def test_weights_that_are_not_numbers_of_rankings_are_refused(weights):
+    with pytest.raises(Refused, match="weight"):
+        fuse({"words": [{"key": "a"}]}, weights=weights)

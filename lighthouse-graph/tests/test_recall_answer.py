@@ -164,8 +164,8 @@ def test_arguments_raise_and_nothing_is_written(memory):
         recall(memory, [DEVICE], "pump", past="yes")
     with pytest.raises(WrongType):
         recall(memory, [DEVICE], "pump", embedder="not a function")
-    assert recall(memory, [DEVICE], "") == {"facts": [], "notes": []}
-    assert recall(memory, [], "pump") == {"facts": [], "notes": []}
+    assert recall(memory, [DEVICE], "") == {"facts": [], "notes": [], "episodes": []}
+    assert recall(memory, [], "pump") == {"facts": [], "notes": [], "episodes": []}
     # A bad answer of the embedder is refused as embed() and nearest() refuse it: EmbedderError, a
     # ValueError (Refused), whatever its shape.
     for answer in (None, [], [[]], [[1.0], [1.0]], ([float("nan")],), {"v": [1.0]}, [[0.0, 0.0]]):

@@ -271,4 +271,5 @@ def test_a_served_tenant_whose_entities_kept_their_vectors_has_them_moved_before
     labels = graph.ro_query(
         "CALL db.indexes() YIELD label, types WHERE 'VECTOR' IN types['lh.vector'] RETURN label"
     )
-    assert sorted(row[0] for row in labels.result_set) == ["Entry", "MemoVector"]  # not "Memo": dropped
+    # Not "Memo": dropped. EntryVector: the parts of long notes.
+    assert sorted(row[0] for row in labels.result_set) == ["Entry", "EntryVector", "MemoVector"]

@@ -12,7 +12,9 @@ from __future__ import annotations
 import uuid
 
 from ..graphs import read
+from ..kinds import VECTOR_OF
 from ..write.failures import stored_text
+from .meaning import MESSAGE_VECTOR
 from .talk import own_session, own_user, session_key
 
 STEP = 200  # messages, or failures, deleted by one query
@@ -66,9 +68,18 @@ _FAILURES = (
 )
 
 
+# The vectors of a session's messages go first (meaning.py), so none outlives its message.
+_VECTORS_STEP = (
+    f"MATCH (:Session {{key: $session_key}})-[:HAS]->(:Message)-[:{VECTOR_OF}]->(v:{MESSAGE_VECTOR}) "
+    "WITH v LIMIT $step DELETE v RETURN count(v)"
+)
+
+
 def _forget_messages(graph, key: str) -> dict:
     """Deletes one session a step at a time until it is gone: how many sessions (0 or 1) and messages went."""
     gone = {"sessions": 0, "messages": 0}
+    while graph.query(_VECTORS_STEP, {"session_key": key, "step": STEP * 5}).result_set[0][0]:
+        pass
     while True:
         rows = graph.query(_STEP, {"session_key": key, "step": STEP, "stamp": uuid.uuid4().hex}).result_set
         if not rows:

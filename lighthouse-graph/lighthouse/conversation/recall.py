@@ -10,7 +10,9 @@ from __future__ import annotations
 from .. import values as limits
 from ..errors import Refused
 from ..graphs import read
+from ..recall.rank import fuse
 from ..references import parse
+from .meaning import said_like
 from .talk import how_many, own_user, reference_key, shown, user_word
 
 SEARCH_TIMEOUT = 5_000  # milliseconds: FalkorDB stops a read that takes longer
@@ -56,7 +58,7 @@ _SAID = (
 )
 
 
-def said(graph, user, question, limit=10, match="all") -> list[dict]:
+def said(graph, user, question, limit=10, match="all", *, embedder=None, model=None) -> list[dict]:
     """The user's messages whose text holds the question's words, best first (score, then newest), each
     as messages() gives it with its "score".
 
@@ -66,11 +68,16 @@ def said(graph, user, question, limit=10, match="all") -> list[dict]:
     without a query. Raises WrongType when question is not a str, Refused for user, match or limit
     (1 to 1,000), all checked before anything is searched. Nothing is written; database errors, and a
     search stopped after 5 seconds, pass as ResponseError.
+    Keyword only: embedder and model, as embed_said() takes them: the user's messages nearest in meaning
+    (meaning.said_like()) fused by place with those of the words (rank.fuse()), each with the fused
+    "score" and its "places"; what said_like() raises.
     """
     user = own_user(user)
     limit = how_many(limit, "limit")
     if type(match) is not str or match not in ("all", "any"):
         raise Refused('match must be "all" or "any"')
+    if embedder is not None:
+        return _fused(graph, user, question, limit, match, embedder, model)
     asked = limits.question(question)
     if not asked:
         return []
@@ -82,3 +89,21 @@ def said(graph, user, question, limit=10, match="all") -> list[dict]:
         message["score"] = float(score)
         found.append(message)
     return sorted(found, key=lambda message: (-message["score"], *_newest_first(message)))
+
+
+def _fused(graph, user: str, question, limit: int, match: str, embedder, model) -> list[dict]:
+    """said() by words and said_like() by meaning, fused by place."""
+    meaning = said_like(graph, user, question, embedder, model, limit)
+    words = said(graph, user, question, limit, match)
+    found: dict[tuple, dict] = {}
+    rankings: dict[str, list] = {}
+    for name, ranking in (("words", words), ("meaning", meaning)):
+        for message in ranking:
+            identity = (message["session"], message["seq"])
+            found.setdefault(identity, message)
+            rankings.setdefault(name, []).append({"key": list(found).index(identity)})
+    identities = list(found)
+    return [
+        {**found[identities[item["key"]]], "score": item["score"], "places": item["places"]}
+        for item in fuse(rankings=rankings, limit=limit)
+    ]

@@ -29,13 +29,13 @@ from ..errors import Refused, WrongType
 from ..graphs import read
 from ..kinds import STATE_KIND, TRUST, Kind
 from ..read import shown
-from .entry_vectors import entry_dimensions, nearest_entries
+from .notes_found import episodes_of, found_notes
+from .question import asked_words
 from .rank import fuse
-from .text import checked_kind, checked_limit, search_entries, search_history
+from .text import checked_kind, checked_limit, search_history
 from .traverse import similar
 from .vector import EmbedderError, nearest, vectors_of
 
-NOTE = "note"
 STATES_READ = 1_000  # States of one entity the answer reads (the newest)
 MAX_KINDS = 200
 
@@ -156,7 +156,11 @@ def recall(
     Each fact: {"kind", "key", "score", "places" ({ranking: place}), "state" (as history() gives it), "valid_from", "valid_to" (the
     end of its window, None while open), "current", "trust" ("confirmed", "candidate" or "rejected"),
     "evidence": {"id", "text", "values", "episode", "type", "at", "by"} or None}. Each note: {"id", "score",
-    "text", "source", "at", "by"}. kinds: the Kinds to look in. when: the time asked about (now without
+    "places", "text", "source", "at", "by", "episode"}, found as notes_found.py says: by words and
+    meaning (a long note by its best part), the notes said in a time the question names first, and of
+    notes that say nearly the same the newest first. "episodes": the episodes of those notes, in the
+    order of their best note, each {"id", "score", "found": [note ids], "beside": [the notes said just
+    before and after the ones found]}. kinds: the Kinds to look in. when: the time asked about (now without
     one). past=True adds the facts replaced before then; rejected=True the rejected ones. limit (1 to
     1,000) bounds each list. embedder and model: a function as embed() takes, asked once for the
     question's vector, for the meaning ranking of the kinds with that many dimensions and of the notes
@@ -177,7 +181,7 @@ def recall(
     hits: dict[str, list] = {}  # ranking -> [(label, key, valid_from or None)]
     for kind in chosen:
         if kind.text:
-            for hit in search_history(graph, kind, question, limit=wide, match="any"):
+            for hit in search_history(graph, kind, asked_words(question), limit=wide, match="any"):
                 hits.setdefault("words", []).append((kind.label, hit["key"], hit["state"]["valid_from"]))
         if asked is not None and kind.dimensions == len(asked[0]):
             for hit in nearest(graph, kind, question, asked[1], model, limit=wide):
@@ -189,7 +193,7 @@ def recall(
         if kind.relations and best is not None:
             for hit in similar(graph, kind, best[1], limit=wide):
                 hits.setdefault("graph", []).append((kind.label, hit["key"], None))
-    notes = _matched_notes(graph, question, wide, asked, model)
+    notes = found_notes(graph, question, at, limit, asked, embedder, model)
     for label, key, began in _drawn_from(graph, [item["id"] for item in notes], list(by_label)):
         hits.setdefault("notes", []).append((label, key, began))
     facts: dict = {}
@@ -214,7 +218,8 @@ def recall(
         {**facts[identities_by_number[item["key"]]], "score": item["score"], "places": item["places"]}
         for item in fused
     ]
-    return {"facts": answer, "notes": notes[:limit]}
+    notes = notes[:limit]
+    return {"facts": answer, "notes": notes, "episodes": episodes_of(graph, notes)}
 
 
 def _asked(embedder, question: str) -> tuple[list, object] | None:
@@ -230,35 +235,6 @@ def _asked(embedder, question: str) -> tuple[list, object] | None:
         raise EmbedderError("an embedder answers with one vector (a list or tuple of numbers) for each text")
     vector = vectors_of(answer, 1, len(first))[0]
     return vector, lambda texts: [vector for _text in texts]
-
-
-def _matched_notes(graph, question: str, limit: int, asked, model) -> list[dict]:
-    """The notes the question finds, by words and (once embedded, with an embedder of their size) by
-    meaning, fused."""
-    rankings = {"words": search_entries(graph, question, limit=limit, match="any", types=[NOTE])}
-    if asked is not None and _entries_embedded(graph) == len(asked[0]):
-        rankings["meaning"] = nearest_entries(graph, question, asked[1], model, limit=limit, types=[NOTE])
-    entries = {hit["id"]: hit["entry"] for ranking in rankings.values() for hit in ranking}
-    by_id = {name: [{"key": hit["id"]} for hit in ranking] for name, ranking in rankings.items()}
-    return [
-        {
-            "id": item["key"],
-            "score": item["score"],
-            "text": entries[item["key"]].get("text"),
-            "source": entries[item["key"]].get("source"),
-            "at": entries[item["key"]].get("at"),
-            "by": entries[item["key"]].get("by"),
-        }
-        for item in fuse(rankings=by_id, limit=limit)
-    ]
-
-
-def _entries_embedded(graph) -> int:
-    """The dimensions of the entries' vectors, 0 while they have no index (notes found by words only)."""
-    try:
-        return entry_dimensions(graph) or 0
-    except Refused:  # no index for entries' vectors yet
-        return 0
 
 
 _DRAWN_QUERY = (

@@ -66,7 +66,7 @@ def _checked(rankings: object, limit: object, k: object) -> list[tuple[str, list
     return pairs
 
 
-def _fused(pairs: list[tuple[str, list]], k: int) -> list[dict]:
+def _fused(pairs: list[tuple[str, list]], k: int, weights: dict | None = None) -> list[dict]:
     """[{"key", "score", "places", "vector"?}], best first; ties: whole-number keys, then names."""
     board: dict[tuple, dict] = {}
     for name, listed in pairs:
@@ -81,8 +81,11 @@ def _fused(pairs: list[tuple[str, list]], k: int) -> list[dict]:
             if found.get("vector") is None:  # what diversity may read, never shown
                 found["vector"] = _field(item, "vector")
     # fsum: equal places give equal scores, whatever order they are added in.
+    weights = weights or {}
     for found in board.values():
-        found["score"] = math.fsum(1 / (k + place) for place in found["places"].values())
+        found["score"] = math.fsum(
+            weights.get(name, 1.0) / (k + place) for name, place in found["places"].items()
+        )
     return sorted(board.values(), key=lambda found: (-found["score"], *_in_order(found["key"])))
 
 
@@ -167,6 +170,7 @@ def fuse(
     diversity: float | None = None,
     vectors: dict | None = None,
     rerank: Callable | None = None,
+    weights: dict | None = None,
 ) -> list[dict]:
     """One ranking from several, by reciprocal rank fusion over places only, best first.
 
@@ -179,10 +183,19 @@ def fuse(
     list or tuple ("must be a list").
     Keyword only: k (60), diversity, a weight from 0 to 1 for maximal marginal relevance (1 keeps the
     fused order) over vectors (key -> vector; else the "vector" an item carries), picking from the best
-    10 x limit; rerank, the application's function: results in, the same results reordered out.
+    10 x limit; rerank, the application's function: results in, the same results reordered out;
+    weights, ranking name -> a number from 0 to 100 that its places count for (1 for a ranking it
+    does not name).
     """
     pairs = _checked(rankings, limit, k)
-    results = _fused(pairs, k)
+    if weights is not None:
+        if type(weights) is not dict:
+            raise Refused("weights is a dict of ranking name -> number")
+        for name, weight in dict.items(weights):
+            values.name(name, "a weight's ranking")
+            if type(weight) not in (int, float) or not 0 <= weight <= 100:
+                raise Refused(f"the weight of {name!r} is a number from 0 to 100")
+    results = _fused(pairs, k, weights)
     if diversity is not None:
         if type(diversity) not in (int, float) or not 0 <= diversity <= 1:
             raise Refused("diversity is a weight from 0 to 1")

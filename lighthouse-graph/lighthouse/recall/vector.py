@@ -112,7 +112,9 @@ def write_chunks(rows: list[dict], dimensions: int) -> list[list[dict]]:
     """Rows cut so that one query carries at most MAX_CARRIED numbers and characters of text."""
     chunks, size = [[]], 0
     for row in rows:
-        cost = dimensions + sum(len(text) for text in row.get("text") or [] if text)
+        cost = dimensions * (1 + len(row.get("parts") or [])) + sum(
+            len(t) for t in row.get("text") or [] if t
+        )
         if chunks[-1] and size + cost > MAX_CARRIED:
             chunks, size = [*chunks, []], 0
         chunks[-1].append(row)

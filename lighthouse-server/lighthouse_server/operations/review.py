@@ -102,12 +102,15 @@ OPERATIONS = [
             LIMIT,
         ),
         '{"facts": [{"kind", "key", "score", "places", "state", "valid_from", "valid_to", "current", "trust", '
-        '"evidence": {"id", "text", "episode", "at", "by"} or null}], "notes": [{"id", "score", "text", '
-        '"source", "at", "by"}], "meaning": "used" | "not configured" | "failing: <why>"}, best first',
+        '"evidence": {"id", "text", "episode", "at", "by"} or null}], "notes": [{"id", "score", "places", "text", '
+        '"source", "at", "by", "episode"}], "episodes": [{"id", "score", "found": [note ids], "beside": [notes]}], '
+        '"meaning": "used" | "not configured" | "failing: <why>"}, best first',
         "Answer a question from memory: the facts valid now (or at `when`) about what the question's words "
         "and meaning find, across the declared kinds, each with its validity window, its trust (confirmed, "
         "candidate, rejected) and its evidence (the note or entry it came from, with its text), and the notes "
-        "that matched. Use it first when you do not know which search fits.",
+        "that matched (a time the question names, such as 'last month' or 'two weeks before the trip', is read "
+        "against when each note was said; of notes that say the same, the newest first), with the episodes "
+        "they were said in and the notes said beside them. Use it first when you do not know which search fits.",
         example={"question": "where is the pump"},
         answer=_recall,
     ),

@@ -1,0 +1,120 @@
+"""embed_said(), said_like(): a user's messages found by meaning, and by no one else.
+
+A message's vector is kept on a node of its own, `(message)-[:LH_VECTOR]->(:MessageVector {lh.vector,
+lh.model})`, not on the message: messages() and context() read properties(m), which would carry the
+vector on every read. said_like() compares the question with the vectors of the one user's messages
+only, reached from that user's sessions (the index on Session.user), so another user's message is never
+read, let alone given; it is exact, and costs what the user said. forgetting.py deletes the vectors of a
+session before its messages.
+
+The rule of vector.py: arguments checked first (Refused, WrongType); an embedder's answer that is not
+one vector per text of finite numbers raises EmbedderError and nothing is stored; what the embedder
+raises passes unchanged.
+"""
+
+from __future__ import annotations
+
+from ..errors import WrongType
+from ..graphs import read
+from ..kinds import VECTOR, VECTOR_MODEL, VECTOR_OF
+from ..recall.vector import EmbedderError, checked_call, vectors_of, write_chunks
+from ..values import text as checked_text
+from .talk import how_many, own_user, shown
+
+MESSAGE_VECTOR = "MessageVector"  # no Kind label ends in Vector
+MAX_EMBED = 1_000
+SEARCH_TIMEOUT = 5_000  # milliseconds
+
+_WAITING = (
+    f"MATCH (m:Message) WHERE NOT (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR_MODEL}`: $model}}) "
+    "WITH m LIMIT $limit RETURN m.key, m.text"
+)
+_WAITING_COUNT = (
+    f"MATCH (m:Message) WHERE NOT (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR_MODEL}`: $model}}) "
+    "RETURN count(m)"
+)
+# A vector is stored only where the text is still the one the model was asked about, and replaces the
+# one an earlier model gave (listed before the writes: FalkorDB 4.22.1 could not read a pattern
+# comprehension in a FOREACH after a write).
+_STORE = (
+    "UNWIND $rows AS r MATCH (m:Message {key: r.key}) WHERE m.text = r.text "
+    f"WITH m, r, [(m)-[:{VECTOR_OF}]->(old:{MESSAGE_VECTOR}) | old] AS olds "
+    "FOREACH (gone IN olds | DELETE gone) "
+    f"CREATE (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR}`: vecf32(r.vector), `{VECTOR_MODEL}`: $model}}) "
+    "RETURN count(m)"
+)
+
+
+def embed_said(graph, embedder, model, limit=100) -> dict:
+    """Gives a vector of `model` to up to `limit` messages (of every user) that have none of it, asking
+    embedder(texts) once. Returns {"embedded", "waiting"}: call again until waiting is 0.
+
+    A message with no text gets a vector of its one space. Raises WrongType for an embedder that cannot be
+    called, Refused for model (a name) or limit (1 to 1,000), EmbedderError for an answer that is not one
+    vector of one size per text, all before anything is stored.
+    """
+    model, limit = checked_call(embedder, model, limit, MAX_EMBED)
+    found = read(graph, _WAITING, {"model": model, "limit": limit})
+    embedded = 0
+    if found:
+        texts = [text if isinstance(text, str) and text.strip() else " " for _key, text in found]
+        answer = embedder(list(texts))
+        first = answer[0] if type(answer) in (list, tuple) and answer else None
+        if type(first) not in (list, tuple) or not first:
+            raise EmbedderError(
+                "an embedder answers with one vector (a list or tuple of numbers) for each text"
+            )
+        vectors = vectors_of(answer, len(texts), len(first))
+        rows = [
+            {"key": key, "text": text, "vector": vector}
+            for (key, text), vector in zip(found, vectors, strict=True)
+        ]
+        for chunk in write_chunks(rows, len(first)):
+            embedded += graph.query(_STORE, {"rows": chunk, "model": model}).result_set[0][0]
+    waiting = read(graph, _WAITING_COUNT, {"model": model})
+    return {"embedded": embedded, "waiting": waiting[0][0] if waiting else 0}
+
+
+_LIKE = (
+    f"MATCH (s:Session {{user: $user}})-[:HAS]->(m:Message)-[:{VECTOR_OF}]->(v:{MESSAGE_VECTOR}) "
+    f"WHERE m.user = $user AND v.`{VECTOR_MODEL}` = $model "
+    f"WITH m, vec.cosineDistance(v.`{VECTOR}`, vecf32($vector)) AS far "
+    "ORDER BY far, m.at DESC, m.session, m.seq DESC LIMIT $limit "
+    "RETURN properties(m), 1.0 - far"
+)
+
+
+def question_vector(embedder, question: str) -> list[float] | None:
+    """The question's vector at unit length, asked of the embedder once; None for a blank question."""
+    if not question.strip():
+        return None
+    answer = embedder([question])
+    first = answer[0] if type(answer) in (list, tuple) and len(answer) == 1 else None
+    if type(first) not in (list, tuple) or not first:
+        raise EmbedderError("an embedder answers with one vector (a list or tuple of numbers) for each text")
+    return vectors_of(answer, 1, len(first))[0]
+
+
+def said_like(graph, user, question, embedder, model, limit=10) -> list[dict]:
+    """The user's messages nearest in meaning to the question, best first, each as messages() gives it
+    with its "score" (the cosine similarity); ties: the newest first. Only messages with a vector of
+    `model` (embed_said()) are compared, and only the user's own.
+
+    Raises Refused for user, model or limit (1 to 1,000), WrongType for a question that is not a str or
+    an embedder that cannot be called, EmbedderError for its bad answer. Nothing is written.
+    """
+    user = own_user(user)
+    model, _ = checked_call(embedder, model, 1, 1)
+    limit = how_many(limit, "limit")
+    if type(question) is not str:
+        raise WrongType(f"a question must be text, not {type(question).__name__}")
+    vector = question_vector(embedder, checked_text(question, "a question"))
+    if vector is None:
+        return []
+    params = {"user": user, "model": model, "vector": vector, "limit": limit}
+    found = []
+    for stored, score in read(graph, _LIKE, params, timeout=SEARCH_TIMEOUT):
+        message = shown(stored)
+        message["score"] = float(score)
+        found.append(message)
+    return found
