@@ -23,9 +23,11 @@ import json
 from datetime import UTC, datetime
 
 from falkordb.node import Node
+from redis.exceptions import ResponseError
 
 from . import values as limits
 from .errors import LighthouseError
+from .graphs import read
 from .wire import parameters_header, read_rows
 
 REPLY = "`lh.Reply`"
@@ -118,20 +120,23 @@ class Once:
     def _steps(self) -> dict[int, tuple[str, object]]:
         if self._kept is None:
             self._kept = {}
-            for step, sig, rows, reads in read_rows(self.graph, _LOAD, {"request": self.request}):
+            for step, sig, rows, reads in read(self.graph, _LOAD, {"request": self.request}):
                 self._kept[step] = (sig, _cells(json.loads(rows)))
-                for read_step, read_sig, read in json.loads(base64.b64decode(reads)):
-                    self._kept[read_step] = (read_sig, _decoded(read))
+                for read_step, read_sig, answered in json.loads(base64.b64decode(reads)):
+                    failed = isinstance(answered, dict) and "lh_error" in answered
+                    self._kept[read_step] = (read_sig, ResponseError(answered["lh_error"]) if failed else _decoded(answered))
         return self._kept
 
     def _replayed(self, sig: str):
-        """The kept reply of this step (None when it has none), the step counted."""
+        """The kept reply of this step (None when it has none), the step counted; a kept error raised."""
         step, self.step = self.step, self.step + 1
         kept = self._steps().get(step)
         if kept is None:
             return step, None
         if kept[0] != sig:
             raise StepMismatch(f"step {step} of request {self.request!r} sent another query than the first time")
+        if isinstance(kept[1], ResponseError):
+            raise kept[1]
         return step, Replayed(kept[1])
 
     def ro_query(self, q: str, params: dict | None = None, timeout: int | None = None):
@@ -139,7 +144,11 @@ class Once:
         step, replayed = self._replayed(sig)
         if replayed is not None:
             return replayed
-        rows = read_rows(self.graph, q, params, timeout)
+        try:
+            rows = read_rows(self.graph, q, params, timeout)
+        except ResponseError as error:
+            self._reads.append([step, sig, {"lh_error": str(error)}])
+            raise
         self._reads.append([step, sig, _encoded(rows)])
         return Replayed(rows)
 
@@ -151,13 +160,17 @@ class Once:
         reads = base64.b64encode(json.dumps(self._reads).encode()).decode()  # no quote to escape in a header
         mine = {"lh_request": self.request, "lh_step": step, "lh_sig": sig, "lh_reads": reads}
         kept = _keeping(q)
-        if q.startswith("CYPHER ") and params is None:
-            header = parameters_header(mine)
-            if header is None:  # a request a header cannot carry exactly: refused as a name would be
-                raise StepMismatch(f"the request {self.request!r} cannot travel in a query's header")
-            result = self.graph.query(header + kept[len("CYPHER ") :], None, timeout)
-        else:
-            result = self.graph.query(kept, {**(params or {}), **mine}, timeout)
+        try:
+            if q.startswith("CYPHER ") and params is None:
+                header = parameters_header(mine)
+                if header is None:  # a request a header cannot carry exactly: refused as a name would be
+                    raise StepMismatch(f"the request {self.request!r} cannot travel in a query's header")
+                result = self.graph.query(header + kept[len("CYPHER ") :], None, timeout)
+            else:
+                result = self.graph.query(kept, {**(params or {}), **mine}, timeout)
+        except ResponseError as error:  # nothing written: said again in its place, kept with the next write
+            self._reads.append([step, sig, {"lh_error": str(error)}])
+            raise
         self._reads = []
         return _Written(result)
 

@@ -14,6 +14,7 @@ import uuid
 from contextlib import contextmanager
 
 from lighthouse import now
+from lighthouse.once import once, once_settled
 
 from .problems import Problem
 from .reading import rows
@@ -78,6 +79,19 @@ class Answers:
     @staticmethod
     def ident(key_id: str, idempotency_key: str) -> str:
         return f"{key_id}\x1f{idempotency_key}"
+
+    @staticmethod
+    def request(ident: str) -> str:
+        """The name under which once() keeps the replies of the call of an idempotency key."""
+        return "idem:" + hashlib.sha256(ident.encode()).hexdigest()
+
+    def once(self, graph, ident: str):
+        """The tenant's graph as the call of this idempotency key writes on it: once (lighthouse.once)."""
+        return once(graph, self.request(ident))
+
+    def settle(self, graph, ident: str) -> None:
+        """The replies once() kept for this key dropped: its answer is kept, or its retry must write."""
+        once_settled(graph, self.request(ident))
 
     def found(self, graph, ident: str, operation: str, print_: str) -> tuple[bool, object]:
         found = rows(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
+import signal
 import threading
 import time
 
@@ -29,6 +31,17 @@ _log = logging.getLogger(__name__)
 AUDIT_ATTEMPTS = 3  # writes of an audit record before the caller is told it was not kept
 
 
+def _armed(path: str, name: str) -> bool:
+    try:
+        with open(path) as armed:
+            if armed.read().strip() != name:
+                return False
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
+
+
 class Service:
     def __init__(self, db, settings: Settings) -> None:
         self.db = db
@@ -38,6 +51,10 @@ class Service:
         self.answers = Answers()
         self.gathering = Gathering()
         self.workers = None  # the serve's workers' loop, woken when notes arrive
+        # A fault point for the tests alone: LIGHTHOUSE_FAULT_AFTER_WRITE names a file; a call with an
+        # idempotency key of the operation that file names kills the process after its write, before its
+        # answer is kept (the file is removed first, so the retry goes through).
+        self.fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
         self._embedder: tuple | None = None
         self._embedder_lock = threading.Lock()
 
@@ -143,13 +160,20 @@ class Service:
             with self.answers.held(graph, ident):
                 seen, answer = self.answers.found(graph, ident, name, print_)
                 if seen:
+                    self.answers.settle(graph, ident)  # replies a crash after the answer left behind
                     return answer
+                # Every query of the call goes through once(): its writes keep their replies in the same
+                # query, so a retry after a crash anywhere in it replays them and gives the first answer.
+                call.graph = self.answers.once(graph, ident)
                 answer = self._run(operation, call, library, page, arguments)
-                if settled(answer):
-                    try:
+                if self.fault_after_write and _armed(self.fault_after_write, name):
+                    os.kill(os.getpid(), signal.SIGKILL)  # the tests' crash between the write and its answer
+                try:
+                    if settled(answer):
                         self.answers.keep(graph, ident, name, print_, answer)
-                    except Exception:  # noqa: BLE001 - the write is done: its answer is given all the same
-                        _log.exception("%s: the answer for its idempotency key could not be kept", name)
+                    self.answers.settle(graph, ident)  # kept, or a failed or busy one: the retry writes
+                except Exception:  # noqa: BLE001 - the write is done: its answer is given all the same
+                    _log.exception("%s: the answer for its idempotency key could not be kept", name)
                 return answer
         except Problem:
             raise
