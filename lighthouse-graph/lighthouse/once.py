@@ -32,6 +32,7 @@ from .wire import parameters_header, read_rows
 
 REPLY = "`lh.Reply`"
 
+
 # One cell of a row as it is kept: toJSON() cannot write a localdatetime, so a time goes as its text, in
 # a list or a map too; a node as its id, labels and properties (each time in them as text).
 def _time(v: str) -> str:
@@ -124,7 +125,10 @@ class Once:
                 self._kept[step] = (sig, _cells(json.loads(rows)))
                 for read_step, read_sig, answered in json.loads(base64.b64decode(reads)):
                     failed = isinstance(answered, dict) and "lh_error" in answered
-                    self._kept[read_step] = (read_sig, ResponseError(answered["lh_error"]) if failed else _decoded(answered))
+                    self._kept[read_step] = (
+                        read_sig,
+                        ResponseError(answered["lh_error"]) if failed else _decoded(answered),
+                    )
         return self._kept
 
     def _replayed(self, sig: str):
@@ -134,7 +138,9 @@ class Once:
         if kept is None:
             return step, None
         if kept[0] != sig:
-            raise StepMismatch(f"step {step} of request {self.request!r} sent another query than the first time")
+            raise StepMismatch(
+                f"step {step} of request {self.request!r} sent another query than the first time"
+            )
         if isinstance(kept[1], ResponseError):
             raise kept[1]
         return step, Replayed(kept[1])
@@ -252,6 +258,7 @@ def _keeping(q: str) -> str:
     """q with a clause that keeps its reply (and $lh_reads) on an lh.Reply node, answering the same rows."""
     words = _top_words(q)
     returns = [index for index, word in words if word == "RETURN"]
+
     def keep(rows: str) -> str:
         return f"CREATE (:{REPLY} {{request: $lh_request, step: $lh_step, sig: $lh_sig, reads: $lh_reads, rows: {rows}}})"
 
@@ -296,7 +303,13 @@ def _encoded(value: object) -> object:
     if isinstance(value, datetime):
         return {"lh_time": value.astimezone(UTC).replace(tzinfo=None).isoformat()}
     if isinstance(value, Node):
-        return {"lh_node": [value.id, list(value.labels or []), [[k, _encoded(v)] for k, v in value.properties.items()]]}
+        return {
+            "lh_node": [
+                value.id,
+                list(value.labels or []),
+                [[k, _encoded(v)] for k, v in value.properties.items()],
+            ]
+        }
     raise StepMismatch(f"a read answered a value this call cannot keep: {type(value).__name__}")
 
 

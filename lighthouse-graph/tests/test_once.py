@@ -74,6 +74,8 @@ WRITES = {
     "accept": lambda g: accept(g, "h0", "alice"),
     "add_task": lambda g: add_task(g, "t3", "fix", None, ["t1"]),
     "claim": lambda g: claim(g, "bob", "fix", 60),
+    "complete": lambda g: [claim(g, "bob", "fix", 60), complete(g, "bob", "t1")],
+    "release": lambda g: [claim(g, "bob", "fix", 60), release(g, "bob", "t1")],
     "say": lambda g: say(g, "u1", "s1", "assistant", "hi there", "bob", [(PUMP, "p1")]),
     "summarize": lambda g: summarize(g, "u1", "s1", "greetings", 1, "bob"),
     "forget_session": lambda g: forget_session(g, "u2", "s2"),
@@ -82,7 +84,9 @@ WRITES = {
     "weigh": lambda g: weigh(g, "l1", "bob", "e2", True),
     "write_playbook": lambda g: write_playbook(g, "cool", "bob", {"status": "hot"}, ["stop"], ["e2"], 1),
     "note": lambda g: note(g, "p1 is loud", "bob"),
-    "notes": lambda g: notes(g, [{"text": "a", "episode": "n1"}, {"text": "b", "episode": "n2"}, {"text": ""}], "bob"),
+    "notes": lambda g: notes(
+        g, [{"text": "a", "episode": "n1"}, {"text": "b", "episode": "n2"}, {"text": ""}], "bob"
+    ),
 }
 
 _NODES = "MATCH (n) WHERE NOT n:`lh.Reply` RETURN labels(n), properties(n)"
@@ -195,5 +199,7 @@ def test_the_reply_clause_reads_the_last_return_at_the_top(query, kept_return):
 
 
 def test_a_header_is_not_part_of_what_a_step_is():
-    assert _without_header('CYPHER a="x y" b=[1, "RETURN"] c={k:1} MATCH (n) RETURN n') == "MATCH (n) RETURN n"
+    assert (
+        _without_header('CYPHER a="x y" b=[1, "RETURN"] c={k:1} MATCH (n) RETURN n') == "MATCH (n) RETURN n"
+    )
     assert _without_header("MATCH (n) RETURN n") == "MATCH (n) RETURN n"

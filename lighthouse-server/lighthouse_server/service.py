@@ -15,7 +15,7 @@ import signal
 import threading
 import time
 
-from lighthouse import tenant
+from lighthouse import Refused, WrongType, tenant
 
 from . import audit, keys
 from .answers import Answers, checked, fingerprint, settled
@@ -146,13 +146,22 @@ class Service:
             )
         if idempotency_key is not None and not operation.writes:
             raise Problem("invalid_argument", f"{name} only reads: an idempotency key is for writes")
-        if operation.heavy:
-            self.heavy.take(principal.key_id, name)
         graph = tenant(self.db, principal.tenant)
         call = Call(self, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})
             call.page = page
+            if operation.heavy:  # after the arguments' check, and given back when the library refuses them
+                mark = self.heavy.take(principal.key_id, name)
+                try:
+                    return self._run(operation, call, library, page, arguments)
+                except Exception as error:
+                    if (
+                        isinstance(error, Refused | WrongType)
+                        or getattr(error, "code", None) == "invalid_argument"
+                    ):
+                        self.heavy.give_back(principal.key_id, mark)
+                    raise
             if idempotency_key is None:
                 return self._run(operation, call, library, page, arguments)
             ident = self.answers.ident(principal.key_id, checked(idempotency_key))

@@ -100,3 +100,45 @@ def test_two_processes_take_turns_with_one_idempotency_key(graph):
 
     held = "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1fk\x1fretry".encode()).hexdigest()
     assert graph.execute_command("EXISTS", held) == 0  # nothing left held
+
+
+def _hold_name(graph, ident: str) -> str:
+    import hashlib
+
+    return "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1f{ident}".encode()).hexdigest()
+
+
+def test_a_hold_whose_process_was_killed_ends_within_its_lease(graph):
+    """A process killed with SIGKILL while it holds a key: its hold runs out within HOLD_MS, not a minute."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from lighthouse_server.answers import HOLD_MS
+
+    holding = (
+        "import os, sys, time\n"
+        "from falkordb import FalkorDB\n"
+        "from lighthouse_server.answers import Answers\n"
+        "db = FalkorDB(host=os.environ['FALKORDB_HOST'], port=int(os.environ['FALKORDB_PORT']))\n"
+        f"graph = db.select_graph({graph.name!r})\n"
+        "with Answers().held(graph, 'k\\x1fkilled'):\n"
+        "    print('held', flush=True)\n"
+        "    time.sleep(120)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", holding], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        time.sleep(2.5 * HOLD_MS / 1000)  # renewed meanwhile: still held past its first lease
+        assert graph.execute_command("EXISTS", _hold_name(graph, "k\x1fkilled")) == 1
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait(10)
+        assert 0 < graph.execute_command("PTTL", _hold_name(graph, "k\x1fkilled")) <= HOLD_MS
+        with Answers().held(graph, "k\x1fkilled"):  # taken once the lease runs out
+            pass
+        assert graph.execute_command("EXISTS", _hold_name(graph, "k\x1fkilled")) == 0
+    finally:
+        if holder.poll() is None:
+            holder.kill()

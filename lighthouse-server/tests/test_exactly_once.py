@@ -18,7 +18,10 @@ from service_process import KINDS, Lighthouse
 # Each write of the table, in an order in which each finds what it is about; the body of each call.
 CALLS = [
     ("declare_kinds", {"kinds": KINDS}),
-    ("remember", {"kind": "Device", "rows": [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}]}),
+    (
+        "remember",
+        {"kind": "Device", "rows": [{"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}]},
+    ),
     ("update", {"kind": "Device", "key": "d1", "t": "2026-01-02T00:00:00Z", "values": {"status": "worn"}}),
     ("confirm", {"kind": "Device", "key": "d1", "valid_from": "2026-01-02T00:00:00Z", "why": "seen"}),
     ("reject", {"kind": "Device", "key": "d1", "valid_from": "2026-01-02T00:00:00Z", "why": "never moved"}),
@@ -41,7 +44,16 @@ CALLS = [
     ("forget_user", {"user": "u1"}),
     ("learn", {"lesson_id": "l1", "statement": "pumps leak after a cold night", "supported_by": ["ep1"]}),
     ("weigh", {"lesson_id": "l1", "episode_id": "ep1", "agrees": True}),
-    ("write_playbook", {"name": "leak", "trigger": {"alarm": "leak"}, "steps": [{"do": "close"}], "supported_by": ["ep1"], "needs": 1}),
+    (
+        "write_playbook",
+        {
+            "name": "leak",
+            "trigger": {"alarm": "leak"},
+            "steps": [{"do": "close"}],
+            "supported_by": ["ep1"],
+            "needs": 1,
+        },
+    ),
     ("note", {"text": "The pump in room r1 leaks a little."}),
     ("notes", {"items": [{"text": "Room r2 is cold."}, {"text": "Fan replaced.", "episode": "fans"}]}),
     ("replay", {"note": "fans/1"}),
@@ -52,7 +64,9 @@ SERVICE_LABELS = ("lh.Answer", "lh.Reply")
 def contents(graph) -> tuple[list, list]:
     """Every node and edge of the tenant's graph but the idempotency answers and kept replies."""
     nodes = read(graph, "MATCH (n) RETURN labels(n), properties(n)")
-    edges = read(graph, "MATCH (a)-[r]->(b) RETURN type(r), properties(r), labels(a), a.id, a.key, b.id, b.key")
+    edges = read(
+        graph, "MATCH (a)-[r]->(b) RETURN type(r), properties(r), labels(a), a.id, a.key, b.id, b.key"
+    )
     kept = [repr(row) for row in nodes if not set(row[0]) & set(SERVICE_LABELS)]
     return sorted(kept), sorted(repr(row) for row in edges)
 
