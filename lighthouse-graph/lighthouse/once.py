@@ -110,6 +110,12 @@ class Once:
         self.step = 0
         self._kept: dict[int, tuple[str, object]] | None = None
         self._reads: list = []  # [step, sig, rows] of the reads since the last write, kept with the next
+        self._wrote = False
+
+    @property
+    def keeps(self) -> bool:
+        """Whether replies of the request are kept: this call wrote, or found some kept before."""
+        return self._wrote or bool(self._kept)
 
     @property
     def name(self) -> str:
@@ -177,7 +183,7 @@ class Once:
         except ResponseError as error:  # nothing written: said again in its place, kept with the next write
             self._reads.append([step, sig, {"lh_error": str(error)}])
             raise
-        self._reads = []
+        self._reads, self._wrote = [], True
         return _Written(result)
 
 

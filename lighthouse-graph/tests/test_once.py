@@ -102,7 +102,10 @@ def contents(graph) -> tuple[list, list]:
 
 @pytest.mark.parametrize("name", sorted(WRITES))
 def test_a_call_made_again_gives_the_first_answer_and_writes_nothing(world, name):
-    first = WRITES[name](once(world, "req-1"))
+    reading = once(world, "req-1")
+    assert not reading.keeps  # nothing kept yet
+    first = WRITES[name](reading)
+    assert reading.keeps
     after_first = contents(world)
     again = WRITES[name](once(world, "req-1"))
     assert again == first

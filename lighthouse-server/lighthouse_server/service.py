@@ -180,7 +180,8 @@ class Service:
                 try:
                     if settled(answer):
                         self.answers.keep(graph, ident, name, print_, answer)
-                    self.answers.settle(graph, ident)  # kept, or a failed or busy one: the retry writes
+                    if call.graph.keeps:  # kept, or a failed or busy one: the retry writes
+                        self.answers.settle(graph, ident)
                 except Exception:  # noqa: BLE001 - the write is done: its answer is given all the same
                     _log.exception("%s: the answer for its idempotency key could not be kept", name)
                 return answer
