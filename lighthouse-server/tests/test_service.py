@@ -70,7 +70,8 @@ def test_a_heavy_call_counts_against_its_key(service, principal):
 
 def test_a_heavy_call_refused_for_its_arguments_costs_none_of_the_budget(service, principal):
     admin = keys.Principal(f"key-{uuid.uuid4().hex[:8]}", principal.tenant, "boss", frozenset(keys.SCOPES))
-    service.run(admin, "declare_kinds", {"kinds": [{"label": "Pump", "key": "tag"}]})
+    kinds = [{"label": "Room", "key": "code"}, {"label": "Pump", "relations": {"IN": "Room"}}]
+    service.run(admin, "declare_kinds", {"kinds": kinds})
     refused = [
         {"kinds": ["Pump"], "colour": "red"},  # an argument it does not take
         {"kinds": "Pump"},  # of the wrong type
