@@ -13,6 +13,7 @@ import uuid
 import httpx
 import pytest
 from lighthouse.graphs import read, tenant
+from lighthouse_server import keys
 from service_process import KINDS, Lighthouse
 
 # Each write of the table, in an order in which each finds what it is about; the body of each call.
@@ -43,7 +44,9 @@ CALLS = [
     ("forget_session", {"user": "u2", "session_id": "s2"}),
     ("forget_user", {"user": "u1"}),
     ("learn", {"lesson_id": "l1", "statement": "pumps leak after a cold night", "supported_by": ["ep1"]}),
-    ("weigh", {"lesson_id": "l1", "episode_id": "ep1", "agrees": True}),
+    ("open_episode", {"episode_id": "ep2", "about": [["Device", "d1"]]}),
+    ("close_episode", {"episode_id": "ep2", "outcome": {"result": "leaked again"}}),
+    ("weigh", {"lesson_id": "l1", "episode_id": "ep2", "agrees": True}),
     (
         "write_playbook",
         {
@@ -73,35 +76,32 @@ def contents(graph) -> tuple[list, list]:
 
 def test_every_write_killed_before_its_answer_is_kept_once_and_answered_on_retry(tmp_path, serves, db):
     url = f"redis://{os.environ.get('FALKORDB_HOST', '127.0.0.1')}:{os.environ.get('FALKORDB_PORT', '26379')}"
-    if True:
-        armed = tmp_path / "fault"
-        running = Lighthouse(tmp_path / "data", fault_after_write=str(armed))
-        running.extra = {"FALKORDB_URL": url}
-        serves.append(running.start())
-        name = f"once{uuid.uuid4().hex[:10]}"
-        from lighthouse_server import keys
-
-        key = keys.create(db, name, "planner", list(keys.SCOPES))["key"]
-        graph = tenant(db, name)
-        for operation, body in CALLS:
-            headers = {"Idempotency-Key": f"{operation}-{uuid.uuid4().hex}"}
-            before = contents(graph)
-            armed.write_text(operation)
-            with pytest.raises(httpx.HTTPError):
-                running.post(operation, body, key, headers=headers)
-            running.process.wait(timeout=30)
-            assert running.process.returncode != 0, operation
-            written = contents(graph)
-            assert written != before, f"{operation} wrote nothing before the crash"
-            running.log.close()
-            running.start()
-            answer = running.post(operation, body, key, headers=headers)
-            assert answer.status_code == 200, (operation, answer.text)
-            assert contents(graph) == written, f"{operation}: the retry wrote again"
-            again = running.post(operation, body, key, headers=headers)
-            assert again.json() == answer.json(), operation
-            assert read(graph, "MATCH (r:`lh.Reply`) RETURN count(r)") == [[0]], operation
-            _said_as_first(operation, answer.json()["result"])
+    armed = tmp_path / "fault"
+    running = Lighthouse(tmp_path / "data", fault_after_write=str(armed))
+    running.extra = {"FALKORDB_URL": url}
+    serves.append(running.start())
+    name = f"once{uuid.uuid4().hex[:10]}"
+    key = keys.create(db, name, "planner", list(keys.SCOPES))["key"]
+    graph = tenant(db, name)
+    for operation, body in CALLS:
+        headers = {"Idempotency-Key": f"{operation}-{uuid.uuid4().hex}"}
+        before = contents(graph)
+        armed.write_text(operation)
+        with pytest.raises(httpx.HTTPError):
+            running.post(operation, body, key, headers=headers)
+        running.process.wait(timeout=30)
+        assert running.process.returncode != 0, operation
+        written = contents(graph)
+        assert written != before, f"{operation} wrote nothing before the crash"
+        running.log.close()
+        running.start()
+        answer = running.post(operation, body, key, headers=headers)
+        assert answer.status_code == 200, (operation, answer.text)
+        assert contents(graph) == written, f"{operation}: the retry wrote again"
+        again = running.post(operation, body, key, headers=headers)
+        assert again.json() == answer.json(), operation
+        assert read(graph, "MATCH (r:`lh.Reply`) RETURN count(r)") == [[0]], operation
+        _said_as_first(operation, answer.json()["result"])
 
 
 def _said_as_first(operation: str, result) -> None:
