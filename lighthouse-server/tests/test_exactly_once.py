@@ -79,7 +79,7 @@ def test_every_write_killed_before_its_answer_is_kept_once_and_answered_on_retry
     armed = tmp_path / "fault"
     running = Lighthouse(tmp_path / "data", fault_after_write=str(armed))
     running.extra = {"FALKORDB_URL": url}
-    serves.append(running.start())
+    serves.append(running.start(timeout=300))
     name = f"once{uuid.uuid4().hex[:10]}"
     key = keys.create(db, name, "planner", list(keys.SCOPES))["key"]
     graph = tenant(db, name)
@@ -94,7 +94,7 @@ def test_every_write_killed_before_its_answer_is_kept_once_and_answered_on_retry
         written = contents(graph)
         assert written != before, f"{operation} wrote nothing before the crash"
         running.log.close()
-        running.start()
+        running.start(timeout=300)
         answer = running.post(operation, body, key, headers=headers)
         assert answer.status_code == 200, (operation, answer.text)
         assert contents(graph) == written, f"{operation}: the retry wrote again"
