@@ -169,7 +169,8 @@ class Service:
             with self.answers.held(graph, ident):
                 seen, answer = self.answers.found(graph, ident, name, print_)
                 if seen:
-                    self.answers.settle(graph, ident)  # replies a crash after the answer left behind
+                    with contextlib.suppress(Exception):  # replies a crash after the answer left behind
+                        self.answers.settle(graph, ident)
                     return answer
                 # Every query of the call goes through once(): its writes keep their replies in the same
                 # query, so a retry after a crash anywhere in it replays them and gives the first answer.
