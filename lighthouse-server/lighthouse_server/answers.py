@@ -103,17 +103,18 @@ class Answers:
         return f"{key_id}\x1f{idempotency_key}"
 
     @staticmethod
-    def request(ident: str) -> str:
-        """The name under which once() keeps the replies of the call of an idempotency key."""
-        return "idem:" + hashlib.sha256(ident.encode()).hexdigest()
+    def request(ident: str, print_: str) -> str:
+        """The name under which once() keeps the replies of a call of an idempotency key: of that call
+        only (its fingerprint is in it), so another call with the key never gets this one's replies."""
+        return "idem:" + hashlib.sha256(f"{ident}\x1f{print_}".encode()).hexdigest()
 
-    def once(self, graph, ident: str):
-        """The tenant's graph as the call of this idempotency key writes on it: once (lighthouse.once)."""
-        return once(graph, self.request(ident))
+    def once(self, graph, ident: str, print_: str):
+        """The tenant's graph as this call of the idempotency key writes on it (lighthouse.once)."""
+        return once(graph, self.request(ident, print_))
 
-    def settle(self, graph, ident: str) -> None:
-        """The replies once() kept for this key dropped: its answer is kept, or its retry must write."""
-        once_settled(graph, self.request(ident))
+    def settle(self, graph, ident: str, print_: str) -> None:
+        """The replies once() kept for this call dropped: its answer is kept, or its retry must write."""
+        once_settled(graph, self.request(ident, print_))
 
     def found(self, graph, ident: str, operation: str, print_: str) -> tuple[bool, object]:
         found = rows(

@@ -170,11 +170,11 @@ class Service:
                 seen, answer = self.answers.found(graph, ident, name, print_)
                 if seen:
                     with contextlib.suppress(Exception):  # replies a crash after the answer left behind
-                        self.answers.settle(graph, ident)
+                        self.answers.settle(graph, ident, print_)
                     return answer
                 # Every query of the call goes through once(): its writes keep their replies in the same
                 # query, so a retry after a crash anywhere in it replays them and gives the first answer.
-                call.graph = self.answers.once(graph, ident)
+                call.graph = self.answers.once(graph, ident, print_)
                 answer = self._run(operation, call, library, page, arguments)
                 if self.fault_after_write and _armed(self.fault_after_write, name):
                     os.kill(os.getpid(), signal.SIGKILL)  # the tests' crash between the write and its answer
@@ -182,7 +182,7 @@ class Service:
                     if settled(answer):
                         self.answers.keep(graph, ident, name, print_, answer)
                     if call.graph.keeps:  # kept, or a failed or busy one: the retry writes
-                        self.answers.settle(graph, ident)
+                        self.answers.settle(graph, ident, print_)
                 except Exception:  # noqa: BLE001 - the write is done: its answer is given all the same
                     _log.exception("%s: the answer for its idempotency key could not be kept", name)
                 return answer

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from lighthouse_server.answers import Answers, checked, fingerprint
 from lighthouse_server.problems import Problem
+from lighthouse_server.reading import rows
 
 
 def test_an_answer_is_kept_and_found_for_the_same_call_only(graph):
@@ -142,3 +143,20 @@ def test_a_hold_whose_process_was_killed_ends_within_its_lease(graph):
     finally:
         if holder.poll() is None:
             holder.kill()
+
+
+def test_another_call_with_the_same_key_never_gets_the_replies_kept_for_the_first(graph):
+    """A crash left the replies of one call of a key; a different call with that key writes its own."""
+    from lighthouse import note
+
+    answers = Answers()
+    ident = answers.ident("key1", "retry-9")
+    first, second = fingerprint("note", {"text": "a"}), fingerprint("note", {"text": "b"})
+    assert answers.request(ident, first) != answers.request(ident, second)
+    kept = note(answers.once(graph, ident, first), "a", "agent", episode="e")
+    assert note(answers.once(graph, ident, first), "a", "agent", episode="e") == kept  # replayed
+    other = note(answers.once(graph, ident, second), "b", "agent", episode="e")
+    assert other["seq"] == kept["seq"] + 1
+    answers.settle(graph, ident, first)
+    answers.settle(graph, ident, second)
+    assert rows(graph, "MATCH (r:`lh.Reply`) RETURN count(r)") == [[0]]
