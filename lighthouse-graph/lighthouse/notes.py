@@ -95,7 +95,10 @@ def _checked_item(item: object, arrival: str) -> dict:
         raise Refused("a note needs its text: a non-blank str")
     source = item.get("source")  # not given (or None): the default; anything else is checked as a name
     source = limits.name(DEFAULT_SOURCE if source is None else source, "a note's source")
-    said = clock.written_at(item.get("at"))
+    said = item.get("at")
+    if said is not None and not clock.given(said):  # left out is now; a blank time is no time, as elsewhere
+        raise clock.TimeError("a note's at is a time, or left out: not blank text")
+    said = clock.written_at(said)
     episode = item.get("episode")
     if episode is None:
         episode = f"notes:{source}:{arrival[:10]}"
@@ -152,7 +155,7 @@ def notes(graph, items, by) -> list[dict]:
     WriteFailure). items: a list or tuple of {"text", "source"?, "at"?, "episode"?}, at most 1,000.
 
     text: non-blank, at most 100,000 characters; source: a name (default "agent"); at: when it was said
-    (now without one; at most five minutes ahead); episode: the episode it belongs to (default
+    (now without one; blank text is invalid; at most five minutes ahead); episode: the episode it belongs to (default
     "notes:<source>:<YYYY-MM-DD of arrival>", made on first use). by (a name) and items (a list of at most
     1,000) raise Refused or WrongType and nothing is written. One query per episode (500 notes at most).
     """

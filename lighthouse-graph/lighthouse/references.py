@@ -244,12 +244,12 @@ def made_where_found(
     else:
         clause, found = finding(things)
     written = graph.query(_making(clause, len(things), old, making, linking), {**found, **params})
-    # Told by what was made first, by whether old was there only then.
-    if written.nodes_created > 0:
-        return "made"
     if not written.result_set:
         raise ReceiptMismatch("the write made nothing and did not say why")
-    return "exists" if written.result_set[0][0] else "missing"
+    existed, made = written.result_set[0]
+    if made:
+        return "made"
+    return "exists" if existed else "missing"
 
 
 @lru_cache(maxsize=256)
@@ -265,5 +265,5 @@ def _making(clause: str, count: int, old: str, making: str, linking: Callable[[s
     return (
         f"{clause}OPTIONAL MATCH {old} "
         f"FOREACH (writing IN CASE WHEN {ready} THEN [1] ELSE [] END | {making} {links}) "
-        "RETURN old IS NOT NULL"
+        f"RETURN old IS NOT NULL, {ready}"
     )

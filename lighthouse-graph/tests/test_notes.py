@@ -125,6 +125,8 @@ def test_notes_are_found_by_words_at_once_and_by_meaning_once_embedded(notebook)
         ({"text": "x", "at": "2999-01-01T00:00:00Z"}, "2068"),
         ({"text": "x", "at": "2036-01-01T00:00:00Z"}, "future"),
         ({"text": "x", "at": "not a time"}, "time"),
+        ({"text": "x", "at": ""}, "blank"),
+        ({"text": "x", "at": "   "}, "blank"),
         ({"text": "x", "episode": "e" * 201}, "episode id"),
         ("just text", "an object"),
     ],

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import time
 import uuid
 from contextlib import contextmanager
 
 from lighthouse import now
+from lighthouse.once import once, once_settled
 
 from .problems import Problem
 from .reading import rows
 
+_log = logging.getLogger(__name__)
 ANSWER = "`lh.Answer`"  # no Kind label can hold a dot
 
 
@@ -36,9 +39,29 @@ def fingerprint(operation: str, arguments: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-# How long one call may hold its idempotency key on the server: a process that died holding it frees it
-# then. A write is bounded (the library splits it), so a live call is done long before.
-HOLD_MS = 60_000
+# A hold on an idempotency key on the server is a lease: taken for HOLD_MS and renewed every RENEW_MS by
+# the process that holds it, so it ends within HOLD_MS of that process' death (kill -9 included) and a
+# retry after a restart waits that long at most. A call waits for another's hold at most WAIT_MOST_S,
+# looking again after a pause that doubles from the first to the last of WAITS_S.
+HOLD_MS = 3_000
+RENEW_MS = 1_000
+WAIT_MOST_S = 120.0
+WAITS_S = (0.005, 0.25)
+
+# KEYS[1] the hold; ARGV[1] the holder's turn, ARGV[2] the lease in ms: renewed (1) only while it is ours.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+# Given back only while it is ours: a hold that ran out and was taken by another call stays theirs.
+_GIVE_BACK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 UNSETTLED = ("failed", "busy")  # a database error or other writers: the same call again may well succeed
@@ -79,6 +102,20 @@ class Answers:
     def ident(key_id: str, idempotency_key: str) -> str:
         return f"{key_id}\x1f{idempotency_key}"
 
+    @staticmethod
+    def request(ident: str, print_: str) -> str:
+        """The name under which once() keeps the replies of a call of an idempotency key: of that call
+        only (its fingerprint is in it), so another call with the key never gets this one's replies."""
+        return "idem:" + hashlib.sha256(f"{ident}\x1f{print_}".encode()).hexdigest()
+
+    def once(self, graph, ident: str, print_: str):
+        """The tenant's graph as this call of the idempotency key writes on it (lighthouse.once)."""
+        return once(graph, self.request(ident, print_))
+
+    def settle(self, graph, ident: str, print_: str) -> None:
+        """The replies once() kept for this call dropped: its answer is kept, or its retry must write."""
+        once_settled(graph, self.request(ident, print_))
+
     def found(self, graph, ident: str, operation: str, print_: str) -> tuple[bool, object]:
         found = rows(
             graph,
@@ -103,18 +140,54 @@ class Answers:
         )
 
 
+class _Renewer:
+    """One thread per process that renews every hold this process has on the server, each RENEW_MS."""
+
+    def __init__(self) -> None:
+        self._holds: dict[str, tuple[object, str]] = {}  # hold -> (graph, turn)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def add(self, held: str, graph, turn: str) -> None:
+        with self._lock:
+            self._holds[held] = (graph, turn)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="idempotency-holds", daemon=True)
+                self._thread.start()
+
+    def remove(self, held: str) -> None:
+        with self._lock:
+            self._holds.pop(held, None)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(RENEW_MS / 1000)
+            with self._lock:
+                holds = list(self._holds.items())
+            for held, (graph, turn) in holds:
+                try:
+                    graph.execute_command("EVAL", _RENEW, 1, held, turn, HOLD_MS)
+                except Exception:  # noqa: BLE001 - a database away: the next round tries again
+                    _log.warning("the hold of an idempotency key could not be renewed", exc_info=True)
+
+
+_RENEWER = _Renewer()
+
+
 @contextmanager
 def _held_on_server(graph, ident: str):
     turn = uuid.uuid4().hex
     held = "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1f{ident}".encode()).hexdigest()
-    deadline = time.monotonic() + HOLD_MS / 1000
+    deadline = time.monotonic() + WAIT_MOST_S
+    pause = WAITS_S[0]
     while not graph.execute_command("SET", held, turn, "NX", "PX", HOLD_MS):
         if time.monotonic() >= deadline:
             raise Problem("database_unavailable", "another call held this idempotency key too long")
-        time.sleep(0.002)
+        time.sleep(pause)
+        pause = min(pause * 2, WAITS_S[1])
+    _RENEWER.add(held, graph, turn)
     try:
         yield
     finally:
-        # Only our own hold is given back: one that ran out and was taken by another call stays theirs.
-        if graph.execute_command("GET", held) in (turn, turn.encode()):
-            graph.execute_command("DEL", held)
+        _RENEWER.remove(held)
+        graph.execute_command("EVAL", _GIVE_BACK, 1, held, turn)

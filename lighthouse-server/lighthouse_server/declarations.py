@@ -152,9 +152,9 @@ class Kinds:
         with self._lock:
             return self._gates.setdefault(tenant_id, _WritersGate())
 
-    def _read(self, tenant_id: str) -> dict[str, dict]:
+    def _read(self, tenant_id: str, graph=None) -> dict[str, dict]:
         found = rows(
-            tenant(self.db, tenant_id),
+            tenant(self.db, tenant_id) if graph is None else graph,
             f"MATCH (d:{DECLARATION}) RETURN d.label, d.declaration ORDER BY d.label",
         )
         return {label: json.loads(text) for label, text in found}
@@ -211,15 +211,17 @@ class Kinds:
                 raise
             ensure_schema(graph, kinds=kinds)
 
-    def declare(self, tenant_id: str, declarations: list, by: str) -> list[dict]:
+    def declare(self, tenant_id: str, declarations: list, by: str, *, written_on=None) -> list[dict]:
         """Stores the declarations (a new one, or a changed one with the same key) and runs
-        ensure_schema() once for the tenant's kinds, its writers held back meanwhile."""
+        ensure_schema() once for the tenant's kinds, its writers held back meanwhile. written_on: the
+        graph the declarations are read from and kept on (the call's, once() for an idempotency key);
+        the schema is made on the tenant's graph itself."""
         if not isinstance(declarations, list) or not 1 <= len(declarations) <= 100:
             raise Problem("invalid_argument", "kinds must be a list of 1 to 100 kind declarations")
         given = [checked(declaration) for declaration in declarations]
         graph = tenant(self.db, tenant_id)
         with self.gate(tenant_id).changing():
-            before = self._read(tenant_id)
+            before = self._read(tenant_id, written_on)
             for declaration in given:
                 earlier = before.get(declaration["label"])
                 if earlier is not None and earlier["key"] != declaration["key"]:
@@ -236,7 +238,7 @@ class Kinds:
                 with SCHEMA_LOCK:
                     self._schema(graph, list(kinds.values()))
                 for declaration in changed:
-                    graph.query(
+                    (graph if written_on is None else written_on).query(
                         f"MERGE (d:{DECLARATION} {{label: $label}}) SET d.declaration = $declaration, "
                         "d.declared_at = $at, d.declared_by = $by",
                         {

@@ -38,14 +38,16 @@ class PerMinute:
         self.db = db
         self.most = most
 
-    def take(self, key_id: str, what: str) -> None:
-        """Counts one call of the key, or raises Problem rate_limited with the seconds to wait."""
+    def take(self, key_id: str, what: str) -> str:
+        """Counts one call of the key (its mark in the window, for give_back()), or raises Problem
+        rate_limited with the seconds to wait."""
         moment = time.time()
+        mark = uuid.uuid4().hex
         answer = self.db.connection.eval(
-            _TAKE, 1, PREFIX + key_id, repr(moment), repr(WINDOW), str(self.most), uuid.uuid4().hex
+            _TAKE, 1, PREFIX + key_id, repr(moment), repr(WINDOW), str(self.most), mark
         )
         if int(answer[0]) == 1:
-            return
+            return mark
         oldest = float(answer[1])
         wait = max(1, math.ceil(WINDOW - (moment - oldest)))
         raise Problem(
@@ -53,3 +55,7 @@ class PerMinute:
             f"{what} is heavy: {self.most} calls per key and minute; try again in {wait} s",
             retry_after=wait,
         )
+
+    def give_back(self, key_id: str, mark: str) -> None:
+        """Uncounts a call that was refused for its arguments: a malformed call costs none of the budget."""
+        self.db.connection.zrem(PREFIX + key_id, mark)

@@ -19,6 +19,7 @@ CODES = {
     "forbidden": 403,
     "not_found": 404,
     "method_not_allowed": 405,
+    "body_timeout": 408,
     "body_too_large": 413,
     "rate_limited": 429,
     "database_error": 500,

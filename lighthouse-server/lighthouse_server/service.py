@@ -10,10 +10,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
+import signal
 import threading
 import time
 
-from lighthouse import tenant
+from lighthouse import Refused, WrongType, tenant
 
 from . import audit, keys
 from .answers import Answers, checked, fingerprint, settled
@@ -29,6 +31,17 @@ _log = logging.getLogger(__name__)
 AUDIT_ATTEMPTS = 3  # writes of an audit record before the caller is told it was not kept
 
 
+def _armed(path: str, name: str) -> bool:
+    try:
+        with open(path) as armed:
+            if armed.read().strip() != name:
+                return False
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
+
+
 class Service:
     def __init__(self, db, settings: Settings) -> None:
         self.db = db
@@ -38,6 +51,10 @@ class Service:
         self.answers = Answers()
         self.gathering = Gathering()
         self.workers = None  # the serve's workers' loop, woken when notes arrive
+        # A fault point for the tests alone: LIGHTHOUSE_FAULT_AFTER_WRITE names a file; a call with an
+        # idempotency key of the operation that file names kills the process after its write, before its
+        # answer is kept (the file is removed first, so the retry goes through).
+        self.fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
         self._embedder: tuple | None = None
         self._embedder_lock = threading.Lock()
 
@@ -129,13 +146,22 @@ class Service:
             )
         if idempotency_key is not None and not operation.writes:
             raise Problem("invalid_argument", f"{name} only reads: an idempotency key is for writes")
-        if operation.heavy:
-            self.heavy.take(principal.key_id, name)
         graph = tenant(self.db, principal.tenant)
         call = Call(self, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})
             call.page = page
+            if operation.heavy:  # after the arguments' check, and given back when the library refuses them
+                mark = self.heavy.take(principal.key_id, name)
+                try:
+                    return self._run(operation, call, library, page, arguments)
+                except Exception as error:
+                    if (
+                        isinstance(error, Refused | WrongType)
+                        or getattr(error, "code", None) == "invalid_argument"
+                    ):
+                        self.heavy.give_back(principal.key_id, mark)
+                    raise
             if idempotency_key is None:
                 return self._run(operation, call, library, page, arguments)
             ident = self.answers.ident(principal.key_id, checked(idempotency_key))
@@ -143,13 +169,22 @@ class Service:
             with self.answers.held(graph, ident):
                 seen, answer = self.answers.found(graph, ident, name, print_)
                 if seen:
+                    with contextlib.suppress(Exception):  # replies a crash after the answer left behind
+                        self.answers.settle(graph, ident, print_)
                     return answer
+                # Every query of the call goes through once(): its writes keep their replies in the same
+                # query, so a retry after a crash anywhere in it replays them and gives the first answer.
+                call.graph = self.answers.once(graph, ident, print_)
                 answer = self._run(operation, call, library, page, arguments)
-                if settled(answer):
-                    try:
+                if self.fault_after_write and _armed(self.fault_after_write, name):
+                    os.kill(os.getpid(), signal.SIGKILL)  # the tests' crash between the write and its answer
+                try:
+                    if settled(answer):
                         self.answers.keep(graph, ident, name, print_, answer)
-                    except Exception:  # noqa: BLE001 - the write is done: its answer is given all the same
-                        _log.exception("%s: the answer for its idempotency key could not be kept", name)
+                    if call.graph.keeps:  # kept, or a failed or busy one: the retry writes
+                        self.answers.settle(graph, ident, print_)
+                except Exception:  # noqa: BLE001 - the write is done: its answer is given all the same
+                    _log.exception("%s: the answer for its idempotency key could not be kept", name)
                 return answer
         except Problem:
             raise

@@ -51,7 +51,7 @@ def application(service: Service):
             return await mcp_answers(scope, receive, send)
         return await api(scope, receive, send)
 
-    return BodyLimit(dispatch, settings.body_limit)
+    return BodyLimit(dispatch, settings.body_limit, settings.body_timeout_s)
 
 
 def _held_port(host: str, port: int) -> socket.socket:

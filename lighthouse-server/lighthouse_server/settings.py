@@ -29,6 +29,7 @@ class Settings:
     falkordb_url: str = ""  # redis://host:port of a FalkorDB already running; empty: start the embedded one
     fsync: str = "everysec"  # the append-only file's policy: everysec or always
     body_limit: int = 8 * 1024 * 1024  # bytes of one HTTP request body
+    body_timeout_s: int = 30  # how long a request's whole body may take to arrive (408 past it)
     heavy_per_minute: int = 10  # calls of groups/important/between/connection per key and minute
     query_timeout_ms: int = 5_000  # time limit of the read-only Cypher tool
     key: str = ""  # the API key `lighthouse mcp` (stdio) acts with
@@ -57,6 +58,7 @@ ENVIRONMENT = {
     "falkordb_url": "FALKORDB_URL",
     "fsync": "LIGHTHOUSE_FSYNC",
     "body_limit": "LIGHTHOUSE_BODY_LIMIT",
+    "body_timeout_s": "LIGHTHOUSE_BODY_TIMEOUT_S",
     "heavy_per_minute": "LIGHTHOUSE_HEAVY_PER_MINUTE",
     "query_timeout_ms": "LIGHTHOUSE_QUERY_TIMEOUT_MS",
     "key": "LIGHTHOUSE_KEY",
@@ -77,6 +79,7 @@ CONFIG_VARIABLE = "LIGHTHOUSE_CONFIG"  # the TOML file, when --config does not n
 _RANGES = {
     "port": (1, 65_535),
     "body_limit": (1_024, 256 * 1024 * 1024),
+    "body_timeout_s": (1, 600),
     "heavy_per_minute": (1, 100_000),
     "query_timeout_ms": (1, 60_000),
     "model_timeout_s": (1, 600),

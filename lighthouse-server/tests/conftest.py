@@ -10,11 +10,12 @@ from service_process import Lighthouse
 @pytest.fixture(scope="session")
 def lighthouse(tmp_path_factory):
     """One serve for the session (per xdist worker): heavy calls limited to 5 a minute per key, the
-    read-only query tool to 2 seconds, with the bundled embedder."""
+    read-only query tool to 2 seconds, a request body to 5 seconds, with the bundled embedder."""
     running = Lighthouse(
         tmp_path_factory.mktemp("serve") / "data",
         heavy_per_minute="5",
         query_timeout_ms="2000",
+        body_timeout_s="5",
         embedder="local",
     ).start()
     yield running

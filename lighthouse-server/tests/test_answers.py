@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from lighthouse_server.answers import Answers, checked, fingerprint
 from lighthouse_server.problems import Problem
+from lighthouse_server.reading import rows
 
 
 def test_an_answer_is_kept_and_found_for_the_same_call_only(graph):
@@ -100,3 +101,62 @@ def test_two_processes_take_turns_with_one_idempotency_key(graph):
 
     held = "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1fk\x1fretry".encode()).hexdigest()
     assert graph.execute_command("EXISTS", held) == 0  # nothing left held
+
+
+def _hold_name(graph, ident: str) -> str:
+    import hashlib
+
+    return "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1f{ident}".encode()).hexdigest()
+
+
+def test_a_hold_whose_process_was_killed_ends_within_its_lease(graph):
+    """A process killed with SIGKILL while it holds a key: its hold runs out within HOLD_MS, not a minute."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from lighthouse_server.answers import HOLD_MS
+
+    holding = (
+        "import os, sys, time\n"
+        "from falkordb import FalkorDB\n"
+        "from lighthouse_server.answers import Answers\n"
+        "db = FalkorDB(host=os.environ['FALKORDB_HOST'], port=int(os.environ['FALKORDB_PORT']))\n"
+        f"graph = db.select_graph({graph.name!r})\n"
+        "with Answers().held(graph, 'k\\x1fkilled'):\n"
+        "    print('held', flush=True)\n"
+        "    time.sleep(120)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", holding], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        time.sleep(2.5 * HOLD_MS / 1000)  # renewed meanwhile: still held past its first lease
+        assert graph.execute_command("EXISTS", _hold_name(graph, "k\x1fkilled")) == 1
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait(10)
+        assert 0 < graph.execute_command("PTTL", _hold_name(graph, "k\x1fkilled")) <= HOLD_MS
+        with Answers().held(graph, "k\x1fkilled"):  # taken once the lease runs out
+            pass
+        assert graph.execute_command("EXISTS", _hold_name(graph, "k\x1fkilled")) == 0
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+
+
+def test_another_call_with_the_same_key_never_gets_the_replies_kept_for_the_first(graph):
+    """A crash left the replies of one call of a key; a different call with that key writes its own."""
+    from lighthouse import note
+
+    answers = Answers()
+    ident = answers.ident("key1", "retry-9")
+    first, second = fingerprint("note", {"text": "a"}), fingerprint("note", {"text": "b"})
+    assert answers.request(ident, first) != answers.request(ident, second)
+    kept = note(answers.once(graph, ident, first), "a", "agent", episode="e")
+    assert note(answers.once(graph, ident, first), "a", "agent", episode="e") == kept  # replayed
+    other = note(answers.once(graph, ident, second), "b", "agent", episode="e")
+    assert other["seq"] == kept["seq"] + 1
+    answers.settle(graph, ident, first)
+    answers.settle(graph, ident, second)
+    assert rows(graph, "MATCH (r:`lh.Reply`) RETURN count(r)") == [[0]]

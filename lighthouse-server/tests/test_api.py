@@ -80,6 +80,34 @@ def test_the_error_shape_of_each_code(lighthouse):
     _problem(lighthouse.post("cypher", slow, key), "too_slow")
 
 
+def test_a_body_shorter_than_its_content_length_is_408_within_the_deadline(lighthouse):
+    import json
+    import socket
+    import time
+
+    _tenant, key = lighthouse.tenant()
+    with socket.create_connection(("127.0.0.1", lighthouse.port), timeout=60) as sent:
+        head = (
+            f"POST /v1/note HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+        )
+        started = time.monotonic()
+        sent.sendall(head.encode() + b'{"text": "')  # 10 bytes of the 100 it announced, then nothing
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            part = sent.recv(65536)
+            if not part:
+                break
+            answer += part
+        waited = time.monotonic() - started
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert b" 408 " in status_line, answer
+    body = json.loads(rest.partition(b"\r\n\r\n")[2])
+    assert body["error"]["code"] == "body_timeout" and body["error"]["status"] == 408
+    assert waited >= 4  # the deadline of this serve (5 s), not at once
+    assert lighthouse.result("note", {"text": "after the slow one"}, key)["status"] == "recorded"
+
+
 def test_hostile_requests_are_refused_in_the_one_shape_and_the_service_goes_on(lighthouse):
     tenant, key = lighthouse.tenant()
     deep = b"[" * 100_000 + b"]" * 100_000

@@ -68,6 +68,23 @@ def test_a_heavy_call_counts_against_its_key(service, principal):
     assert service.run(principal, "kinds", {})[0]["label"] == "Pump"  # not heavy: never limited
 
 
+def test_a_heavy_call_refused_for_its_arguments_costs_none_of_the_budget(service, principal):
+    admin = keys.Principal(f"key-{uuid.uuid4().hex[:8]}", principal.tenant, "boss", frozenset(keys.SCOPES))
+    kinds = [{"label": "Room", "key": "code"}, {"label": "Pump", "relations": {"IN": "Room"}}]
+    service.run(admin, "declare_kinds", {"kinds": kinds})
+    refused = [
+        {"kinds": ["Pump"], "colour": "red"},  # an argument it does not take
+        {"kinds": "Pump"},  # of the wrong type
+        {"kinds": ["NoSuchKind"]},  # a kind not declared
+        {"kinds": ["Pump"], "at": "not a time"},  # refused by the library itself
+        {"kinds": ["Pump"], "limit": -3},
+    ]
+    for arguments in refused:
+        assert _code(lambda arguments=arguments: service.run(admin, "groups", arguments)) != "rate_limited"
+    assert service.run(admin, "groups", {"kinds": ["Pump"]}) == []  # the one call of the minute
+    assert _code(lambda: service.run(admin, "groups", {"kinds": ["Pump"]})) == "rate_limited"
+
+
 def test_health_says_the_database_answers(service):
     assert service.health() == {"status": "ok", "database": "ok"}
     assert _code(lambda: service.principal(None)) == "unauthorized"

@@ -10,7 +10,9 @@ from .table import Operation, Param, page_of
 
 
 def _declare(call, arguments: dict) -> list:
-    return call.service.kinds.declare(call.principal.tenant, arguments["kinds"], call.principal.agent)
+    return call.service.kinds.declare(
+        call.principal.tenant, arguments["kinds"], call.principal.agent, written_on=call.graph
+    )
 
 
 def _kinds(call, arguments: dict) -> list:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lighthouse import as_of, diff_between, history, now, related, remember, update
+from lighthouse.once import Once
 
 from ..reading import rows
 from .table import Operation, Param
@@ -35,7 +36,10 @@ def _as_of(call, arguments: dict) -> dict | None:
 
 
 def _remember(call, arguments: dict) -> list:
-    """remember(), gathered with the small calls of the same kind and agent that arrive meanwhile."""
+    """remember(), gathered with the small calls of the same kind and agent that arrive meanwhile; a call
+    with an idempotency key alone, on its own graph (once()), so a retry replays exactly its own write."""
+    if isinstance(call.graph, Once):
+        return remember(call.graph, arguments["kind"], arguments["rows"], arguments["by"])
     return call.service.gathering.remember(call.graph, arguments["kind"], arguments["rows"], arguments["by"])
 
 
