@@ -37,6 +37,7 @@ MAX_TRIGGER = 20  # properties of a trigger
 MAX_STEPS = 50
 WHEN = "lh.when."  # the prefix of a trigger property as the query compares it
 TRIGGER, STEPS, OFF = "lh.trigger", "lh.steps", "lh.off"
+RESTS_ON = "DRAWN_FROM"  # the edge from a version to each episode it was drawn from
 TIMES = ("at", "recorded_at", "stopped_at", "switched_at")
 EPISODE_MISSING = "an episode it rests on does not exist or has not ended"
 COUNT_BOUND = 2**62  # beyond any count a playbook reaches, and inside what a query parameter holds
@@ -137,7 +138,7 @@ _WRITE = (
     "    by: $by, at: localdatetime($at), recorded_at: localdatetime($now), enabled: true, runs: 0, "
     "    succeeded: 0, failed: 0, failed_in_a_row: 0}) "
     "  SET made += $internal "
-    "  FOREACH (source IN drawn | CREATE (made)-[:DRAWN_FROM]->(source)) "
+    f"  FOREACH (source IN drawn | CREATE (made)-[:{RESTS_ON}]->(source)) "
     "  FOREACH (older IN CASE WHEN newest IS NULL THEN [] ELSE [newest] END | "
     "    CREATE (made)-[:REPLACES]->(older) SET older.enabled = false)) "
     "RETURN verdict, next_version"
@@ -317,7 +318,7 @@ def switch(graph, name: object, by: object, on: object) -> dict:
 
 
 # From a bound `p`: the episodes it rests on.
-_DETAILS = "OPTIONAL MATCH (p)-[:DRAWN_FROM]->(source:Episode) RETURN properties(p), collect(source.id)"
+_DETAILS = f"OPTIONAL MATCH (p)-[:{RESTS_ON}]->(source:Episode) RETURN properties(p), collect(source.id)"
 
 
 def _shown(properties: dict, sources: list) -> dict:
