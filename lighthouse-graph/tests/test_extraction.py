@@ -186,7 +186,7 @@ def test_bad_rows_are_refused_and_kept_and_the_entry_counts_as_read(graph):
     assert extract(graph, DEVICE, half_bad, by="reader")["read"] == 0
     # The row without its time took the entry's, and its refusal keeps it as text, not as a repr.
     (kept,) = [failure for failure in failures(graph, reason="invalid") if failure["key"] == "d2"]
-    assert '"t": "20' in kept["content"] and "datetime" not in kept["content"], kept["content"]
+    assert '"t": "20' in kept["detail"] and "datetime" not in kept["detail"], kept["detail"]
 
 
 def test_hostile_rows_cost_one_invalid_row_each(graph):

@@ -41,7 +41,7 @@ RECORD_RANGE = {
     ("Session", "key"),
     ("Message", "key"),
     ("Reference", "key"),
-    ("WriteFailure", "fingerprint"),
+    ("WriteFailure", "lh.fingerprint"),
     ("WriteFailure", "owner"),
     ("Lesson", "id"),
     ("Playbook", "id"),
