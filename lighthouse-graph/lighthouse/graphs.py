@@ -367,6 +367,10 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
     # every record(). The MERGE reads no index, so it need not wait for the build.
     graph.query("MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 0", {"id": uuid.uuid4().hex})
     move_counts(graph)  # counters a graph written before kept on tallies
+    # Here, not at the top: the records' modules read through this one.
+    from .model_layout import move_records
+
+    move_records(graph)  # WriteFailures and playbooks a graph written before kept under other names
     _wait_until_built(graph, wait_seconds)
     for kind in left_to_clear(graph, [kind for kind in every.values() if kind.dimensions]):
         clear_copies(graph, kind)

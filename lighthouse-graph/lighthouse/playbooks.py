@@ -141,7 +141,7 @@ _WRITE = (
     "    succeeded: 0, failed: 0, failed_in_a_row: 0}) "
     "  SET made += $internal "
 )
-# After the version's Trigger and Steps (_parts()).
+# After the version's Trigger and Steps (parts_made()).
 _WRITE_REST = (
     f"  FOREACH (source IN drawn | CREATE (made)-[:{RESTS_ON}]->(source)) "
     "  FOREACH (older IN CASE WHEN newest IS NULL THEN [] ELSE [newest] END | "
@@ -150,20 +150,17 @@ _WRITE_REST = (
 )
 
 
-def _parts(trigger: dict, steps: list[dict], params: dict) -> str:
-    """The CREATE of a version's Trigger and its Steps (seq from 1), each value in the CREATE as a
-    parameter of its own (a node SET in a query that creates nodes costs FalkorDB 4.22.1 time in proportion
-    to the graph). Names are checked property names; params gets the values."""
-
-    def node(label: str, values: dict, tag: str, seq: int | None) -> str:
-        fields = [] if seq is None else [f"seq: {seq}"]
+def parts_made(trigger: dict, steps: list[dict], params: dict) -> str:
+    """The CREATE of a version's Trigger and Steps (seq from 1) from a bound `made`, each value a parameter
+    in the CREATE (a node SET beside a CREATE costs FalkorDB 4.22.1 time in proportion to the graph). Names
+    are checked property names; params gets the values."""
+    created = []
+    for place, (label, values) in enumerate([("Trigger", trigger)] + [("Step", step) for step in steps]):
+        fields = [f"seq: {place}"] if place else []
         for number, (name, item) in enumerate(values.items()):
-            params[f"{tag}_{number}"] = item
-            fields.append(f"`{name}`: ${tag}_{number}")
-        return f"CREATE (made)-[:HAS]->(:{label} {{{', '.join(fields)}}}) "
-
-    created = [node("Trigger", trigger, "trigger", None)]
-    created += [node("Step", step, f"step{place}", place) for place, step in enumerate(steps, start=1)]
+            params[f"part{place}_{number}"] = item
+            fields.append(f"`{name}`: $part{place}_{number}")
+        created.append(f"CREATE (made)-[:HAS]->(:{label} {{{', '.join(fields)}}}) ")
     return "".join(created)
 
 
@@ -223,7 +220,7 @@ def _write(graph, name, by, trigger, steps, supported_by, needs, at, guard: tupl
     )
     try:
         verdict, version = graph.query(
-            _WRITE + _parts(conditions, ordered, params) + _WRITE_REST, params
+            _WRITE + parts_made(conditions, ordered, params) + _WRITE_REST, params
         ).result_set[0]
     except ResponseError as error:
         return refused(graph, KIND, playbook_name, content, "failed", str(error), writer)

@@ -66,9 +66,7 @@ def _any_layout_query(given: str, closes: bool) -> str:
         + "  FOREACH (stamp IN CASE WHEN st IS NULL THEN [] ELSE [st] END | SET stamp.serial = serial) "
         "  FOREACH (old IN stamped | DELETE old) "
         "  FOREACH (old IN tallies | DELETE old) "
-        "  SET ep.entry_count = count + 1"
-        + (", ep.closed_at = localdatetime($at)" if closes else "")
-        + ") "
+        "  SET ep.entry_count = count + 1" + (", ep.closed_at = localdatetime($at)" if closes else "") + ") "
         "RETURN ep IS NOT NULL, ended IS NOT NULL, count, size(found) = $expected"
     )
 

@@ -316,7 +316,9 @@ def test_a_stamp_that_kept_its_serial_on_a_tally_counts_on(graph) -> None:
     assert read(graph, "MATCH ()-[t:LH_TALLY]->() RETURN count(t)") == [[0]]
     graph.query("MATCH (s:Stamp) CREATE (s)-[:LH_TALLY {serial: 50}]->(s)")
     assert stamp_of(graph, [DEVICE]) == first  # ensure_schema() moves it onto the node too
-    assert stamps(graph) == [[first, 50]] and read(graph, "MATCH ()-[t:LH_TALLY]->() RETURN count(t)") == [[0]]
+    assert stamps(graph) == [[first, 50]] and read(graph, "MATCH ()-[t:LH_TALLY]->() RETURN count(t)") == [
+        [0]
+    ]
 
 
 def test_a_graph_made_again_under_its_name_has_another_stamp(db) -> None:
