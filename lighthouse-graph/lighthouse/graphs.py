@@ -44,7 +44,6 @@ _RECORD_INDEXES = (
     ("Lesson", "id"),
     ("Playbook", "id"),
     ("Playbook", "name"),
-    ("Candidate", "key"),
 )
 
 
