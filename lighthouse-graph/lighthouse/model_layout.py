@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 
+from .graphs import read
 from .playbooks import RESTS_ON, STEPS, TRIGGER, parts_made
+from .tally_layout import COUNTS_ON_NODES
 from .write.failures import FINGERPRINT, FIRST_AT, MESSAGE, WRITER
 
 MOVED = "lh.named_as_designed"  # the Stamp's mark: every record of the graph is in the design's form
@@ -71,3 +73,11 @@ def move_records(graph) -> int:
     moved += _give_parts(graph)
     graph.query(f"MATCH (st:Stamp) SET st.`{MOVED}` = true")
     return moved
+
+
+def moved_yet(graph) -> bool:
+    """Whether ensure_schema() has brought the graph's counters and records into the design's form (True
+    for a graph not made yet: nothing to move). One read, nothing written. For an application that must
+    know whether to run ensure_schema() after an upgrade, as the service does."""
+    found = read(graph, f"MATCH (st:Stamp) RETURN st.`{COUNTS_ON_NODES}` = true AND st.`{MOVED}` = true")
+    return not found or found[0][0] is True

@@ -6,7 +6,7 @@ from __future__ import annotations
 from devices import DEVICE, KINDS
 from lighthouse import ensure_schema, failures, playbook, record_failure, remember, write_playbook
 from lighthouse.graphs import read
-from lighthouse.model_layout import MOVED, move_records
+from lighthouse.model_layout import MOVED, move_records, moved_yet
 from test_lessons import ended
 
 STEPS = [{"do": "check the fan"}, {"do": "look again", "hours": 1}]
@@ -34,7 +34,9 @@ def test_failures_and_playbooks_written_before_are_moved_once_and_read_on(graph)
     write_playbook(graph, "hot", "reviewer", {"status": "hot"}, STEPS, ["e1", "e2", "e3"])
     record_failure(graph, "invalid", DEVICE, "d9", detail="what it held")
     before_failures, before_playbook = failures(graph), playbook(graph, "hot")
+    assert moved_yet(graph)
     as_written_before(graph)
+    assert not moved_yet(graph)
     assert failures(graph) == before_failures  # read under the old names too
     assert read(graph, "MATCH (f:WriteFailure) RETURN f.fingerprint IS NOT NULL, f.detail") == [[True, None]]
     ensure_schema(graph, KINDS)
@@ -61,5 +63,7 @@ def test_failures_and_playbooks_written_before_are_moved_once_and_read_on(graph)
 
 
 def test_a_graph_with_nothing_to_move_is_marked(graph):
+    assert moved_yet(graph)  # not made yet: nothing to move
     ensure_schema(graph, [])
+    assert moved_yet(graph)
     assert read(graph, f"MATCH (st:Stamp) RETURN st.`{MOVED}`") == [[True]]
