@@ -22,37 +22,34 @@ from __future__ import annotations
 
 from . import lessons, playbooks
 from . import values as limits
-from .episodes import OUTCOME, closed_at, episodes_by_id
+from .episodes import episodes_by_id
 from .errors import Refused, WrongType
-from .graphs import STAMP_SERIAL, read
+from .graphs import read
+from .tally_layout import EPISODE_COUNT, EPISODE_END
 from .write.failures import refused
 
 MAX_CLAIMS = limits.MAX_VALUES  # claims one episode may show
-SLICE = 10_000  # serials read in one query while looking for ended episodes
 READ_AT_ONCE = 1_000  # episodes read for the rule in one query
 CHUNK = limits.MAX_REFERENCES  # episodes a lesson or a playbook rests on when it is written
-REFUSALS = ("invalid", "missing", "unknown", "retired", "unsupported", "failed", "closed")
+REFUSALS = ("invalid", "missing", "unknown", "retired", "unsupported", "failed")
 NO_STEPS = "a playbook has 1 to 50 steps, not 0"
 
-# The outcome entries first, through the index on serial, then each one's episode along its HAS edge.
+# Every episode that ended (its count and end on the node, or on a tally a graph written before kept),
+# then its outcome, its last entry, by id: ordered by the outcome's serial, the order they ended. A scan of
+# the episodes, not of every entry.
 _ENDED = (
-    "MATCH (n:Entry) WHERE n.serial > $after AND n.serial <= $upto AND n.type = $outcome "
-    "WITH n MATCH (ep:Episode)-[:HAS]->(n) "
-    f"WITH n, ep, {closed_at('ep')} AS ended "
-    "WITH n, ep, ended WHERE ended IS NOT NULL "
-    "RETURN ep.id ORDER BY n.serial"
+    "MATCH (ep:Episode) OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
+    "WITH ep, collect(tally) AS tallies "
+    f"WITH ep, {EPISODE_COUNT} AS count, {EPISODE_END} AS ended "
+    "WITH ep, count, ended WHERE ended IS NOT NULL "
+    "MATCH (outcome:Entry {id: ep.id + '/' + toString(count)}) "
+    "RETURN ep.id ORDER BY outcome.serial"
 )
 
 
 def _ended(graph) -> list[str]:
     """Every episode that ended, in the order it ended."""
-    found = read(graph, f"MATCH (st:Stamp) {STAMP_SERIAL}RETURN last_serial")
-    last = found[0][0] if found else 0
-    ended: list[str] = []
-    for after in range(0, last, SLICE):
-        params = {"after": after, "upto": min(after + SLICE, last), "outcome": OUTCOME}
-        ended.extend(episode_id for (episode_id,) in read(graph, _ENDED, params))
-    return ended
+    return [episode_id for (episode_id,) in read(graph, _ENDED)]
 
 
 def _claim_error(episode_id: str, place: int, why: str) -> Refused:

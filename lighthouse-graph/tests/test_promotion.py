@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import lighthouse.lessons as lessons_module
 import pytest
 from devices import DEVICE, KINDS
 from graph_contents import snapshot
@@ -201,26 +202,23 @@ def test_lessons_are_listed_in_the_order_first_claimed_and_episodes_read_in_the_
     assert result["lessons"][0] == {"id": "from-third-opened", "status": "waiting", "for": 1}
 
 
-def test_a_repeat_call_weighs_only_what_is_new(world):
+def test_a_repeat_call_weighs_only_what_is_new(world, monkeypatch):
     for n in range(3):
         ended(world, f"e{n}")
     promote(world, "reviewer", without_runs)
     ended(world, "e3", cause="dust")
     weighed = []
-    import lighthouse.lessons as lessons_module
-
     original = lessons_module.weigh
 
-    def counting(*arguments, **named):
-        weighed.append(arguments[3])
-        return original(*arguments, **named)
+    def counting(graph, lesson_id, by, episode_id, agrees, at=None):
+        weighed.append(episode_id)
+        return original(graph, lesson_id, by, episode_id, agrees, at)
 
-    lessons_module.weigh = counting
-    try:
-        result = promote(world, "reviewer", without_runs)
-    finally:
-        lessons_module.weigh = original
+    monkeypatch.setattr(lessons_module, "weigh", counting)
+    result = promote(world, "reviewer", without_runs)
     assert result["lessons"] == [{"id": "d1-fan", "status": "weighed", "new": 1}] and weighed == ["e3"]
+    assert promote(world, "reviewer", without_runs)["lessons"][0]["status"] == "unchanged"
+    assert weighed == ["e3"]
 
 
 def test_each_promoter_counts_each_episode_once(world):
