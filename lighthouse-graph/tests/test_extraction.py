@@ -353,13 +353,13 @@ def test_a_call_costs_what_came_since_the_mark(graph):
     open_episode(graph, "bulk", by="watcher")
     # The entries are made as record() makes them, in one query, so the test takes seconds, not minutes.
     graph.query(
-        "MATCH (ep:Episode {id: 'bulk'}), (st:Stamp)-[serials:LH_TALLY]->(st) "
+        "MATCH (ep:Episode {id: 'bulk'}), (st:Stamp) "
         "UNWIND range(1, 10000) AS seq "
         "CREATE (ep)-[:HAS]->(:Entry {id: 'bulk/' + toString(seq), episode: 'bulk', seq: seq, serial: seq, "
         "  type: 'observation', by: 'watcher', at: localdatetime('2026-01-01T00:00:00'), "
         "  recorded_at: localdatetime('2026-01-01T00:00:00'), "
         "  words: 'd' + toString(seq % 50) + ' ok r1', content: '{\"text\": \"d' + toString(seq % 50) + ' ok r1\"}'}) "
-        "WITH max(seq) AS last, serials SET serials.serial = last"
+        "WITH max(seq) AS last, st, ep SET st.serial = last, ep.entry_count = last"
     )
     seen = []
 
