@@ -20,7 +20,7 @@ so a repeat call writes nothing and costs the reading of the episodes and the ru
 
 from __future__ import annotations
 
-from . import lessons, playbooks
+from . import lessons, playbooks, references
 from . import values as limits
 from .episodes import episodes_by_id
 from .errors import Refused, WrongType
@@ -71,6 +71,17 @@ def _flag(given: object, what: str) -> bool:
     raise Refused(f"{what} must be True or False")
 
 
+def _as_given(about: list) -> list[tuple]:
+    """A claim's about (checked) as learn() takes it, (Kind, key) as the rule gave it, each entity once."""
+    pairs, seen = [], set()
+    for one in about:
+        label, key = references.parse(one)
+        if (label, type(key).__name__, key) not in seen:
+            seen.add((label, type(key).__name__, key))
+            pairs.append((one[0], key))
+    return pairs
+
+
 def _claim(given: object) -> tuple:
     """("lesson", id, statement, about, agrees), ("playbook", name, trigger, steps) or ("ran", name,
     succeeded), from a plain copy of one claim; Refused for anything else. A playbook claim with no steps
@@ -84,9 +95,10 @@ def _claim(given: object) -> tuple:
         _keys(given, {"lesson", "statement", "agrees"}, {"about"})
         lesson_id = limits.name(given["lesson"], "a lesson id")
         statement = lessons.checked_statement(given["statement"])
-        about = lessons.checked_about(given.get("about", ()))
+        shown = given.get("about", ())
+        about = lessons.checked_about(shown)
         limits.measured({"statement": statement, "about": about}, "a lesson claim")
-        return ("lesson", lesson_id, statement, about, _flag(given["agrees"], "agrees"))
+        return ("lesson", lesson_id, statement, _as_given(shown), _flag(given["agrees"], "agrees"))
     if sorts == ["playbook"]:
         _keys(given, {"playbook", "trigger", "steps"}, set())
         name = limits.name(given["playbook"], "a playbook name")
@@ -131,8 +143,13 @@ def _votes(shown: list[tuple[str, list[tuple]]]) -> tuple[dict, dict, list]:
                 runs.append((episode_id, claim[1], claim[2]))
             elif claim[0] == "lesson":
                 _sort, name, statement, about, agrees = claim
-                vote = lesson_votes.setdefault(name, {"statement": statement, "about": [], "shown": []})
-                vote["about"].extend(one for one in about if one not in vote["about"])
+                vote = lesson_votes.setdefault(
+                    name, {"statement": statement, "about": [], "seen": set(), "shown": []}
+                )
+                for kind, key in about:  # each entity once, whichever Kind object named it
+                    if (kind.label, type(key).__name__, key) not in vote["seen"]:
+                        vote["seen"].add((kind.label, type(key).__name__, key))
+                        vote["about"].append((kind, key))
                 vote["shown"].append((episode_id, agrees))
             else:
                 _sort, name, trigger, steps = claim

@@ -7,7 +7,7 @@ import pytest
 from devices import DEVICE, KINDS
 from graph_contents import snapshot
 from hostile import HostileList, HostileMap, HostileText
-from lighthouse import close_episode, ensure_schema, episode, open_episode, record, remember
+from lighthouse import Kind, close_episode, ensure_schema, episode, open_episode, record, remember
 from lighthouse.errors import Refused, WrongType
 from lighthouse.graphs import read
 from lighthouse.lessons import learn, lesson, retire
@@ -291,6 +291,7 @@ def test_a_refusal_of_the_library_names_what_it_was_for(world):
         lambda: [{"lesson": "x", "statement": "s", "agrees": True, "extra": 1}],
         lambda: [{"lesson": "x", "playbook": "y", "statement": "s", "agrees": True}],
         lambda: [{"lesson": "x", "statement": "s", "agrees": True, "about": [("Episode", "e0")]}],
+        lambda: [{"lesson": "x", "statement": "s", "agrees": True, "about": [("Device", "d1")]}],
         lambda: [{"playbook": "p", "trigger": {}, "steps": [{"do": 1}]}],
         lambda: [{"playbook": "p", "trigger": {"a": 1}, "steps": [{}] * 51}],
         lambda: [{"ran": "p"}],
@@ -388,6 +389,20 @@ def test_a_playbook_claim_without_steps_is_refused_under_its_name_and_the_rest_g
     assert playbook(world, "empty") is None
     stored = read(world, "MATCH (f:WriteFailure {kind: 'Playbook'}) RETURN f.key, f.reason")
     assert stored == [["empty", "invalid"]]
+
+
+def test_learn_gets_each_entity_once_as_the_rule_named_it(world):
+    for n in range(3):
+        ended(world, f"e{n}")
+    twin = Kind("Device", key="serial")  # another Kind object of the same label and key
+
+    def naming(episode):
+        about = [(DEVICE, "d1"), (twin, "d1"), (DEVICE, "d2")] if episode["id"] == "e0" else [(twin, "d2")]
+        return [{"lesson": "pair", "statement": "s", "agrees": True, "about": about}]
+
+    remember(world, DEVICE, [{"key": "d2", "t": "2026-01-02T00:00:00Z", "values": {"status": "ok"}}], "inv")
+    assert promote(world, "reviewer", naming)["lessons"] == [{"id": "pair", "status": "learned", "new": 0}]
+    assert lesson(world, "pair")["about"] == [("Device", "d1"), ("Device", "d2")]
 
 
 def test_promote_on_a_graph_with_nothing_in_it(graph):
