@@ -2,7 +2,7 @@
 single_write_shapes.py times as workloads and beside_shapes.py beside the library's functions.
 
 Each writes the nodes, edges and properties the library's function leaves, where the library keeps them
-(the counters on LH_TALLY loop edges), with none of its checks.
+(the counters on the Episode and the Stamp, as the design names them), with none of its checks.
 """
 
 from __future__ import annotations
@@ -18,20 +18,17 @@ USERS = 50
 
 OPEN_SHAPE = (
     "MATCH (d:Device {key: $key}) "
-    "CREATE (ep:Episode {id: $id, by: $by, opened_at: localdatetime($now), recorded_at: localdatetime($now)})"
-    "-[:ABOUT]->(d) CREATE (ep)-[:LH_TALLY {entries: 0}]->(ep)"
+    "CREATE (ep:Episode {id: $id, by: $by, opened_at: localdatetime($now), recorded_at: localdatetime($now), "
+    "  entry_count: 0})-[:ABOUT]->(d)"
 )
 
 # The entry, its counters, the writer, the chain and what it cites: the device and (after the first)
-# the entry before. close is the same with the episode's end (on its tally, where the library keeps it).
+# the entry before. close is the same with the episode's end (on the episode, where the library keeps it).
 APPEND_SHAPE = (
-    # Each loop edge from a node found before it (a WITH between): in one pattern with the node's scan,
-    # FalkorDB 4.22.1 takes some 0.04 ms more for each (lighthouse/episodes.py, _append_query()).
-    "MATCH (ep:Episode {{id: $episode}}) MATCH (st:Stamp) WITH ep, st "
-    "MATCH (ep)-[tally:LH_TALLY]->(ep) MATCH (st)-[serials:LH_TALLY]->(st) "
+    "MATCH (ep:Episode {{id: $episode}}) MATCH (st:Stamp) "
     "MATCH (d:Device {{key: $key}}) OPTIONAL MATCH (last:Entry {{id: $last}}) "
-    "WITH ep, tally, serials, d, last, tally.entries + 1 AS seq, serials.serial + 1 AS serial "
-    "SET tally.entries = seq, serials.serial = serial{closing} "
+    "WITH ep, st, d, last, ep.entry_count + 1 AS seq, st.serial + 1 AS serial "
+    "SET ep.entry_count = seq, st.serial = serial{closing} "
     "MERGE (writer:Agent {{name: $by}}) "
     "CREATE (ep)-[:HAS]->(n:Entry {{id: $episode + '/' + toString(seq), episode: $episode, seq: seq, "
     "  serial: serial, type: $type, by: $by, at: localdatetime($now), recorded_at: localdatetime($now), "
@@ -42,9 +39,7 @@ APPEND_SHAPE = (
     "  CREATE (earlier)-[:NEXT]->(n) CREATE (n)-[:CITES {{as_of: localdatetime($now)}}]->(earlier))"
 )
 RECORD_SHAPE = APPEND_SHAPE.format(closing="")
-CLOSE_SHAPE = APPEND_SHAPE.format(
-    closing=", tally.closed_at = localdatetime($now)"
-)  # the end on the tally, as kept
+CLOSE_SHAPE = APPEND_SHAPE.format(closing=", ep.closed_at = localdatetime($now)")  # the end, as kept
 
 HAND_OFF_SHAPE = (
     "MATCH (ep:Episode {id: $episode}) MATCH (d:Device {key: $key}) "

@@ -4,8 +4,8 @@ open_episode() opens an episode about entities; record() appends an entry to it;
 its outcome, which ends it; episode() and episodes_about() read them back. Each write is one query: what
 must exist is looked up in the query that writes, and the receipt is decided from what it gives back.
 
-(:Episode {id, by, opened_at, recorded_at})-[:ABOUT]->(entity), its count and its end on a loop edge
-(ep)-[:LH_TALLY {entries, closed_at}]->(ep) (one written before keeps entry_count or closed_at on the node),
+(:Episode {id, by, opened_at, recorded_at, entry_count, closed_at once closed})-[:ABOUT]->(entity) (one
+written before may keep its count and end on a loop edge, (ep)-[:LH_TALLY {entries, closed_at}]->(ep)),
 (ep)-[:HAS]->(:Entry {id: "<episode>/<seq>", episode, seq, serial, type, by, at, recorded_at, words,
 content, v_<name>...}), entries chained by NEXT, (:Agent)-[:WROTE]->(entry), (entry)-[:CITES {as_of}]->(x).
 An entry keeps its values twice: as JSON in `content`, which reads give back with their types, and each
@@ -25,17 +25,16 @@ from . import clock, references
 from . import values as limits
 from .errors import Refused
 from .graphs import read
-from .tally_layout import append_in_any_layout, entry_made
+from .tally_layout import COUNTS_ON_NODES, append_in_any_layout, entry_made
 from .write.failures import refused
 
 OUTCOME = "outcome"  # the type of the entry that closes its episode
 
 
 def closed_at(ep: str) -> str:
-    """Cypher for when a bound episode was closed, null while open: on its tally, where close_episode()
-    keeps it, else on the node, where one closed before kept it. A SET of the node beside the CREATE of
-    the outcome cost FalkorDB 4.22.1 time in proportion to the graph (a close at 31,000 nodes 1.48 ms,
-    0.82 without it). For a WITH or a RETURN: FalkorDB 4.22.1 reads no pattern comprehension in a WHERE."""
+    """Cypher for when a bound episode was closed, null while open: on a tally, where a graph written
+    before the move of ensure_schema() keeps it, else on the node, where close_episode() keeps it. For a
+    WITH or a RETURN: FalkorDB 4.22.1 reads no pattern comprehension in a WHERE."""
     return (
         f"coalesce(head([({ep})-[{ep}_end:LH_TALLY]->({ep}) WHERE {ep}_end.closed_at IS NOT NULL "
         f"| {ep}_end.closed_at]), {ep}.closed_at)"
@@ -94,11 +93,11 @@ def text_of(checked: dict) -> str:
 
 
 # What open_episode() writes by references.made_where_found(), only when the episode is new and every
-# entity it is about exists: the episode with its tally (its count of entries), an ABOUT edge to each.
+# entity it is about exists: the episode with its count of entries, an ABOUT edge to each.
 _OPENED = "(old:Episode {id: $id})"
 _OPENING = (
-    "CREATE (ep:Episode {id: $id, by: $by, opened_at: localdatetime($at), recorded_at: localdatetime($now)}) "
-    "CREATE (ep)-[:LH_TALLY {entries: 0}]->(ep)"
+    "CREATE (ep:Episode {id: $id, by: $by, opened_at: localdatetime($at), recorded_at: localdatetime($now), "
+    "  entry_count: 0})"
 )
 
 
@@ -144,36 +143,29 @@ def _given(names: tuple[str, ...]) -> str:
 @lru_cache(maxsize=512)
 def _append_query(names: tuple[str, ...], closes: bool) -> str:
     """The query that appends an entry whose values have these names (each a checked property name) to an
-    episode whose count and end are on its one tally and the graph's serial on the Stamp's one tally, as
-    open_episode() and ensure_schema() make them; closes: the entry is an outcome, and the episode ends.
+    episode whose count and end are on its node and the graph's serial on the Stamp, in a graph whose Stamp
+    says every counter is there (tally_layout.COUNTS_ON_NODES); closes: the entry is an outcome, and the
+    episode ends.
 
     Everything is read first, then written in one FOREACH only when all is well. Write queries run one at
-    a time, so the numbers read are taken by no other writer, and a refused entry takes none. Any other
-    layout (a graph written before the tallies, or a second tally left by a race) is not `ready`: nothing is
-    written, and tally_layout.append_in_any_layout() writes it. The benchmark's record() took 0.74 to
-    0.80 ms inside FalkorDB, against 0.92 to 0.95 ms when every write took that layout's paths too.
+    a time, so the numbers read are taken by no other writer, and a refused entry takes none. A graph
+    whose counters may still be on tallies, or with two Stamps, is not `ready`: nothing is written, and
+    tally_layout.append_in_any_layout() writes it.
     """
     return (
-        "OPTIONAL MATCH (ep:Episode {id: $episode}) OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
-        # Each loop edge from a node found by a clause before: in one pattern with the scan that finds the
-        # node, (:Stamp)-[...]->(), FalkorDB 4.22.1 took 0.059 to 0.067 ms for what took 0.023 to 0.027 as
-        # a read of its own (bench/check_cost.py: record()'s checks 0.30 ms, now 0.23 to 0.25).
-        "OPTIONAL MATCH (stamp:Stamp) OPTIONAL MATCH (stamp)-[serials:LH_TALLY]->(stamp) "
-        # Both tallies in one aggregation (DISTINCT: two of one make a row for each of the other): two
-        # aggregations, the episode's then the Stamp's, cost FalkorDB 4.22.1 0.045 ms more a call.
-        "WITH found, ep, collect(DISTINCT tally) AS tallies, collect(DISTINCT serials) AS stamped "
-        "WITH found, ep, stamped, tallies[0] AS tally, size(tallies) = 1 AND ep.entry_count IS NULL AS counted, "
-        "  tallies[0].closed_at IS NOT NULL OR ep.closed_at IS NOT NULL AS closed "
-        "WITH found, ep, stamped, tally, counted, closed, coalesce(tally.entries, 0) AS count "
+        "OPTIONAL MATCH (ep:Episode {id: $episode}) "
+        "OPTIONAL MATCH (stamp:Stamp) "
+        "WITH found, ep, collect(stamp) AS stamps "
+        "WITH found, ep, stamps[0] AS stamp, coalesce(ep.entry_count, 0) AS count, "
+        "  ep.closed_at IS NOT NULL AS closed, "
+        f"  ep IS NULL OR (size(stamps) = 1 AND stamps[0].`{COUNTS_ON_NODES}` = true) AS ready "
         "OPTIONAL MATCH (last:Entry {id: $episode + '/' + toString(count)}) "
-        "WITH found, ep, tally, closed, count, last, stamped[0] AS serials, stamped[0].serial + 1 AS serial, "
-        "  ep IS NULL OR (counted AND size(stamped) = 1) AS ready "
-        "WITH found, ep, tally, closed, count, last, serials, serial, ready, "
+        "WITH found, ep, stamp, closed, count, last, ready, stamp.serial + 1 AS serial, "
         "  ep IS NOT NULL AND ready AND NOT closed AND count < $most AND size(found) = $expected AS writing "
         "FOREACH (appending IN CASE WHEN writing THEN [1] ELSE [] END | "
         + entry_made(_given(names))
-        + "SET serials.serial = serial, tally.entries = count + 1"
-        + (", tally.closed_at = localdatetime($at)" if closes else "")
+        + "SET stamp.serial = serial, ep.entry_count = count + 1"
+        + (", ep.closed_at = localdatetime($at)" if closes else "")
         + ") RETURN ep IS NOT NULL, closed AND NOT writing, count, size(found) = $expected, ready"
     )
 
@@ -213,7 +205,7 @@ def _append(graph, episode_id, entry_type, by, values, cites, at) -> dict:
         known, closed, count, complete, ready = graph.query(
             clause + _append_query(names, kind == OUTCOME), params
         ).result_set[0]
-        if not ready:  # nothing written: an episode or Stamp in a layout written before, in a second query
+        if not ready:  # nothing written: counters in a layout written before, in a second query
             known, closed, count, complete = append_in_any_layout(
                 graph, clause, _given(names), kind == OUTCOME, params
             )
@@ -248,7 +240,7 @@ def record(
     storable values), cites (entry ids, (Kind, key), (label, id) of records, each of which must exist) and
     at (when it was observed, now without one) give a refusal receipt kept as a WriteFailure, using no
     number: invalid, unknown (no such episode), closed, full (5,000 entries), missing, failed. One query;
-    two for an episode or Stamp a graph written before the tallies keeps (tally_layout.py).
+    two in a graph written before whose counters ensure_schema() has not moved yet (tally_layout.py).
     """
     if type(entry_type) is str and entry_type == OUTCOME:
         raise Refused("an entry of type 'outcome' is written by close_episode()")

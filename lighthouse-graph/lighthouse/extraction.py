@@ -34,19 +34,34 @@ MAX_LIMIT = 1_000  # entries one call reads
 MAX_ATTEMPTS = 100
 RAISED = "extractor_raised"
 SET_ASIDE = "set_aside"
+# What extract_again() keeps on a WriteFailure, beside the names the design gives it: the count it cleared.
+CLEARED, GIVEN_BACK_AT = "lh.cleared", "lh.given_back_at"
+
+
+def _scope(kind: Kind, types: list[str] | None) -> str:
+    scope = kind.label + "\x1f" + ("*" if types is None else "\x1f".join(sorted(types)))
+    return hashlib.sha256(scope.encode()).hexdigest()[:16]
 
 
 def _mark_name(kind: Kind, types: list[str] | None) -> str:
-    """The Stamp property that holds how far extraction of this kind and these types has come."""
-    scope = kind.label + "\x1f" + ("*" if types is None else "\x1f".join(sorted(types)))
-    return "extract_" + hashlib.sha256(scope.encode()).hexdigest()[:16]
+    """The Stamp property that holds how far extraction of this kind and these types has come: the kind's
+    label in it, so a reader of the Stamp tells the kinds apart, and a digest of the label and types."""
+    return f"extract_{kind.label}_{_scope(kind, types)}"
+
+
+def _mark_before(kind: Kind, types: list[str] | None) -> str:
+    """The name a graph written before the label was in it keeps the same mark under."""
+    return "extract_" + _scope(kind, types)
+
+
+def _mark_read(kind: Kind, types: list[str] | None) -> str:
+    """Cypher for the mark of a bound `st`, 0 when there is none."""
+    return f"coalesce(st.`{_mark_name(kind, types)}`, st.`{_mark_before(kind, types)}`, 0)"
 
 
 def _entries_query(mark: str) -> str:
     return (
-        "MATCH (st:Stamp) "
-        + STAMP_SERIAL
-        + f"WITH st, coalesce(st.`{mark}`, 0) AS since, last_serial AS last "
+        "MATCH (st:Stamp) " + STAMP_SERIAL + f"WITH st, {mark} AS since, last_serial AS last "
         "OPTIONAL MATCH (n:Entry) WHERE n.serial > since AND n.serial <= since + $slice "
         "  AND n.words <> '' AND ($types IS NULL OR n.type IN $types) "
         "  AND NOT (n)-[:READ_BY {kind: $kind}]->(:Agent) "
@@ -58,7 +73,7 @@ def _entries_query(mark: str) -> str:
 def _pending(graph, kind: Kind, types: list[str] | None, slice_size: int) -> tuple[int, int, list[dict]]:
     found = read(
         graph,
-        _entries_query(_mark_name(kind, types)),
+        _entries_query(_mark_read(kind, types)),
         {"slice": slice_size, "types": types, "kind": kind.label},
     )
     if not found:
@@ -78,11 +93,12 @@ def _answer(given: object) -> list:
 
 
 def _progress(graph, kind: Kind, types, by: str, mark: int, done: list[dict]) -> None:
-    """Moves the mark and gives each entry read its READ_BY edge, in one query."""
-    name = _mark_name(kind, types)
+    """Moves the mark (from where a graph written before kept it, too) and gives each entry read its
+    READ_BY edge, in one query."""
+    name, kept = _mark_name(kind, types), _mark_read(kind, types)
     graph.query(
-        f"MATCH (st:Stamp) SET st.`{name}` = CASE WHEN coalesce(st.`{name}`, 0) > $mark "
-        f"THEN st.`{name}` ELSE $mark END "
+        f"MATCH (st:Stamp) SET st.`{name}` = CASE WHEN {kept} > $mark THEN {kept} ELSE $mark END, "
+        f"  st.`{_mark_before(kind, types)}` = null "
         "WITH st UNWIND $done AS one "
         "MATCH (n:Entry {id: one.id}) MERGE (reader:Agent {name: $by}) "
         "CREATE (n)-[:READ_BY {kind: $kind, at: localdatetime($now), rows: one.rows}]->(reader)",
@@ -93,7 +109,7 @@ def _progress(graph, kind: Kind, types, by: str, mark: int, done: list[dict]) ->
 def _raised_before(graph, kind: Kind, entry_id: str) -> int:
     found = read(
         graph,
-        "MATCH (f:WriteFailure {reason: $reason, kind: $kind, key: $key}) RETURN f.times - coalesce(f.cleared, 0)",
+        f"MATCH (f:WriteFailure {{reason: $reason, kind: $kind, key: $key}}) RETURN f.times - coalesce(f.`{CLEARED}`, f.cleared, 0)",
         {"reason": RAISED, "kind": kind.label, "key": entry_id},
     )
     return found[0][0] if found else 0
@@ -238,7 +254,7 @@ def _why(error: Exception) -> str:
 def _waiting(graph, kind: Kind, types: list[str] | None) -> int:
     found = read(
         graph,
-        f"MATCH (st:Stamp) WITH coalesce(st.`{_mark_name(kind, types)}`, 0) AS since "
+        f"MATCH (st:Stamp) WITH {_mark_read(kind, types)} AS since "
         "MATCH (n:Entry) WHERE n.serial > since AND n.words <> '' AND ($types IS NULL OR n.type IN $types) "
         "  AND NOT (n)-[:READ_BY {kind: $kind}]->(:Agent) RETURN count(n)",
         {"types": types, "kind": kind.label},
@@ -267,7 +283,7 @@ def extract_again(graph, kind: Kind, extractor, by: str, entry_id: str) -> dict:
     record_failures(graph, refusals)
     graph.query(
         "OPTIONAL MATCH (f:WriteFailure {kind: $kind, key: $key}) WHERE f.reason IN [$raised, $aside] "
-        "SET f.cleared = f.times, f.given_back_at = localdatetime($now) "
+        f"SET f.`{CLEARED}` = f.times, f.`{GIVEN_BACK_AT}` = localdatetime($now) "
         "WITH count(f) AS given_back MATCH (n:Entry {id: $key}) MERGE (reader:Agent {name: $by}) "
         "CREATE (n)-[:READ_BY {kind: $kind, at: localdatetime($now), rows: $rows}]->(reader)",
         {

@@ -39,12 +39,11 @@ _RECORD_INDEXES = (
     ("Session", "key"),
     ("Message", "key"),
     ("Reference", "key"),
-    ("WriteFailure", "fingerprint"),
+    ("WriteFailure", "lh.fingerprint"),
     ("WriteFailure", "owner"),
     ("Lesson", "id"),
     ("Playbook", "id"),
     ("Playbook", "name"),
-    ("Candidate", "key"),
 )
 
 
@@ -106,10 +105,12 @@ _UNIQUE = (
     ("Task", "id"),
     ("Session", "key"),
     ("Reference", "key"),
-    ("WriteFailure", "fingerprint"),
     ("Lesson", "id"),
     ("Playbook", "id"),
 )
+# WriteFailure's fingerprint has a range index and no constraint: FalkorDB 4.22.1 refuses a constraint on a
+# dotted property name ("Property name lh.fingerprint is invalid"); its MERGE, one write at a time on a
+# label ensure_schema() registered, keeps one node for one refusal.
 
 
 def _vector_sizes(kinds: dict[str, Kind], entry_dimensions: int) -> dict[str, int]:
@@ -242,9 +243,8 @@ def _every_kind(kinds: object) -> dict[str, Kind]:
     return every
 
 
-# From a bound `st`, the serial of the graph's last entry: on the Stamp's LH_TALLY loop edge, where record()
-# and note() move it (an edge SET beside a CREATE is cheap, a node SET is not), else where a graph written
-# before the tally kept it, on the Stamp.
+# From a bound `st`, the serial of the graph's last entry: on the Stamp, where record() and note() move it,
+# or on a loop edge where a graph written before ensure_schema() moved it kept it (tally_layout.py).
 STAMP_SERIAL = (
     "OPTIONAL MATCH (st)-[serials:LH_TALLY]->(st) "
     "WITH st, coalesce(max(serials.serial), st.serial, 0) AS last_serial "
@@ -278,7 +278,8 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
     at) and on the library's records, range and full-text indexes, a vector index for each Kind with
     dimensions and for entries when entry_dimensions > 0, and waits until all are operational. A graph an
     earlier version wrote is brought up to date: vectors onto nodes of their own (vector_layout.py), the
-    counters of episodes and the Stamp onto one tally each (tally_layout.py). Stop the writers meanwhile.
+    counters of episodes and the Stamp onto the nodes (tally_layout.py), WriteFailures and playbooks as
+    the design names them (model_layout.py). Stop the writers meanwhile.
 
     Idempotent. Arguments are checked before anything is written: kinds not a list or tuple of Kind raises
     WrongType (a TypeError); one label with two keys, entry_dimensions not a whole number from 0 to 4096 or
@@ -366,12 +367,12 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
     # After the index on Stamp.id registered the label: on a label the graph had never seen, callers of
     # ensure_schema() at once each made a Stamp (found 2026-12-01, 3 rounds of 10), and two Stamps fail
     # every record(). The MERGE reads no index, so it need not wait for the build.
-    graph.query(
-        "MERGE (s:Stamp) ON CREATE SET s.id = $id "
-        "MERGE (s)-[serials:LH_TALLY]->(s) ON CREATE SET serials.serial = coalesce(s.serial, 0)",
-        {"id": uuid.uuid4().hex},
-    )
-    move_counts(graph)  # counters a graph written before kept on the nodes, or on a second tally
+    graph.query("MERGE (s:Stamp) ON CREATE SET s.id = $id, s.serial = 0", {"id": uuid.uuid4().hex})
+    move_counts(graph)  # counters a graph written before kept on tallies
+    # Here, not at the top: the records' modules read through this one.
+    from .model_layout import move_records
+
+    move_records(graph)  # WriteFailures and playbooks a graph written before kept under other names
     _wait_until_built(graph, wait_seconds)
     for kind in left_to_clear(graph, [kind for kind in every.values() if kind.dimensions]):
         clear_copies(graph, kind)

@@ -86,7 +86,7 @@ OWNED_LABELS = frozenset(
         "Playbook",
         "Step",
         "Trigger",
-        "Candidate",
+        "Candidate",  # what promotion kept in graphs written before it asked about every episode
     }
 )
 
@@ -113,8 +113,9 @@ OWNED_RELATIONS = frozenset(
         "CONTRADICTED_BY",
         "USED_IN",
         "RAN_IN",
-        "DRAWN_FROM",
         "REPLACES",
+        # Edges a graph written before keeps: a playbook's episodes, and what promotion counted.
+        "DRAWN_FROM",
         "SHOWN_IN",
         "PROMOTED_BY",
         "LH_TALLY",  # the counters of a Session, an Episode and the Stamp, on a loop edge

@@ -22,6 +22,7 @@ from . import values as limits
 from .episodes import closed_at
 from .errors import Refused, WrongType
 from .graphs import read
+from .kinds import is_kind
 from .write.failures import refused
 
 KIND = "Lesson"
@@ -44,11 +45,15 @@ def checked_statement(given: object) -> str:
 
 
 def checked_about(given: object) -> list[references.Reference]:
-    """What a lesson is about: entities only, each once."""
+    """What a lesson is about: entities only, each named by its Kind, (Kind, key) (API 1.2: a label as
+    text names no entity), each once."""
     found = references.parse_all(given, "about")
     for label, _key in found:
         if references.is_record(label):
             raise Refused(f"a lesson is about entities, not a {label}")
+    for one in given:  # a list or tuple of pairs: parse_all() took it
+        if not is_kind(one[0]):
+            raise Refused(f"about: an entity is named by its Kind, (Kind, key), not {limits.shown(one[0])}")
     return found
 
 

@@ -26,6 +26,7 @@ from . import clock
 from . import values as limits
 from .episodes import VALUE_PREFIX, checked_episode_id, text_of
 from .errors import Refused, WrongType
+from .tally_layout import EPISODE_COUNT, EPISODE_END, STAMP_LAST
 from .write.failures import Failure, record_failures
 
 NOTE = "note"  # the type of the entries notes are
@@ -37,34 +38,26 @@ DEFAULT_SOURCE = "agent"
 
 # The whole step for one episode: the episode (made on first use), its count and the graph's serial moved
 # on by the number of notes, then each note with its serial, writer and place in the episode's chain. The
-# counts are on LH_TALLY loop edges, as record() keeps them (episodes.py says why).
+# counts are on the Episode and the Stamp, as record() keeps them; one a graph written before kept on a
+# tally is read from there, and the tally deleted (tally_layout.py).
 _NOTES_QUERY = (
     "MERGE (ep:Episode {id: $episode}) "
     "ON CREATE SET ep.by = $by, ep.opened_at = localdatetime($opened), ep.recorded_at = localdatetime($now) "
     "WITH ep OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
     "WITH ep, collect(tally) AS tallies "
-    # Open: no end on its tally (where close_episode() keeps it) nor on the node (where one closed before).
-    "WITH ep, tallies WHERE ep.closed_at IS NULL AND none(one IN tallies WHERE one.closed_at IS NOT NULL) "
-    "WITH ep, tallies, reduce(top = coalesce(ep.entry_count, 0), one IN tallies | "
-    "  CASE WHEN one.entries > top THEN one.entries ELSE top END) AS count "
+    f"WITH ep, tallies WHERE {EPISODE_END} IS NULL "
+    f"WITH ep, tallies, {EPISODE_COUNT} AS count "
     "OPTIONAL MATCH (last:Entry {id: $episode + '/' + toString(count)}) "
     "OPTIONAL MATCH (st:Stamp) "
     "OPTIONAL MATCH (st)-[serials:LH_TALLY]->(st) "
     "WITH ep, tallies, count, last, st, collect(serials) AS stamped "
-    "WITH ep, tallies, count, last, st, stamped, reduce(top = coalesce(st.serial, 0), one IN stamped | "
-    "  CASE WHEN one.serial > top THEN one.serial ELSE top END) AS base "
-    "FOREACH (kept IN tallies | SET kept.entries = count + size($notes)) "
-    "FOREACH (first IN CASE WHEN size(tallies) = 0 THEN [1] ELSE [] END | "
-    "  CREATE (ep)-[:LH_TALLY {entries: count + size($notes)}]->(ep)) "
-    "FOREACH (old IN CASE WHEN size(tallies) = 0 AND ep.entry_count IS NOT NULL THEN [ep] ELSE [] END | "
-    "  SET old.entry_count = count + size($notes)) "
-    "FOREACH (kept IN stamped | SET kept.serial = base + size($notes)) "
-    "FOREACH (first IN CASE WHEN st IS NOT NULL AND size(stamped) = 0 THEN [1] ELSE [] END | "
-    "  CREATE (st)-[:LH_TALLY {serial: base + size($notes)}]->(st)) "
-    "FOREACH (old IN CASE WHEN size(stamped) = 0 AND st.serial IS NOT NULL THEN [st] ELSE [] END | "
-    "  SET old.serial = base + size($notes)) "
+    f"WITH ep, tallies, count, last, st, stamped, {STAMP_LAST} AS base "
+    "FOREACH (old IN tallies | DELETE old) "
+    "FOREACH (old IN stamped | DELETE old) "
+    "SET ep.entry_count = count + size($notes) "
+    "FOREACH (kept IN CASE WHEN st IS NULL THEN [] ELSE [st] END | SET kept.serial = base + size($notes)) "
     "FOREACH (stamping IN CASE WHEN st IS NULL THEN [1] ELSE [] END | "
-    "  CREATE (made:Stamp {id: $stamp}) CREATE (made)-[:LH_TALLY {serial: base + size($notes)}]->(made)) "
+    "  CREATE (:Stamp {id: $stamp, serial: base + size($notes)})) "
     "MERGE (writer:Agent {name: $by}) "
     "WITH ep, count, last, base, writer "
     "UNWIND $notes AS note "

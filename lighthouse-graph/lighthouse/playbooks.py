@@ -5,12 +5,14 @@ gives the enabled playbooks whose trigger fits a situation; ran() records a run 
 (and judges it once); switch() turns the newest version on or off; playbook() reads a version.
 
 One node per version: (p:Playbook {id: "<name>#<version>", name, version, by, at, recorded_at, enabled,
-runs, succeeded, failed, failed_in_a_row, stopped_at, switched_at, switched_by}) holding beside them,
-under names no value can take, `lh.trigger` and `lh.steps` (canonical JSON, as read back), one
-`lh.when.<name>` per trigger property (the canonical JSON of its value, which is what the query
+runs, succeeded, failed, failed_in_a_row, stopped_at, switched_at, switched_by}), its trigger
+(p)-[:HAS]->(:Trigger {...its properties}), its steps (p)-[:HAS]->(:Step {seq, ...its values}) numbered
+from 1, and the episodes it was drawn from (p)-[:SUPPORTED_BY]->(:Episode); (newer)-[:REPLACES]->(older),
+and a run (p)-[:RAN_IN {by, at, succeeded}]->(:Episode). Beside them on the version, under names no value
+can take: `lh.trigger` and `lh.steps` (canonical JSON, what reads give back and promotion compares), one
+`lh.when.<name>` per trigger property (the canonical JSON of its value, which is what playbooks_for()
 compares, so true never fits 1, nor 3 fit "3") and `lh.off` (switched off by switch() or by failures:
-those steps are not promoted again). (p)-[:DRAWN_FROM]->(:Episode), (newer)-[:REPLACES]->(older), and a
-run (p)-[:RAN_IN {by, at, succeeded}]->(:Episode).
+those steps are not promoted again).
 
 The guards: a version rests on at least `needs` episodes that ended (3 by default); a version is never
 changed, the next one replaces it; a run is judged once; stop_after failures in a row switch it off.
@@ -37,6 +39,7 @@ MAX_TRIGGER = 20  # properties of a trigger
 MAX_STEPS = 50
 WHEN = "lh.when."  # the prefix of a trigger property as the query compares it
 TRIGGER, STEPS, OFF = "lh.trigger", "lh.steps", "lh.off"
+RESTS_ON = "SUPPORTED_BY"  # the edge from a version to each episode it was drawn from
 TIMES = ("at", "recorded_at", "stopped_at", "switched_at")
 EPISODE_MISSING = "an episode it rests on does not exist or has not ended"
 COUNT_BOUND = 2**62  # beyond any count a playbook reaches, and inside what a query parameter holds
@@ -137,11 +140,28 @@ _WRITE = (
     "    by: $by, at: localdatetime($at), recorded_at: localdatetime($now), enabled: true, runs: 0, "
     "    succeeded: 0, failed: 0, failed_in_a_row: 0}) "
     "  SET made += $internal "
-    "  FOREACH (source IN drawn | CREATE (made)-[:DRAWN_FROM]->(source)) "
+)
+# After the version's Trigger and Steps (parts_made()).
+_WRITE_REST = (
+    f"  FOREACH (source IN drawn | CREATE (made)-[:{RESTS_ON}]->(source)) "
     "  FOREACH (older IN CASE WHEN newest IS NULL THEN [] ELSE [newest] END | "
     "    CREATE (made)-[:REPLACES]->(older) SET older.enabled = false)) "
     "RETURN verdict, next_version"
 )
+
+
+def parts_made(trigger: dict, steps: list[dict], params: dict) -> str:
+    """The CREATE of a version's Trigger and Steps (seq from 1) from a bound `made`, each value a parameter
+    in the CREATE (a node SET beside a CREATE costs FalkorDB 4.22.1 time in proportion to the graph). Names
+    are checked property names; params gets the values."""
+    created = []
+    for place, (label, values) in enumerate([("Trigger", trigger)] + [("Step", step) for step in steps]):
+        fields = [f"seq: {place}"] if place else []
+        for number, (name, item) in enumerate(values.items()):
+            params[f"part{place}_{number}"] = item
+            fields.append(f"`{name}`: $part{place}_{number}")
+        created.append(f"CREATE (made)-[:HAS]->(:{label} {{{', '.join(fields)}}}) ")
+    return "".join(created)
 
 
 def write_playbook(
@@ -199,7 +219,9 @@ def _write(graph, name, by, trigger, steps, supported_by, needs, at, guard: tupl
         {"internal": internal, "at": moment, "now": clock.now(), "guarded": guard[0], "over": guard[1]}
     )
     try:
-        verdict, version = graph.query(_WRITE, params).result_set[0]
+        verdict, version = graph.query(
+            _WRITE + parts_made(conditions, ordered, params) + _WRITE_REST, params
+        ).result_set[0]
     except ResponseError as error:
         return refused(graph, KIND, playbook_name, content, "failed", str(error), writer)
     if verdict == "written":
@@ -317,7 +339,7 @@ def switch(graph, name: object, by: object, on: object) -> dict:
 
 
 # From a bound `p`: the episodes it rests on.
-_DETAILS = "OPTIONAL MATCH (p)-[:DRAWN_FROM]->(source:Episode) RETURN properties(p), collect(source.id)"
+_DETAILS = f"OPTIONAL MATCH (p)-[:{RESTS_ON}]->(source:Episode) RETURN properties(p), collect(source.id)"
 
 
 def _shown(properties: dict, sources: list) -> dict:

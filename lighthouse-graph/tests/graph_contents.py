@@ -35,4 +35,4 @@ def assert_one_refusal(graph, before: tuple, receipt: dict, statuses=("invalid",
     stored = failures(graph)
     assert len(stored) == 1 and stored[0]["times"] == 1 and stored[0]["reason"] == receipt["status"]
     assert kind is None or stored[0]["kind"] == kind
-    assert len(stored[0]["content"]) <= 2_000
+    assert len(stored[0]["detail"]) <= 2_000

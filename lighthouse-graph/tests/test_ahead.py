@@ -95,9 +95,7 @@ def _stored(graph) -> tuple:
         "MATCH (e:Device)-[r]->(x:Entity) RETURN e.key, type(r), x.key, r.valid_from, r.valid_to "
         "ORDER BY e.key, type(r), x.key, r.valid_from"
     ).result_set
-    refused = sorted(
-        (one["reason"], str(one["key"]), one["content"]) for one in failures(graph, limit=10_000)
-    )
+    refused = sorted((one["reason"], str(one["key"]), one["detail"]) for one in failures(graph, limit=10_000))
     return states, edges, refused
 
 

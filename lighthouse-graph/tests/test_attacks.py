@@ -442,5 +442,5 @@ def test_two_refused_rows_that_agree_in_their_first_2000_characters_are_two_fail
         "feed",
     )
     assert [one["status"] for one in receipts] == ["invalid", "invalid"]
-    kept = read(world, "MATCH (f:WriteFailure) RETURN f.content, f.times")
+    kept = read(world, "MATCH (f:WriteFailure) RETURN f.detail, f.times")
     assert len(kept) == 2 and kept[0][0] == kept[1][0] and len(kept[0][0]) == 2_000

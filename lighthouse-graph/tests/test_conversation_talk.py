@@ -460,7 +460,7 @@ def test_a_summary_is_not_a_message_and_replaces_the_one_before(chat):
 
 
 def failure_of(graph) -> list:
-    return graph.query("MATCH (f:WriteFailure) RETURN f.owner, f.kind, f.key, f.by, f.reason").result_set
+    return graph.query("MATCH (f:WriteFailure) RETURN f.owner, f.kind, f.key, f.`lh.by`, f.reason").result_set
 
 
 @pytest.mark.parametrize(
@@ -606,7 +606,7 @@ def test_a_refused_message_leaves_one_failure_and_uses_no_number(chat, change):
     assert isinstance(receipt["reason"], str) and receipt["reason"]
     assert set(receipt) == {"id", "status", "reason"}
     (kind, owner, key, content), *more = chat.query(
-        "MATCH (f:WriteFailure) RETURN f.kind, f.owner, f.key, f.content"
+        "MATCH (f:WriteFailure) RETURN f.kind, f.owner, f.key, f.detail"
     ).result_set
     assert not more
     assert (kind, owner, key) == ("Message", "ann", "main")
@@ -782,7 +782,7 @@ def test_the_same_refusal_again_is_counted_on_one_failure(chat):
 
 def test_a_refused_message_keeps_what_it_held(chat):
     say(chat, "ann", "main", "user", "secret plan", by="ann", at="2999-01-01T00:00:00Z")
-    content = chat.query("MATCH (f:WriteFailure) RETURN f.content, f.key").result_set[0]
+    content = chat.query("MATCH (f:WriteFailure) RETURN f.detail, f.key").result_set[0]
     assert "secret plan" in content[0] and content[1] == "main"
 
 

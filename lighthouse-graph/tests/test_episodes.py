@@ -91,7 +91,21 @@ def pumps(graph):
 
 
 def serial(graph) -> int:
-    return read(graph, "MATCH (s:Stamp)-[t:LH_TALLY]->(s) RETURN t.serial")[0][0]
+    return read(graph, "MATCH (s:Stamp) RETURN s.serial")[0][0]
+
+
+def as_kept_on_tallies(graph, episode_id: str = "p1-hot") -> None:
+    """The episode's count and end, and the graph's serial, moved onto LH_TALLY loop edges, as a graph
+    written before kept them (and the Stamp's mark taken away)."""
+    graph.query(
+        "MATCH (ep:Episode {id: $id}) CREATE (ep)-[t:LH_TALLY {entries: ep.entry_count}]->(ep) "
+        "SET t.closed_at = ep.closed_at REMOVE ep.entry_count, ep.closed_at",
+        {"id": episode_id},
+    )
+    graph.query(
+        "MATCH (st:Stamp) CREATE (st)-[:LH_TALLY {serial: st.serial}]->(st) "
+        "REMOVE st.serial, st.`lh.counts_on_nodes`"
+    )
 
 
 # open_episode()
@@ -413,13 +427,21 @@ def test_an_entry_marked_wrong_shows_its_marks_and_the_others_none(pumps):
     assert not {"invalidated_at", "invalidated_by", "invalidated_why"} & set(clean)
 
 
-def test_an_episode_kept_before_the_tally_reads_and_counts_on(pumps):
-    """An episode written before its count moved to an LH_TALLY loop edge kept entry_count on the node."""
+def test_an_episode_keeps_its_count_and_end_on_the_node_and_the_stamp_its_serial(pumps):
+    before = serial(pumps)
+    record(pumps, "p1-hot", "seen", "agent")
+    close_episode(pumps, "p1-hot", "reviewer", {"failed": False}, ["p1-hot/1"], DAY2)
+    node = read(pumps, "MATCH (ep:Episode {id: 'p1-hot'}) RETURN properties(ep)")[0][0]
+    assert node["entry_count"] == 2 and node["closed_at"] == datetime(2026, 1, 2, tzinfo=UTC)
+    assert serial(pumps) == before + 2
+    assert read(pumps, "MATCH ()-[t:LH_TALLY]->() RETURN count(t)") == [[0]]
+
+
+def test_an_episode_kept_on_a_tally_before_reads_and_counts_on(pumps):
     assert record(pumps, "p1-hot", "seen", "agent", {"n": 1})["seq"] == 1
     assert record(pumps, "p1-hot", "seen", "agent", {"n": 2})["seq"] == 2
-    pumps.query(
-        "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) SET ep.entry_count = t.entries DELETE t"
-    )
+    as_kept_on_tallies(pumps)
+    before = read(pumps, "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN t.serial")[0][0]
     assert episode(pumps, "p1-hot")["entry_count"] == 2
     assert record(pumps, "p1-hot", "seen", "agent", {"n": 3}) == {
         "id": "p1-hot/3",
@@ -431,55 +453,40 @@ def test_an_episode_kept_before_the_tally_reads_and_counts_on(pumps):
     found = episode(pumps, "p1-hot")
     assert found["entry_count"] == 4 and [entry["seq"] for entry in found["entries"]] == [1, 2, 3, 4]
     assert episodes_about(pumps, PUMP, "p1")[0]["outcome"]["done"] is True
-    tallies = "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN count(t), max(t.entries)"
-    assert read(pumps, tallies) == [[1, 4]]
+    assert read(pumps, "MATCH ()-[t:LH_TALLY]->() RETURN count(t)") == [[0]]  # moved by the first write
+    assert serial(pumps) == before + 2
 
 
-def test_a_second_tally_never_doubles_an_entry_and_takes_the_number_too(pumps):
+def test_a_second_tally_never_doubles_an_entry_and_numbers_after_the_larger(pumps):
     """Two LH_TALLY edges on an episode and on the Stamp, as a race before the type was registered can
-    leave them: the next entry is written once, numbered after the larger count, and both take it."""
+    leave them: the next entry is written once, numbered after the larger count."""
     assert record(pumps, "p1-hot", "seen", "agent", {"n": 1})["seq"] == 1
+    as_kept_on_tallies(pumps)
     pumps.query("MATCH (ep:Episode {id: 'p1-hot'}) CREATE (ep)-[:LH_TALLY {entries: 3}]->(ep)")
     pumps.query("MATCH (st:Stamp)-[t:LH_TALLY]->(st) CREATE (st)-[:LH_TALLY {serial: t.serial + 5}]->(st)")
-    serial = read(pumps, "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN max(t.serial)")[0][0]
+    top = read(pumps, "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN max(t.serial)")[0][0]
     assert record(pumps, "p1-hot", "seen", "agent", {"n": 2}) == {
         "id": "p1-hot/4",
         "seq": 4,
         "status": "recorded",
     }
-    tallies = (
-        "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN count(t), min(t.entries), max(t.entries)"
-    )
-    assert read(pumps, tallies) == [[2, 4, 4]]
-    stamped = "MATCH (st:Stamp)-[t:LH_TALLY]->(st) RETURN count(t), min(t.serial), max(t.serial)"
-    assert read(pumps, stamped) == [[2, serial + 1, serial + 1]]
+    assert episode(pumps, "p1-hot")["entry_count"] == 4 and serial(pumps) == top + 1
     entries = "MATCH (:Episode {id: 'p1-hot'})-[:HAS]->(n:Entry) RETURN n.seq, n.serial ORDER BY n.seq"
-    assert read(pumps, entries)[-1] == [4, serial + 1] and len(read(pumps, entries)) == 2
+    assert read(pumps, entries)[-1] == [4, top + 1] and len(read(pumps, entries)) == 2
     writers = "MATCH (:Agent {name: 'agent'})-[w:WROTE]->(:Entry {id: 'p1-hot/4'}) RETURN count(w)"
     assert read(pumps, writers) == [[1]]
 
 
-def test_an_episode_keeps_its_count_on_a_loop_edge_not_on_the_node(pumps):
-    record(pumps, "p1-hot", "seen", "agent")
-    node, tally = read(
-        pumps, "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN properties(ep), t.entries"
-    )[0]
-    assert tally == 1 and "entry_count" not in node
-
-
-def test_an_end_is_kept_on_the_tally_and_one_kept_on_the_node_before_is_read_everywhere(pumps):
+def test_an_end_is_kept_on_the_node_and_one_kept_on_a_tally_before_is_read_everywhere(pumps):
     from lighthouse import agent_trust, diff_between, learn, weigh
 
     record(pumps, "p1-hot", "observation", "watcher", {"status": "hot"})
     close_episode(pumps, "p1-hot", "reviewer", {"failed": False}, ["p1-hot/1"], DAY2)
-    kept = "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN ep.closed_at, t.closed_at"
-    assert read(pumps, kept) == [[None, datetime(2026, 1, 2, tzinfo=UTC)]]  # no SET of the episode node
-    for where in ("tally", "node"):
-        if where == "node":  # as an episode closed by a version that kept its end on the node
-            pumps.query("MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) SET ep.closed_at = t.closed_at")
-            pumps.query("MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) SET t.closed_at = null")
-            assert read(pumps, kept) == [[datetime(2026, 1, 2, tzinfo=UTC), None]]
-        assert record(pumps, "p1-hot", "observation", "watcher", {"late": True})["status"] == "closed"
+    for where in ("node", "tally"):
+        if where == "tally":  # as an episode closed by a version that kept its end on a tally
+            as_kept_on_tallies(pumps)
+            kept = "MATCH (ep:Episode {id: 'p1-hot'})-[t:LH_TALLY]->(ep) RETURN ep.closed_at, t.closed_at"
+            assert read(pumps, kept) == [[None, datetime(2026, 1, 2, tzinfo=UTC)]]
         assert episode(pumps, "p1-hot")["closed_at"] == datetime(2026, 1, 2, tzinfo=UTC)
         [about] = episodes_about(pumps, PUMP, "p1")
         assert about["closed_at"] == datetime(2026, 1, 2, tzinfo=UTC) and about["outcome"]["id"] == "p1-hot/2"
@@ -489,6 +496,7 @@ def test_an_end_is_kept_on_the_tally_and_one_kept_on_the_node_before_is_read_eve
         lesson_id = f"lesson-{where}"
         assert learn(pumps, lesson_id, "reviewer", "hot pumps recover", ["p1-hot"])["status"] == "learned"
         assert weigh(pumps, lesson_id, "reviewer", "p1-hot", True)["status"] == "exists"
+        assert record(pumps, "p1-hot", "observation", "watcher", {"late": True})["status"] == "closed"
 
 
 def test_an_episode_id_may_be_a_whole_name_and_its_entries_are_cited_and_invalidated(pumps):

@@ -186,7 +186,7 @@ def test_bad_rows_are_refused_and_kept_and_the_entry_counts_as_read(graph):
     assert extract(graph, DEVICE, half_bad, by="reader")["read"] == 0
     # The row without its time took the entry's, and its refusal keeps it as text, not as a repr.
     (kept,) = [failure for failure in failures(graph, reason="invalid") if failure["key"] == "d2"]
-    assert '"t": "20' in kept["content"] and "datetime" not in kept["content"], kept["content"]
+    assert '"t": "20' in kept["detail"] and "datetime" not in kept["detail"], kept["detail"]
 
 
 def test_hostile_rows_cost_one_invalid_row_each(graph):
@@ -353,13 +353,13 @@ def test_a_call_costs_what_came_since_the_mark(graph):
     open_episode(graph, "bulk", by="watcher")
     # The entries are made as record() makes them, in one query, so the test takes seconds, not minutes.
     graph.query(
-        "MATCH (ep:Episode {id: 'bulk'}), (st:Stamp)-[serials:LH_TALLY]->(st) "
+        "MATCH (ep:Episode {id: 'bulk'}), (st:Stamp) "
         "UNWIND range(1, 10000) AS seq "
         "CREATE (ep)-[:HAS]->(:Entry {id: 'bulk/' + toString(seq), episode: 'bulk', seq: seq, serial: seq, "
         "  type: 'observation', by: 'watcher', at: localdatetime('2026-01-01T00:00:00'), "
         "  recorded_at: localdatetime('2026-01-01T00:00:00'), "
         "  words: 'd' + toString(seq % 50) + ' ok r1', content: '{\"text\": \"d' + toString(seq % 50) + ' ok r1\"}'}) "
-        "WITH max(seq) AS last, serials SET serials.serial = last"
+        "WITH max(seq) AS last, st, ep SET st.serial = last, ep.entry_count = last"
     )
     seen = []
 

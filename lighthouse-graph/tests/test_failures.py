@@ -19,12 +19,12 @@ def test_a_refusal_is_kept_with_what_it_held(graph):
         graph, [Failure("invalid", "Device", "d1", {"key": "d1", "values": {"a": 1}}, "why", "feed")]
     )
     [found] = failures(graph)
-    assert {k: found[k] for k in ("reason", "message", "kind", "key", "content", "times", "by", "owner")} == {
+    assert {k: found[k] for k in ("reason", "message", "kind", "key", "detail", "times", "by", "owner")} == {
         "reason": "invalid",
         "message": "why",
         "kind": "Device",
         "key": "d1",
-        "content": '{"key": "d1", "values": {"a": 1}}',
+        "detail": '{"key": "d1", "values": {"a": 1}}',
         "times": 1,
         "by": "feed",
         "owner": None,
@@ -63,15 +63,15 @@ def test_what_cannot_be_printed_is_kept_as_ascii_and_cut_to_2000_characters(grap
         Failure("invalid", "Device", 2**70, float("nan")),
     ]
     record_failures(graph, hostile)
-    found = {f["content"][:20]: f for f in failures(graph)}
+    found = {f["detail"][:20]: f for f in failures(graph)}
     assert len(found) == 4
     for failure in found.values():
-        assert failure["content"].isascii() and len(failure["content"]) <= 2_000
+        assert failure["detail"].isascii() and len(failure["detail"]) <= 2_000
         assert failure["message"].isascii()
     first = next(f for f in found.values() if "\\ud800" in str(f["key"]))
     assert first["key"] == "d\\ud800\\x00"
-    long = next(f for f in found.values() if f["content"].startswith('"xxx'))
-    assert len(long["content"]) == 2_000 and long["owner"] == "ann\\x00" and long["by"] == "b\\ud800y"
+    long = next(f for f in found.values() if f["detail"].startswith('"xxx'))
+    assert len(long["detail"]) == 2_000 and long["owner"] == "ann\\x00" and long["by"] == "b\\ud800y"
 
 
 def test_failures_are_read_by_kind_and_reason_newest_first(graph):
@@ -146,14 +146,14 @@ def test_record_failure_is_public_and_keeps_the_applications_own_refusal(graph):
         "u1",
         2,
     )
-    assert found["content"].startswith("bad\\x00x") and len(found["content"]) == 2_000
+    assert found["detail"].startswith("bad\\x00x") and len(found["detail"]) == 2_000
 
 
 def test_record_failure_stores_what_is_not_valid_as_null(graph):
     record_failure(graph, "odd", kind=5, key=1.5, detail={"a": 1}, owner=" u")
     record_failure(graph, "odd", kind="Device", key=7)
     kept = sorted(failures(graph), key=lambda one: str(one["kind"]))
-    assert [(one["kind"], one["key"], one["owner"], one["content"]) for one in kept] == [
+    assert [(one["kind"], one["key"], one["owner"], one["detail"]) for one in kept] == [
         ("Device", 7, None, None),
         (None, None, None, '{"a": 1}'),
     ]
@@ -173,4 +173,4 @@ def test_the_identity_of_a_refusal_is_all_it_held_not_the_2000_characters_kept(g
     record_failures(graph, [Failure("invalid", "Device", "d1", {"note": head + "b"})])
     kept = failures(graph)
     assert sorted(one["times"] for one in kept) == [1, 2]
-    assert kept[0]["content"] == kept[1]["content"]  # the same first 2,000 characters, two refusals
+    assert kept[0]["detail"] == kept[1]["detail"]  # the same first 2,000 characters, two refusals

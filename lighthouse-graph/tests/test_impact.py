@@ -420,7 +420,7 @@ def test_an_unknown_entry_is_refused_and_stored(chain):
     assert [(f["reason"], f["kind"], f["key"], f["by"], f["times"]) for f in stored] == [
         ("unknown", "Entry", "a/9", "auditor", 1)
     ]
-    assert "wrong" in stored[0]["content"]
+    assert "wrong" in stored[0]["detail"]
     invalidate_entry(chain, "a/9", by="auditor", reason="wrong")
     assert [f["times"] for f in failures(chain)] == [2]
 

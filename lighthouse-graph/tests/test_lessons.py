@@ -181,6 +181,8 @@ def test_learned_again_is_exists_and_changes_nothing(world):
         {"supported_by": [f"e{n}" for n in range(201)]},
         {"about": None},
         {"about": [("Episode", "e1")]},
+        {"about": [("Device", "d1")]},  # API 1.2: an entity is named by its Kind, not its label as text
+        {"about": [(DEVICE, "d1"), ["Device", "d1"]]},
         {"about": ["e1/1"]},
         {"about": [(DEVICE, 1.5)]},
         {"values": {"bad name": 1}},

@@ -8,7 +8,7 @@ import pytest
 from devices import DEVICE, KINDS
 from graph_contents import snapshot
 from hostile import HostileList, HostileMap, HostileNumber, HostileText
-from lighthouse import ensure_schema, open_episode, remember
+from lighthouse import ensure_schema, groups, open_episode, remember
 from lighthouse.errors import Refused, WrongType
 from lighthouse.graphs import read
 from lighthouse.playbooks import playbook, playbooks_for, ran, switch, write_playbook
@@ -398,3 +398,32 @@ def test_eight_agents_judging_one_run_at_once_judge_it_once(world, db):
     assert sorted(answer["status"] for answer in answers) == ["exists"] * 7 + ["judged"]
     found = playbook(world, "hot")
     assert (found["runs"], found["succeeded"] + found["failed"]) == (1, 1)
+
+
+def test_a_version_is_stored_as_the_design_names_it(world):
+    write(world, trigger={"status": "hot", "level": 2, "gone": None})
+    write(world, steps=[{"do": "replace the fan", "gone": None}], supported_by=["e1", "e2", "e3", "e4"])
+    trigger = read(world, "MATCH (p:Playbook {id: 'hot#1'})-[:HAS]->(t:Trigger) RETURN properties(t)")
+    assert trigger == [[{"status": "hot", "level": 2}]]
+    steps = read(
+        world,
+        "MATCH (p:Playbook {id: 'hot#1'})-[:HAS]->(s:Step) RETURN properties(s) ORDER BY s.seq",
+    )
+    assert steps == [[{"seq": 1, **STEPS[0]}], [{"seq": 2, **STEPS[1]}]]
+    newer = read(world, "MATCH (:Playbook {id: 'hot#2'})-[:HAS]->(s:Step) RETURN properties(s)")
+    assert newer == [[{"seq": 1, "do": "replace the fan"}]]
+    rests = read(
+        world,
+        "MATCH (p:Playbook)-[:SUPPORTED_BY]->(ep:Episode) RETURN p.id, collect(ep.id) ORDER BY p.id",
+    )
+    assert [[one, sorted(ids)] for one, ids in rests] == [
+        ["hot#1", ["e1", "e2", "e3"]],
+        ["hot#2", ["e1", "e2", "e3", "e4"]],
+    ]
+    assert read(world, "MATCH ()-[drawn:DRAWN_FROM]->() RETURN count(drawn)") == [[0]]
+
+
+def test_groups_reach_a_playbook_through_the_episodes_it_rests_on(world):
+    write(world)
+    [group] = groups(world, [DEVICE], ["ABOUT", "SUPPORTED_BY"], records=["Episode", "Playbook"])
+    assert ("Playbook", "hot#1") in group["members"] and ("Device", "d1") in group["members"]

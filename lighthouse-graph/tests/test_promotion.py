@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import lighthouse.lessons as lessons_module
 import pytest
 from devices import DEVICE, KINDS
 from graph_contents import snapshot
 from hostile import HostileList, HostileMap, HostileText
-from lighthouse import close_episode, ensure_schema, episode, open_episode, record, remember
+from lighthouse import Kind, close_episode, ensure_schema, episode, open_episode, record, remember
 from lighthouse.errors import Refused, WrongType
 from lighthouse.graphs import read
 from lighthouse.lessons import learn, lesson, retire
@@ -95,23 +96,37 @@ def test_runs_are_judged_with_ran(world):
         ended(world, f"e{n}")
     promote(world, "reviewer", rule)
     ended(world, "e3", fixed=False)
-    result = promote(world, "reviewer", rule)
-    assert result["runs"] == [{"id": "cool-d1#1", "status": "recorded", "enabled": True}]
+    result = promote(world, "reviewer", rule)  # every episode's run, now that the playbook exists
+    assert result["runs"] == [{"id": "cool-d1#1", "status": "recorded", "enabled": True}] * 4
     found = playbook(world, "cool-d1")
-    assert (found["runs"], found["failed"], found["failed_in_a_row"]) == (1, 1, 1)
+    assert (found["runs"], found["succeeded"], found["failed"], found["failed_in_a_row"]) == (4, 3, 1, 1)
+    assert statuses(promote(world, "reviewer", rule)["runs"]) == ["exists"] * 4
 
 
-def test_promote_writes_nothing_twice(world):
+def test_promote_writes_nothing_twice_and_answers_again_for_everything_the_rule_names(world):
     for n in range(4):
         ended(world, f"e{n}")
     promote(world, "reviewer", rule)
+    promote(world, "reviewer", rule)  # the runs, now that cool-d1#1 exists
     before, failures = snapshot(world), kept(world)
-    assert promote(world, "reviewer", rule) == {"episodes": 0, "lessons": [], "playbooks": [], "runs": []}
+    again = promote(world, "reviewer", rule)
+    assert again == {
+        "episodes": 4,
+        "lessons": [{"id": "d1-fan", "status": "unchanged", "new": 0}],
+        "playbooks": [{"id": "cool-d1#1", "status": "unchanged"}],
+        "runs": [{"id": "cool-d1#1", "status": "exists", "enabled": True}] * 4,
+    }
     assert snapshot(world) == before and kept(world) == failures
-    marked = read(
-        world, "MATCH (ep:Episode)-[:PROMOTED_BY]->(:Agent {name: 'reviewer'}) RETURN ep.id ORDER BY ep.id"
-    )
-    assert marked == [["e0"], ["e1"], ["e2"], ["e3"]]
+
+
+def test_a_rule_that_changed_reads_the_episodes_an_earlier_call_read(world):
+    for n in range(3):
+        ended(world, f"e{n}")
+    assert promote(world, "reviewer", lambda episode: [])["episodes"] == 3
+    result = promote(world, "reviewer", without_runs)
+    assert result["lessons"] == [{"id": "d1-fan", "status": "learned", "new": 0}]
+    assert result["playbooks"] == [{"id": "cool-d1#1", "version": 1, "status": "written"}]
+    assert lesson(world, "d1-fan")["supported_by"] == ["e0", "e1", "e2"]
 
 
 def test_counts_carry_over_from_call_to_call(world):
@@ -187,13 +202,23 @@ def test_lessons_are_listed_in_the_order_first_claimed_and_episodes_read_in_the_
     assert result["lessons"][0] == {"id": "from-third-opened", "status": "waiting", "for": 1}
 
 
-def test_limit_reads_the_episodes_in_the_order_they_ended_and_the_rest_next_time(world):
-    for n in range(5):
+def test_a_repeat_call_weighs_only_what_is_new(world, monkeypatch):
+    for n in range(3):
         ended(world, f"e{n}")
-    assert promote(world, "reviewer", without_runs, limit=2)["episodes"] == 2
-    assert promote(world, "reviewer", without_runs, limit=2)["lessons"][0]["status"] == "learned"
-    assert promote(world, "reviewer", without_runs)["episodes"] == 1
-    assert lesson(world, "d1-fan")["support"] == 5
+    promote(world, "reviewer", without_runs)
+    ended(world, "e3", cause="dust")
+    weighed = []
+    original = lessons_module.weigh
+
+    def counting(graph, lesson_id, by, episode_id, agrees, at=None):
+        weighed.append(episode_id)
+        return original(graph, lesson_id, by, episode_id, agrees, at)
+
+    monkeypatch.setattr(lessons_module, "weigh", counting)
+    result = promote(world, "reviewer", without_runs)
+    assert result["lessons"] == [{"id": "d1-fan", "status": "weighed", "new": 1}] and weighed == ["e3"]
+    assert promote(world, "reviewer", without_runs)["lessons"][0]["status"] == "unchanged"
+    assert weighed == ["e3"]
 
 
 def test_each_promoter_counts_each_episode_once(world):
@@ -213,7 +238,7 @@ def test_a_new_version_when_more_episodes_show_other_steps(world):
     for n in range(3, 6):
         ended(world, f"e{n}", step="replace the fan")
     waiting = promote(world, "reviewer", without_runs)["playbooks"]
-    assert waiting == [{"id": "cool-d1", "status": "waiting", "for": 3}]  # as many as the newest has
+    assert waiting == [{"id": "cool-d1#1", "status": "unchanged"}]  # as many as the newest has
     ended(world, "e6", step="replace the fan")
     written = promote(world, "reviewer", without_runs)["playbooks"]
     assert written == [{"id": "cool-d1#2", "version": 2, "status": "written"}]
@@ -266,8 +291,11 @@ def test_a_refusal_of_the_library_names_what_it_was_for(world):
         lambda: [{"lesson": "x", "statement": "s", "agrees": True, "extra": 1}],
         lambda: [{"lesson": "x", "playbook": "y", "statement": "s", "agrees": True}],
         lambda: [{"lesson": "x", "statement": "s", "agrees": True, "about": [("Episode", "e0")]}],
+        lambda: [{"lesson": "x", "statement": "s", "agrees": True, "about": [("Device", "d1")]}],
         lambda: [{"playbook": "p", "trigger": {}, "steps": [{"do": 1}]}],
-        lambda: [{"playbook": "p", "trigger": {"a": 1}, "steps": []}],
+        lambda: [{"playbook": "p", "trigger": {"a": 1}, "steps": [{}] * 51}],
+        lambda: [{"ran": "p"}],
+        lambda: [{"ran": "p", "succeeded": None}],
         lambda: [{"ran": "", "succeeded": True}],
         lambda: [{"ran": "p", "succeeded": "yes"}],
         lambda: ["not a claim"],
@@ -341,6 +369,40 @@ def test_promote_refuses_bad_arguments(world, arguments, error):
     with pytest.raises(error):
         promote(world, **{"by": "reviewer", "rule": rule, **arguments})
     assert snapshot(world) == before
+
+
+def test_a_playbook_claim_without_steps_is_refused_under_its_name_and_the_rest_goes_on(world):
+    for n in range(3):
+        ended(world, f"e{n}")
+
+    def no_steps(episode):
+        return [{"playbook": "empty", "trigger": {"status": "hot"}, "steps": []}, *without_runs(episode)]
+
+    result = promote(world, "reviewer", no_steps)
+    assert result["playbooks"][0] == {
+        "id": "empty",
+        "status": "invalid",
+        "reason": "a playbook has 1 to 50 steps, not 0",
+    }
+    assert result["playbooks"][1] == {"id": "cool-d1#1", "version": 1, "status": "written"}
+    assert result["lessons"] == [{"id": "d1-fan", "status": "learned", "new": 0}]
+    assert playbook(world, "empty") is None
+    stored = read(world, "MATCH (f:WriteFailure {kind: 'Playbook'}) RETURN f.key, f.reason")
+    assert stored == [["empty", "invalid"]]
+
+
+def test_learn_gets_each_entity_once_as_the_rule_named_it(world):
+    for n in range(3):
+        ended(world, f"e{n}")
+    twin = Kind("Device", key="serial")  # another Kind object of the same label and key
+
+    def naming(episode):
+        about = [(DEVICE, "d1"), (twin, "d1"), (DEVICE, "d2")] if episode["id"] == "e0" else [(twin, "d2")]
+        return [{"lesson": "pair", "statement": "s", "agrees": True, "about": about}]
+
+    remember(world, DEVICE, [{"key": "d2", "t": "2026-01-02T00:00:00Z", "values": {"status": "ok"}}], "inv")
+    assert promote(world, "reviewer", naming)["lessons"] == [{"id": "pair", "status": "learned", "new": 0}]
+    assert lesson(world, "pair")["about"] == [("Device", "d1"), ("Device", "d2")]
 
 
 def test_promote_on_a_graph_with_nothing_in_it(graph):

@@ -152,11 +152,6 @@ def test_a_text_label_of_an_entity_is_not_a_reference(world):
     assert lighthouse.hand_off(world, "h2", "watcher", "fixer", about)["status"] == "given"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="learn() parses its about in lessons.py, and promote() (promotion.py) hands learn() the pairs it "
-    "kept as text: both are changed together with the rework of promotion (issue 35, part b)",
-)
 def test_a_text_label_of_an_entity_is_not_an_about_of_a_lesson(world):
     receipt = lighthouse.learn(world, "l1", "watcher", "pumps run hot", ["e1"], [("Device", "d1")])
     assert receipt["status"] == "invalid" and receipt["id"] is None, receipt

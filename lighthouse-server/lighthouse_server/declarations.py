@@ -15,6 +15,7 @@ import time
 from contextlib import contextmanager
 
 from lighthouse import SELF, Kind, SchemaNotReady, ensure_schema, now, tenant
+from lighthouse.model_layout import moved_yet  # counters and records ensure_schema() has yet to move
 from lighthouse.vector_layout import waiting_to_move  # what an upgrade leaves for ensure_schema() to move
 
 from .problems import Problem
@@ -185,17 +186,19 @@ class Kinds:
 
     def keep_layout(self, tenant_id: str) -> None:
         """Once per tenant and process, before its first call: a graph written by an earlier version, whose
-        entities keep their vectors themselves, gets ensure_schema(), which moves them onto vector nodes
-        (lighthouse.vector_layout), while the tenant's calls in this process are held back, as for a
-        declaration. Two reads when there is nothing to move, and none after the first call."""
+        entities keep their vectors themselves (lighthouse.vector_layout), or whose counters and records
+        are not yet in the design's form (lighthouse.model_layout), gets ensure_schema(), which moves them,
+        while the tenant's calls in this process are held back, as for a declaration. Three reads when
+        there is nothing to move, and none after the first call."""
         with self._lock:
             if tenant_id in self._layout_kept:
                 return
         kinds = list(self.declared(tenant_id)[1].values())
         graph = tenant(self.db, tenant_id)
-        if waiting_to_move(graph, kinds):
+        if waiting_to_move(graph, kinds) or not moved_yet(graph):
             with self.gate(tenant_id).changing(), SCHEMA_LOCK:
-                if waiting_to_move(graph, kinds):  # not moved by another thread meanwhile
+                # Not moved by another thread meanwhile.
+                if waiting_to_move(graph, kinds) or not moved_yet(graph):
                     self._schema(graph, kinds)
         with self._lock:
             self._layout_kept.add(tenant_id)

@@ -172,3 +172,30 @@ def test_a_tenant_whose_entities_kept_their_vectors_is_moved_once_by_keep_layout
     assert graph.ro_query("MATCH (v:MemoVector) RETURN count(v)").result_set == [[0]]
     Kinds(db).keep_layout(tenant_id)
     assert graph.ro_query("MATCH (v:MemoVector) RETURN count(v)").result_set == [[1]]
+
+
+def test_a_tenant_whose_counters_and_failures_were_kept_otherwise_is_moved_by_keep_layout(db, tenant_id):
+    from lighthouse import failures, open_episode, record, record_failure
+
+    Kinds(db).declare(tenant_id, [ROOM], "admin")
+    graph = tenant(db, tenant_id)
+    open_episode(graph, "e1", "watcher")
+    record(graph, "e1", "seen", "watcher")
+    record_failure(graph, "invalid", "Room", "r9", detail="what it held")
+    # as a version that kept them elsewhere left it
+    graph.query(
+        "MATCH (ep:Episode) CREATE (ep)-[:LH_TALLY {entries: ep.entry_count}]->(ep) REMOVE ep.entry_count"
+    )
+    graph.query(
+        "MATCH (st:Stamp) CREATE (st)-[:LH_TALLY {serial: st.serial}]->(st) "
+        "REMOVE st.serial, st.`lh.counts_on_nodes`, st.`lh.named_as_designed`"
+    )
+    graph.query(
+        "MATCH (f:WriteFailure) SET f.fingerprint = f.`lh.fingerprint`, f.content = f.detail "
+        "SET f.`lh.fingerprint` = null, f.detail = null"
+    )
+    Kinds(db).keep_layout(tenant_id)  # a process started after the upgrade
+    assert graph.ro_query("MATCH ()-[t:LH_TALLY]->() RETURN count(t)").result_set == [[0]]
+    assert graph.ro_query("MATCH (ep:Episode) RETURN ep.entry_count").result_set == [[1]]
+    assert [one["detail"] for one in failures(graph)] == ["what it held"]
+    assert graph.ro_query("MATCH (f:WriteFailure) RETURN f.fingerprint").result_set == [[None]]

@@ -95,11 +95,11 @@ def test_each_bad_item_is_a_write_failure_and_the_good_ones_are_written(world, f
         assert history(world, DEVICE, missing) == []
     kept = failures(world)
     assert len(kept) == 7 and {failure["reason"] for failure in kept} == {"invalid"}
-    contents = " ".join(str(failure["content"]) for failure in kept)
+    contents = " ".join(str(failure["detail"]) for failure in kept)
     for marker in ("wrongtype", "nokey", "mars", "not an object at all", "badrel", "k" * 100, "nokind"):
         assert marker in contents
-    own = [failure for failure in kept if "Planet" in str(failure["content"])]
-    assert own and entry in own[0]["content"] and "model:fake-1" in own[0]["content"]
+    own = [failure for failure in kept if "Planet" in str(failure["detail"])]
+    assert own and entry in own[0]["detail"] and "model:fake-1" in own[0]["detail"]
     status = _status(world)
     assert status["rows"] == {"created": 2, "invalid": 4} and status["items_refused"] == 7
     assert status["notes_read"] == 1

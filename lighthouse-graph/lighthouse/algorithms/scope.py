@@ -29,7 +29,7 @@ _RECORD_ENDS = {
     "ABOUT": (("Episode", ENTITY), ("Lesson", ENTITY)),
     "HAS": (("Episode", "Entry"),),
     "CITES": (("Entry", ENTITY), ("Entry", "Entry"), ("Entry", "Episode")),
-    "SUPPORTED_BY": (("Lesson", "Episode"),),
+    "SUPPORTED_BY": (("Lesson", "Episode"), ("Playbook", "Episode")),
     "CONTRADICTED_BY": (("Lesson", "Episode"),),
     "USED_IN": (("Lesson", "Episode"),),
     "RAN_IN": (("Playbook", "Episode"),),

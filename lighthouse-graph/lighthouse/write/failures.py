@@ -82,10 +82,16 @@ def _row(failure: Failure) -> dict:
         "message": stored_text(str(failure.message)),
         "kind": kind,
         "key": key,
-        "content": None if content is None else content[: values.MAX_KEPT],
+        "detail": None if content is None else content[: values.MAX_KEPT],
         "by": None if failure.by is None else stored_text(str(failure.by), 400),
         "owner": owner,
     }
+
+
+# A WriteFailure as the design names it, {reason, kind, key, detail, times, last_at} and the owner of a
+# conversation's refusal; beside them, under names no value can take, what tells one refusal from another
+# (all it held, not the 2,000 characters kept), the library's message, who wrote it and when it came first.
+FINGERPRINT, MESSAGE, WRITER, FIRST_AT = "lh.fingerprint", "lh.message", "lh.by", "lh.first_at"
 
 
 def record_failures(graph, failures: list[Failure]) -> None:
@@ -94,10 +100,10 @@ def record_failures(graph, failures: list[Failure]) -> None:
         return
     graph.query(
         "UNWIND $rows AS row "
-        "MERGE (f:WriteFailure {fingerprint: row.fingerprint}) "
-        "ON CREATE SET f.reason = row.reason, f.kind = row.kind, f.key = row.key, f.content = row.content, "
-        "  f.message = row.message, f.by = row.by, f.owner = row.owner, f.times = 0, "
-        "  f.first_at = localdatetime($now) "
+        f"MERGE (f:WriteFailure {{`{FINGERPRINT}`: row.fingerprint}}) "
+        "ON CREATE SET f.reason = row.reason, f.kind = row.kind, f.key = row.key, f.detail = row.detail, "
+        f"  f.`{MESSAGE}` = row.message, f.`{WRITER}` = row.by, f.owner = row.owner, f.times = 0, "
+        f"  f.`{FIRST_AT}` = localdatetime($now) "
         "SET f.times = f.times + 1, f.last_at = localdatetime($now)",
         {"rows": [_row(one) for one in failures], "now": clock.now()},
     )
@@ -158,7 +164,8 @@ def record_failure(graph, reason, kind=None, key=None, detail=None, owner=None) 
 
 
 def failures(graph, kind: object = None, reason: str | None = None, limit: int = 100) -> list[dict]:
-    """The stored refusals, newest first: reason, message, kind, key, content, times, first_at, last_at.
+    """The stored refusals, newest first: reason, message, kind, key, detail, times, first_at, last_at, by,
+    owner (a refusal kept before its properties had these names is read under the names it has).
 
     kind: a Kind or a label; limit: 1 to 10,000. Refused (a ValueError) for a kind that is neither, a
     reason that is not text, or a bad limit. Nothing is written; database errors pass as ResponseError.
@@ -176,9 +183,10 @@ def failures(graph, kind: object = None, reason: str | None = None, limit: int =
     result = read(
         graph,
         "MATCH (f:WriteFailure) WHERE ($kind IS NULL OR f.kind = $kind) AND ($reason IS NULL OR f.reason = $reason) "
-        "RETURN f.reason, f.message, f.kind, f.key, f.content, f.times, f.first_at, f.last_at, f.by, f.owner "
-        "ORDER BY f.last_at DESC, f.fingerprint LIMIT $limit",
+        f"RETURN f.reason, coalesce(f.`{MESSAGE}`, f.message), f.kind, f.key, coalesce(f.detail, f.content), "
+        f"  f.times, coalesce(f.`{FIRST_AT}`, f.first_at), f.last_at, coalesce(f.`{WRITER}`, f.by), f.owner "
+        f"ORDER BY f.last_at DESC, coalesce(f.`{FINGERPRINT}`, f.fingerprint) LIMIT $limit",
         {"kind": kind, "reason": reason, "limit": limit},
     )
-    names = ("reason", "message", "kind", "key", "content", "times", "first_at", "last_at", "by", "owner")
+    names = ("reason", "message", "kind", "key", "detail", "times", "first_at", "last_at", "by", "owner")
     return [dict(zip(names, row, strict=True)) for row in result]

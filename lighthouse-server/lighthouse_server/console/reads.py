@@ -198,7 +198,8 @@ def episodes(graph, offset: int, size: int) -> list[dict]:
     """A page of episodes, newest first, one more than size when there are more."""
     found = rows(
         graph,
-        # The page first, then the count and end of each of its episodes (on its tally, or an older episode's node).
+        # The page first, then the count and end of each of its episodes (on the node, or on the tally a graph
+        # written before kept them on).
         "MATCH (ep:Episode) WITH ep ORDER BY ep.opened_at DESC, ep.id SKIP $skip LIMIT $n "
         "OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
         "WITH ep, coalesce(max(tally.entries), ep.entry_count, 0) AS entry_count, "

@@ -147,7 +147,7 @@ OPERATIONS = [
             Param("reason", "text", "only those with this status"),
             Param("limit", "int", "how many, 1 to 10000 (default 100)"),
         ),
-        "the stored refusals (WriteFailures), newest first: reason, message, kind, key, content, times",
+        "the stored refusals (WriteFailures), newest first: reason, message, kind, key, detail, times",
         "What was refused and why: every write that could not be stored is kept here.",
         example={},
     ),
