@@ -87,7 +87,8 @@ def _value(cell: list) -> object:
     if sort == _NULL:
         return None
     if sort == _ARRAY:
-        return [_value(one) for one in raw]
+        # A text in a list is read here, not by a call each: a list of keys is mostly texts.
+        return [one[1] if one[0] == _STRING and type(one[1]) is str else _value(one) for one in raw]
     if sort == _BOOLEAN:
         return _text(raw) == "true"
     if sort == _DOUBLE:
@@ -122,11 +123,24 @@ def read_rows(graph, query: str, params: dict | None = None, timeout: int | None
     header = parameters_header(params) if params else ""
     if not isinstance(graph, Graph) or header is None or (timeout is not None and type(timeout) is not int):
         return graph.ro_query(query, params, timeout=timeout).result_set
-    command = ["GRAPH.RO_QUERY", graph.name, header + query, "--compact"]
+    return _sent(graph, "GRAPH.RO_QUERY", header + query, timeout)
+
+
+def written_rows(graph, query: str, params: dict | None = None) -> list[list]:
+    """The rows a write query answers, as graph.query(query, params).result_set gives them, the same two
+    ways read_rows() goes: the header and this decoder for the client's own Graph, else graph.query()."""
+    header = parameters_header(params) if params else ""
+    if not isinstance(graph, Graph) or header is None:
+        return graph.query(query, params).result_set
+    return _sent(graph, "GRAPH.QUERY", header + query, None)
+
+
+def _sent(graph, command: str, text: str, timeout: int | None) -> list[list]:
+    sent = [command, graph.name, text, "--compact"]
     if timeout is not None:
-        command += ["timeout", timeout]
+        sent += ["timeout", timeout]
     try:
-        return decoded(graph, graph.execute_command(*command))
+        return decoded(graph, graph.execute_command(*sent))
     except SchemaVersionMismatchException as error:  # what the client does for it, as its _query() does
         graph.schema.refresh(error.version)
         raise

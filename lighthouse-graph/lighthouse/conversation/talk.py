@@ -27,6 +27,7 @@ from .. import values as limits
 from ..errors import Refused, WrongType
 from ..graphs import read
 from ..references import ordered, parse_all
+from ..wire import written_rows
 from ..write.failures import refused
 
 # Joins the user and the session id: a control character, which values.name() refuses in any name.
@@ -256,7 +257,7 @@ def say(graph, user, session_id, role, text, by, mentions=(), values=None, at=No
         words=f"{text_words(params['text'])} {user_word(user)}".lstrip(),
     )
     try:
-        seq = graph.query(_say_query(names, "mentions" in params), params).result_set[0][0]
+        seq = written_rows(graph, _say_query(names, "mentions" in params), params)[0][0]
     except ResponseError as error:
         return refuse(graph, "Message", "failed", str(error)[:500], user, session_id, by, content)
     return {"id": session_id, "seq": seq, "status": SAID}
