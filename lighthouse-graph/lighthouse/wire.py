@@ -14,6 +14,7 @@ import json
 import re
 from collections import OrderedDict
 from datetime import UTC, datetime
+from operator import itemgetter
 
 from falkordb import Graph
 from falkordb.exceptions import SchemaVersionMismatchException
@@ -87,8 +88,7 @@ def _value(cell: list) -> object:
     if sort == _NULL:
         return None
     if sort == _ARRAY:
-        # A text in a list is read here, not by a call each: a list of keys is mostly texts.
-        return [one[1] if one[0] == _STRING and type(one[1]) is str else _value(one) for one in raw]
+        return _listed(raw)
     if sort == _BOOLEAN:
         return _text(raw) == "true"
     if sort == _DOUBLE:
@@ -102,6 +102,23 @@ def _value(cell: list) -> object:
     if sort == _TIME:
         return datetime.fromtimestamp(raw, tz=UTC).time()
     raise _ForTheClient(sort)
+
+
+_SORT = itemgetter(0)
+_RAW = itemgetter(1)
+_PLAIN = {_INTEGER: int, _STRING: str}  # kinds whose value the reply carries as the Python value itself
+
+
+def _listed(raw: list) -> list:
+    """A list of the compact reply. A list of only whole numbers or only texts (node ids, keys: a
+    snapshot of 3,000 devices reads 28,000 ids) is taken in a few passes in C, not a call per item."""
+    sorts = set(map(_SORT, raw))
+    if len(sorts) == 1:
+        plain = _PLAIN.get(next(iter(sorts)))
+        found = list(map(_RAW, raw))
+        if plain is not None and set(map(type, found)) == {plain}:
+            return found
+    return [_value(one) for one in raw]
 
 
 def decoded(graph, response: list) -> list[list]:
