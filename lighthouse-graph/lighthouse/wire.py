@@ -28,6 +28,18 @@ _JSON_STRING = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"(:)|("[^"\\]*(?:\\.[^"\\]*
 # followed by ":" is a map name, and no text inside a string can look like one. It skips the strings
 # instead of matching each of them: half the time of the pass above.
 _MAP_NAME = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)":')
+# A \u escape that JSON wrote (not a text's own backslash and "u": that is an even run of backslashes
+# before it): the control characters without a short escape, the only ones json.dumps() writes so when
+# it keeps every other character as it is.
+_U_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})")
+
+
+def _raw_control(found: re.Match) -> str:
+    """The character of a \\u escape, put back as it is: FalkorDB reads it so, as the client sends it."""
+    code = int(found.group(2), 16)
+    if not 0 < code < 0x20:  # NUL, or a form json.dumps() does not write here: the client's way
+        raise ValueError(code)
+    return found.group(1) + chr(code)
 
 
 def parameters_header(params: dict) -> str | None:
@@ -35,15 +47,16 @@ def parameters_header(params: dict) -> str | None:
     than the client's Python, or None when this form cannot carry them exactly (the client's form then).
 
     FalkorDB reads a JSON string as the client's quoting does: the escapes \\" \\\\ \\n \\r \\t \\b \\f
-    decode; \\u does not, so a text that JSON would write with \\u (a control character) goes the client's
-    way. Map names are written bare, and only plain identifiers are; any other name goes the client's way.
+    decode; \\u does not, so a control character that JSON writes with \\u goes as the character itself,
+    as the client sends it (a session's key holds one: say()); NUL goes the client's way. Map names are
+    written bare, and only plain identifiers are; any other name goes the client's way.
     """
     parts = []
     try:
         for name, value in params.items():
             text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
             if "\\u" in text:
-                return None
+                text = _U_ESCAPE.sub(_raw_control, text)
             if '":' in text:  # else no map name, and nothing to unquote (a list of lists, say)
                 # A quote inside a string: only the whole pass tells it from a map name.
                 text = _JSON_STRING.sub(r"\1\2\3", text) if '\\"' in text else _MAP_NAME.sub(r"\1:", text)

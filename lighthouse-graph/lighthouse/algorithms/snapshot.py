@@ -3,9 +3,9 @@
 Without at, a snapshot holds every relation that was ever true and every node of the labels asked
 about. With at, it holds the relations that held then and the entities that existed then: an entity
 exists from its first State, and one that only relations point at exists while one of them holds;
-records have no time and take no part. The query sends each label's nodes as two arrays (node ids,
-keys) and each relation type's edges as two arrays of node ids: a few rows, whatever the size, and no
-key sent twice. One snapshot reads at most 1,000,000 relations and entities.
+records have no time and take no part. The query sends each label's nodes as their node ids (one JSON
+text) and their keys (a list), and each relation type's edges as two JSON texts of node ids: a few rows,
+whatever the size, and no key sent twice. One snapshot reads at most 1,000,000 relations and entities.
 """
 
 from __future__ import annotations
