@@ -42,8 +42,7 @@ HIDDEN = ("key", "user", "words")
 NO_MENTIONS = "[]"  # what a message that mentions nothing keeps under "mentions"
 MAX_FOUND = 1_000  # messages or sessions one read gives
 MAX_NUMBER = limits.INT_RANGE[1]
-SAID = "said"
-SUMMED = "summed"
+SAID, SUMMED = "said", "summed"  # the statuses of say() and summarize()
 
 
 def session_key(user: str, session: str) -> str:
