@@ -109,7 +109,7 @@ def _value(cell: list) -> object:
     if sort == _DATETIME:
         return datetime.fromtimestamp(raw, tz=UTC)
     if sort == _MAP:
-        return OrderedDict((_text(raw[at]), _value(raw[at + 1])) for at in range(0, len(raw), 2))
+        return _mapped(raw)
     if sort == _DATE:
         return datetime.fromtimestamp(raw, tz=UTC).date()
     if sort == _TIME:
@@ -119,12 +119,15 @@ def _value(cell: list) -> object:
 
 _SORT = itemgetter(0)
 _RAW = itemgetter(1)
-_PLAIN = {_INTEGER: int, _STRING: str}  # kinds whose value the reply carries as the Python value itself
+_PLAIN = {_INTEGER: int, _STRING: str}
+_LONG = 32  # items from which a list is first looked at whole: below, one pass over its items is less  # kinds whose value the reply carries as the Python value itself
 
 
 def _listed(raw: list) -> list:
-    """A list of the compact reply. A list of only whole numbers or only texts (node ids, keys: a
+    """A list of the compact reply. A long list of only whole numbers or only texts (node ids, keys: a
     snapshot of 3,000 devices reads 28,000 ids) is taken in a few passes in C, not a call per item."""
+    if len(raw) < _LONG:
+        return [one[1] if one[0] == _STRING and type(one[1]) is str else _value(one) for one in raw]
     sorts = set(map(_SORT, raw))
     if len(sorts) == 1:
         plain = _PLAIN.get(next(iter(sorts)))
@@ -132,6 +135,16 @@ def _listed(raw: list) -> list:
         if plain is not None and set(map(type, found)) == {plain}:
             return found
     return [_value(one) for one in raw]
+
+
+def _mapped(raw: list) -> OrderedDict:
+    """A map of the compact reply (names and [kind, value] cells in turn), as the client's OrderedDict:
+    its names and its texts taken as they are, a call only for a value of another kind."""
+    names = raw[0::2]
+    if set(map(type, names)) != {str}:
+        names = list(map(_text, names))
+    found = [one[1] if one[0] == _STRING and type(one[1]) is str else _value(one) for one in raw[1::2]]
+    return OrderedDict(zip(names, found, strict=True))
 
 
 def decoded(graph, response: list) -> list[list]:
