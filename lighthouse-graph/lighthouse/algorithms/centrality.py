@@ -57,7 +57,7 @@ def pagerank(size: int, edges: Iterable[tuple[int, int]]) -> list[float]:
     base = 1.0 / size
     rank = [1.0 / size] * len(reached)
     for _ in range(MAX_ITERATIONS):
-        dangling = dangling_unreached * base + sum(rank[number] for number in dangling_reached)
+        dangling = dangling_unreached * base + sum(map(rank.__getitem__, dangling_reached))
         fresh_base = (1.0 - DAMPING + DAMPING * dangling) / size
         # The unreached nodes held `base` in the round before (1/size at first), and give from it.
         fresh = [fresh_base + base * pushed for pushed in from_unreached]
