@@ -39,6 +39,7 @@ WORKLOAD_MODULES = (
     "single_write_shapes",
     "recall_work",
     "graph_work",
+    "builtin_algorithms",
 )
 for module in WORKLOAD_MODULES:
     importlib.import_module(module)

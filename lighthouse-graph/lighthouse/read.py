@@ -117,11 +117,22 @@ def as_of(graph, kind, key, when, *, rejected: bool = True) -> dict | None:
 @lru_cache(maxsize=1024)
 def _related_query(kind: Kind, relation: str) -> str:
     target = kind.target(relation)
+    # The time is made once, not for each edge and each of its two tests.
     return (
+        "WITH localdatetime($at) AS moment "
         f"MATCH (e:`{kind.label}` {{key: $key}})-[r:`{relation}`]->(x:`{target.label}`) "
-        "WHERE r.valid_from <= localdatetime($at) AND (r.valid_to IS NULL OR r.valid_to > localdatetime($at)) "
+        "WHERE r.valid_from <= moment AND (r.valid_to IS NULL OR r.valid_to > moment) "
         "RETURN DISTINCT x.key"
     )
+
+
+def in_key_order(keys: list) -> list:
+    """Keys sorted whole numbers first, then names: keys of one type sort as they are (in C, with no
+    sort key made for each)."""
+    try:
+        return sorted(keys)
+    except TypeError:  # whole numbers and names together
+        return sorted(keys, key=lambda item: (type(item).__name__, item))
 
 
 def related(graph, kind, key, relation, when=None) -> list:
@@ -135,4 +146,4 @@ def related(graph, kind, key, relation, when=None) -> list:
     if type(relation) is not str or relation not in kind.relations:
         raise values.Refused(f"{kind.label} has no relation {values.shown(relation)}")
     result = read(graph, _related_query(kind, relation), {"key": key, "at": moment(when)})
-    return sorted((row[0] for row in result), key=lambda item: (type(item).__name__, item))
+    return in_key_order([row[0] for row in result])

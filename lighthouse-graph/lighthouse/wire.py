@@ -14,6 +14,7 @@ import json
 import re
 from collections import OrderedDict
 from datetime import UTC, datetime
+from operator import itemgetter
 
 from falkordb import Graph
 from falkordb.exceptions import SchemaVersionMismatchException
@@ -27,6 +28,23 @@ _JSON_STRING = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"(:)|("[^"\\]*(?:\\.[^"\\]*
 # followed by ":" is a map name, and no text inside a string can look like one. It skips the strings
 # instead of matching each of them: half the time of the pass above.
 _MAP_NAME = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)":')
+# A \u escape that JSON wrote (not a text's own backslash and "u": that is an even run of backslashes
+# before it): the control characters without a short escape, the only ones json.dumps() writes so when
+# it keeps every other character as it is.
+_U_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})")
+
+
+def _raw_control(found: re.Match) -> str:
+    """The character of a \\u escape, put back as it is: FalkorDB reads it so, as the client sends it."""
+    code = int(found.group(2), 16)
+    if not 0 < code < 0x20:  # NUL, or a form json.dumps() does not write here: the client's way
+        raise ValueError(code)
+    return found.group(1) + chr(code)
+
+
+# One encoder for every value: json.dumps() with these options makes a new one each call, which cost a
+# short read more than the client's own quoting (55 µs against 15 for say()'s ten parameters; 11 µs here).
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 def parameters_header(params: dict) -> str | None:
@@ -34,15 +52,16 @@ def parameters_header(params: dict) -> str | None:
     than the client's Python, or None when this form cannot carry them exactly (the client's form then).
 
     FalkorDB reads a JSON string as the client's quoting does: the escapes \\" \\\\ \\n \\r \\t \\b \\f
-    decode; \\u does not, so a text that JSON would write with \\u (a control character) goes the client's
-    way. Map names are written bare, and only plain identifiers are; any other name goes the client's way.
+    decode; \\u does not, so a control character that JSON writes with \\u goes as the character itself,
+    as the client sends it (a session's key holds one: say()); NUL goes the client's way. Map names are
+    written bare, and only plain identifiers are; any other name goes the client's way.
     """
     parts = []
     try:
         for name, value in params.items():
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            text = _encode(value)
             if "\\u" in text:
-                return None
+                text = _U_ESCAPE.sub(_raw_control, text)
             if '":' in text:  # else no map name, and nothing to unquote (a list of lists, say)
                 # A quote inside a string: only the whole pass tells it from a map name.
                 text = _JSON_STRING.sub(r"\1\2\3", text) if '\\"' in text else _MAP_NAME.sub(r"\1:", text)
@@ -87,7 +106,7 @@ def _value(cell: list) -> object:
     if sort == _NULL:
         return None
     if sort == _ARRAY:
-        return [_value(one) for one in raw]
+        return _listed(raw)
     if sort == _BOOLEAN:
         return _text(raw) == "true"
     if sort == _DOUBLE:
@@ -95,12 +114,42 @@ def _value(cell: list) -> object:
     if sort == _DATETIME:
         return datetime.fromtimestamp(raw, tz=UTC)
     if sort == _MAP:
-        return OrderedDict((_text(raw[at]), _value(raw[at + 1])) for at in range(0, len(raw), 2))
+        return _mapped(raw)
     if sort == _DATE:
         return datetime.fromtimestamp(raw, tz=UTC).date()
     if sort == _TIME:
         return datetime.fromtimestamp(raw, tz=UTC).time()
     raise _ForTheClient(sort)
+
+
+_SORT = itemgetter(0)
+_RAW = itemgetter(1)
+_PLAIN = {_INTEGER: int, _STRING: str}
+_LONG = 32  # items from which a list is first looked at whole: below, one pass over its items is less  # kinds whose value the reply carries as the Python value itself
+
+
+def _listed(raw: list) -> list:
+    """A list of the compact reply. A long list of only whole numbers or only texts (node ids, keys: a
+    snapshot of 3,000 devices reads 28,000 ids) is taken in a few passes in C, not a call per item."""
+    if len(raw) < _LONG:
+        return [one[1] if one[0] == _STRING and type(one[1]) is str else _value(one) for one in raw]
+    sorts = set(map(_SORT, raw))
+    if len(sorts) == 1:
+        plain = _PLAIN.get(next(iter(sorts)))
+        found = list(map(_RAW, raw))
+        if plain is not None and set(map(type, found)) == {plain}:
+            return found
+    return [_value(one) for one in raw]
+
+
+def _mapped(raw: list) -> OrderedDict:
+    """A map of the compact reply (names and [kind, value] cells in turn), as the client's OrderedDict:
+    its names and its texts taken as they are, a call only for a value of another kind."""
+    names = raw[0::2]
+    if set(map(type, names)) != {str}:
+        names = list(map(_text, names))
+    found = [one[1] if one[0] == _STRING and type(one[1]) is str else _value(one) for one in raw[1::2]]
+    return OrderedDict(zip(names, found, strict=True))
 
 
 def decoded(graph, response: list) -> list[list]:
@@ -122,11 +171,24 @@ def read_rows(graph, query: str, params: dict | None = None, timeout: int | None
     header = parameters_header(params) if params else ""
     if not isinstance(graph, Graph) or header is None or (timeout is not None and type(timeout) is not int):
         return graph.ro_query(query, params, timeout=timeout).result_set
-    command = ["GRAPH.RO_QUERY", graph.name, header + query, "--compact"]
+    return _sent(graph, "GRAPH.RO_QUERY", header + query, timeout)
+
+
+def written_rows(graph, query: str, params: dict | None = None) -> list[list]:
+    """The rows a write query answers, as graph.query(query, params).result_set gives them, the same two
+    ways read_rows() goes: the header and this decoder for the client's own Graph, else graph.query()."""
+    header = parameters_header(params) if params else ""
+    if not isinstance(graph, Graph) or header is None:
+        return graph.query(query, params).result_set
+    return _sent(graph, "GRAPH.QUERY", header + query, None)
+
+
+def _sent(graph, command: str, text: str, timeout: int | None) -> list[list]:
+    sent = [command, graph.name, text, "--compact"]
     if timeout is not None:
-        command += ["timeout", timeout]
+        sent += ["timeout", timeout]
     try:
-        return decoded(graph, graph.execute_command(*command))
+        return decoded(graph, graph.execute_command(*sent))
     except SchemaVersionMismatchException as error:  # what the client does for it, as its _query() does
         graph.schema.refresh(error.version)
         raise

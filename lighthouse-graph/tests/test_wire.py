@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lighthouse import wire
 from lighthouse.graphs import read
-from lighthouse.wire import parameters_header, read_rows
+from lighthouse.wire import parameters_header, read_rows, written_rows
 from redis.exceptions import ResponseError
 
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
@@ -36,6 +36,12 @@ NASTY = [
     "status",
     "a,b:c}]",
     "\\",
+    # Control characters JSON writes as \u: sent as they are (a session's key holds \x1f).
+    "user\x1fsession",
+    "\x01\x1f\x7f",
+    "\\\x1f",
+    "\\u001f",
+    "\x1f\\u0041",
 ]
 
 
@@ -43,8 +49,7 @@ NASTY = [
 def test_the_fast_parameters_carry_every_text_as_it_is(graph, text):
     given = {"x": [text, {"name": text, "list": [text, 1, 1.5, True, None]}], "y": text}
     header = parameters_header(given)
-    if "\\u" in text or '":' in text:  # \\u, which FalkorDB would not read back; '":' that looks like a
-        # map name that stayed quoted: both go the client's way
+    if '":' in text:  # '":' that looks like a map name that stayed quoted: the client's way
         assert header is None
         header = ""
     else:
@@ -93,8 +98,8 @@ def test_the_fast_parameters_read_back_as_given_or_go_the_clients_way(graph, val
 
 @pytest.mark.parametrize(
     "given",
-    [{"x": "a\x01b"}, {"x": {"not plain": 1}}, {"x": {"a`b": 1}}, {"x": NOW}, {"x": float("nan")}],
-    ids=["control", "space", "backtick", "datetime", "nan"],
+    [{"x": "a\x00b"}, {"x": {"not plain": 1}}, {"x": {"a`b": 1}}, {"x": NOW}, {"x": float("nan")}],
+    ids=["nul", "space", "backtick", "datetime", "nan"],
 )
 def test_what_the_fast_parameters_cannot_carry_goes_the_clients_way(graph, given):
     assert parameters_header(given) is None
@@ -209,7 +214,7 @@ def test_a_graph_that_does_not_exist_reads_as_no_rows_and_stays_absent(graph, db
 
 def test_parameters_the_header_cannot_carry_go_the_clients_way(graph):
     graph.query("RETURN 1")
-    for params in [{"x": NOW.isoformat(), "y": "a\x01b"}, {"x": {"not plain": 1}}]:
+    for params in [{"x": NOW.isoformat(), "y": {"a b": "\x01"}}, {"x": {"not plain": 1}}]:
         assert parameters_header(params) is None
         query = "RETURN $x" + (", $y" if "y" in params else "")
         assert read_rows(graph, query, params) == graph.ro_query(query, params).result_set
@@ -247,3 +252,39 @@ def test_a_timeout_travels_as_the_clients_does(graph):
         )
     with pytest.raises(Exception, match="Timeout argument"):
         read_rows(graph, "RETURN 1", timeout=1.5)
+
+
+def test_a_nul_goes_the_clients_way():
+    assert parameters_header({"x": "a\x00b"}) is None
+    assert parameters_header({"x": ["ok", {"y": "\x00"}]}) is None
+    assert parameters_header({"x": "a\x01b"}) == 'CYPHER x="a\x01b" '
+
+
+class Writing(Counting):
+    """A stand-in for a graph that records the write queries it is asked."""
+
+    def query(self, query, params=None, **options):
+        self.reads.append(query)
+        return self.graph.query(query, params, **options)
+
+
+@pytest.mark.parametrize("text", ["plain", "user\x1fsession", 'a"b\\', "x\ny", "\x00"])
+def test_a_write_answers_what_the_client_gives_and_writes_once(graph, text):
+    query = "CREATE (t:Thing {name: $name, n: $n}) RETURN t.name, t.n, [t.n, 1.5, true, null]"
+    params = {"name": text, "n": 7}
+    try:
+        expected = graph.query(query, params).result_set
+    except ResponseError as error:  # a text FalkorDB cannot read (a NUL): refused the same way
+        with pytest.raises(ResponseError) as ours:
+            written_rows(graph, query, params)
+        assert str(ours.value) == str(error)
+        return
+    assert written_rows(graph, query, params) == expected == [[text, 7, [7, 1.5, True, None]]]
+    assert graph.ro_query("MATCH (t:Thing) RETURN count(t)").result_set == [[2]]  # each call wrote once
+    writing = Writing(graph)
+    assert written_rows(writing, query, params) == expected
+    assert writing.reads == [query]
+    with pytest.raises(ResponseError, match="Division by zero"):  # an error inside the reply
+        written_rows(graph, "CREATE (t:Thing {n: 1}) RETURN t.n / $zero", {"zero": 0})
+    with pytest.raises(ResponseError):  # an error of the query itself
+        written_rows(graph, "CREATE (t:Thing {n: 1}) RETURN", {"zero": 0})

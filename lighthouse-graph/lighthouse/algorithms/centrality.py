@@ -11,6 +11,7 @@ import operator
 import random
 from collections import Counter
 from collections.abc import Iterable
+from itertools import compress
 from operator import itemgetter
 
 DAMPING = 0.85
@@ -35,26 +36,28 @@ def pagerank(size: int, edges: Iterable[tuple[int, int]]) -> list[float]:
         out[node] = count
     for node, count in Counter(map(itemgetter(1), links)).items():
         into[node] = count
-    share = [DAMPING / count if count else 0.0 for count in out]
-    reached = [node for node in range(size) if into[node]]
-    place = {node: number for number, node in enumerate(reached)}
+    reached = list(compress(range(size), into))
+    place = dict(zip(reached, range(len(reached)), strict=True))
     # Per reached node: the shares of the unreached nodes that point at it (each brings base * share),
     # and the edges from reached nodes, as (start's place, share) pairs.
     from_unreached = [0.0] * len(reached)
     from_reached: dict[int, list[tuple[int, float]]] = {}
-    for start, end in links:
-        if into[start]:
-            from_reached.setdefault(place[end], []).append((place[start], share[start]))
-        else:
-            from_unreached[place[end]] += share[start]
+    # The edges from unreached nodes, most of them (every device's), are counted in C by their end and
+    # the number of edges out of their start, which sets the share: one sum per pair counted, not per edge.
+    inward = list(map(into.__getitem__, map(itemgetter(0), links)))
+    outward = zip(map(itemgetter(1), links), map(out.__getitem__, map(itemgetter(0), links)), strict=True)
+    for (end, count), times in Counter(compress(outward, map(operator.not_, inward))).items():
+        from_unreached[place[end]] += times * (DAMPING / count)
+    for start, end in compress(links, inward):
+        from_reached.setdefault(place[end], []).append((place[start], DAMPING / out[start]))
     inner = sorted(from_reached.items())
     unreached_count = size - len(reached)
-    dangling_unreached = sum(1 for node in range(size) if not out[node] and not into[node])
+    dangling_unreached = sum(map(operator.not_, map(operator.or_, out, into)))  # no edge in or out
     dangling_reached = [number for number, node in enumerate(reached) if not out[node]]
     base = 1.0 / size
     rank = [1.0 / size] * len(reached)
     for _ in range(MAX_ITERATIONS):
-        dangling = dangling_unreached * base + sum(rank[number] for number in dangling_reached)
+        dangling = dangling_unreached * base + sum(map(rank.__getitem__, dangling_reached))
         fresh_base = (1.0 - DAMPING + DAMPING * dangling) / size
         # The unreached nodes held `base` in the round before (1/size at first), and give from it.
         fresh = [fresh_base + base * pushed for pushed in from_unreached]

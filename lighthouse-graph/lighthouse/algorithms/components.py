@@ -16,8 +16,11 @@ def components(size: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]:
             parent[start] = start = parent[parent[start]]
         while parent[end] != end:
             parent[end] = end = parent[parent[end]]
-        if start != end:
-            parent[max(start, end)] = min(start, end)
+        # The smaller root stays (a comparison here, not a call of min() and max() for every edge).
+        if start < end:
+            parent[end] = start
+        elif end < start:
+            parent[start] = end
     found: dict[int, list[int]] = {}
     for node in range(size):
         root = node

@@ -27,6 +27,7 @@ from .. import values as limits
 from ..errors import Refused, WrongType
 from ..graphs import read
 from ..references import ordered, parse_all
+from ..wire import written_rows
 from ..write.failures import refused
 
 # Joins the user and the session id: a control character, which values.name() refuses in any name.
@@ -41,8 +42,7 @@ HIDDEN = ("key", "user", "words")
 NO_MENTIONS = "[]"  # what a message that mentions nothing keeps under "mentions"
 MAX_FOUND = 1_000  # messages or sessions one read gives
 MAX_NUMBER = limits.INT_RANGE[1]
-SAID = "said"
-SUMMED = "summed"
+SAID, SUMMED = "said", "summed"  # the statuses of say() and summarize()
 
 
 def session_key(user: str, session: str) -> str:
@@ -256,7 +256,7 @@ def say(graph, user, session_id, role, text, by, mentions=(), values=None, at=No
         words=f"{text_words(params['text'])} {user_word(user)}".lstrip(),
     )
     try:
-        seq = graph.query(_say_query(names, "mentions" in params), params).result_set[0][0]
+        seq = written_rows(graph, _say_query(names, "mentions" in params), params)[0][0]
     except ResponseError as error:
         return refuse(graph, "Message", "failed", str(error)[:500], user, session_id, by, content)
     return {"id": session_id, "seq": seq, "status": SAID}

@@ -11,6 +11,7 @@ from functools import lru_cache
 from .. import clock, values
 from ..graphs import read
 from ..kinds import Kind
+from ..read import in_key_order
 from ..values import Refused
 from .text import STOP_AFTER, bounded, checked_kind, checked_limit, checked_timeout, key_order
 
@@ -64,7 +65,7 @@ def pointing_at(graph, kind: Kind, relation: str, key: object, when: object = No
     # None is now; a blank or bad time is refused (TimeError), a type that is not a time is WrongType.
     at = clock.now() if when is None else clock.stamp_of(clock.looked_at(when, "when"))
     result = read(graph, _pointing_query(kind, relation), {"target": target, "at": at})
-    return sorted(result[0][0] if result else [], key=_in_order)
+    return in_key_order(result[0][0]) if result else []
 
 
 @lru_cache(maxsize=1024)
