@@ -197,6 +197,7 @@ def main() -> None:
     from lighthouse_server.settings import Settings
 
     data = Path(options.data or tempfile.mkdtemp(prefix="durability-")) / "data"
+    data.parent.mkdir(parents=True, exist_ok=True)  # --data may name a folder not yet made
     serve = Serve(data, options.port or free_port(), data.parent / "serve.log")
     serve.start()
     tenant_id = f"dur{uuid.uuid4().hex[:8]}"
