@@ -25,6 +25,7 @@ from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .kinds import SELF, Kind
 from .lessons import learn, lesson, lessons_about, retire, used, weigh
 from .notes import note, notes
+from .once import Once, once, once_settled
 from .playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from .promotion import promote
 from .read import as_of, history, related
@@ -117,6 +118,10 @@ __all__ = [
     "task",
     "tasks",
     "extract_again",
+    # A call of the writes done once for a request, through a crash of its caller.
+    "once",
+    "once_settled",
+    "Once",
     # Free text in: notes, the review of what a model drew from them, and recall over both.
     "note",
     "notes",

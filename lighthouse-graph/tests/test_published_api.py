@@ -102,6 +102,9 @@ OUR_NAMES = [
     "task",
     "tasks",
     "extract_again",
+    "once",
+    "once_settled",
+    "Once",
     "note",
     "notes",
     "candidates",
@@ -211,7 +214,7 @@ def test_the_expected_signatures_are_those_of_65_functions() -> None:
 def test_all_is_exactly_the_api_and_our_documented_additions() -> None:
     assert len(lighthouse.__all__) == len(set(lighthouse.__all__)), "a name is listed twice"
     assert set(lighthouse.__all__) == set(API_NAMES) | set(OUR_NAMES)
-    assert len(lighthouse.__all__) == 84
+    assert len(lighthouse.__all__) == 87
 
 
 def test_every_name_of_all_is_there() -> None:

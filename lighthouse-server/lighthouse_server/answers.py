@@ -14,8 +14,7 @@ import time
 import uuid
 from contextlib import contextmanager
 
-from lighthouse import now
-from lighthouse.once import once, once_settled
+from lighthouse import now, once, once_settled
 
 from .problems import Problem
 from .reading import rows
@@ -109,7 +108,7 @@ class Answers:
         return "idem:" + hashlib.sha256(f"{ident}\x1f{print_}".encode()).hexdigest()
 
     def once(self, graph, ident: str, print_: str):
-        """The tenant's graph as this call of the idempotency key writes on it (lighthouse.once)."""
+        """The tenant's graph as this call of the idempotency key writes on it (lighthouse.once())."""
         return once(graph, self.request(ident, print_))
 
     def settle(self, graph, ident: str, print_: str) -> None:

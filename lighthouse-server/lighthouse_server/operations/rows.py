@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from lighthouse import as_of, diff_between, history, now, related, remember, update
-from lighthouse.once import Once
+from lighthouse import Once, as_of, diff_between, history, now, related, remember, update
 
 from ..reading import rows
 from .table import Operation, Param
