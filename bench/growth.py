@@ -1,7 +1,6 @@
-"""What a single write costs as the graph grows: record(), say(), remember() of one row, and the counter
-under them.
+"""What a single write costs as the graph grows: record(), say() and remember() of one row.
 
-    uv run python bench/growth.py [--sizes 20000,300000] [--calls 600]
+    uv run python bench/run.py growth [--sizes 20000,300000] [--calls 600]
 
 For each size, a fresh graph gets that many entity nodes (plain Cypher, in one query) and the library's
 schema; then `--calls` record() calls (100 episodes, each entry citing a device), `--calls` say() calls

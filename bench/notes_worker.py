@@ -1,4 +1,6 @@
-"""The extraction worker inside `lighthouse serve`: `uv run python bench/notes_worker.py [--notes N]`.
+"""The extraction worker inside `lighthouse serve` against a fake model: its rows/s and a note's lag.
+
+    uv run python bench/run.py worker [--notes N] [--lag-notes M] [--interval-ms I]
 
 Starts a fake OpenAI-compatible chat model (a real HTTP server on loopback, in this process) that
 reads the note out of the prompt ("device d17 is hot, word w17") and answers one fact of the Device

@@ -1,4 +1,6 @@
-"""What the service adds to the library: `uv run python bench/service.py [--calls N]` from the root.
+"""What the service adds to the library: HTTP and MCP against the library called directly, and 8 writers.
+
+    uv run python bench/run.py service [--calls N] [--seconds S] [--profile PATH]
 
 Starts the real `lighthouse serve` on a free loopback port with a temporary data directory, then times
 N calls each of remember (one row), search and as_of: the library called directly on the server's
