@@ -141,6 +141,7 @@ def listing() -> str:
 
 def run_suite(name: str, argv: list[str]) -> int:
     """One suite, with its own options: its main()'s exit code."""
+    sys.argv[0] = f"bench/run.py {name}"  # what its usage line shows
     return importlib.import_module(SUITES[name]).main(argv) or 0
 
 
@@ -211,7 +212,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print(listing())
         return 0
-    selection(args.only)  # an unknown name stops here, before a server starts
+    try:
+        selection(args.only)  # an unknown name stops here, before a server starts
+    except BenchError as error:
+        print(f"bench/run.py: {error}", file=sys.stderr)
+        return 2
     server = database.connect_or_start()
     client = server.client()
     began = time.perf_counter()
