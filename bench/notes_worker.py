@@ -16,6 +16,10 @@ serve and a tenant of its own:
   every 20 ms for its word until the fact comes back with that note as its evidence: the time from the
   note's accepted answer to that recall answer (median and 95th percentile). The worker looks for new
   notes every worker_interval_ms when idle (the default, 1,000 ms, unless --interval-ms).
+
+A note kept by serve wakes its idle worker (before that wake the lag was the idle wait: median 1,207 ms).
+The worker asks one note at a time; asking several at once while writing their answers in order, each
+note still read once, is what would raise its rate.
 """
 
 from __future__ import annotations
