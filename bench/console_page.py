@@ -13,9 +13,10 @@ console's issue: under 300 ms on the server. Every answer is checked (each note 
 created or changed, 1,000 States in the history and on the page); a wrong one stops it with exit code 1.
 The service it started is stopped whatever happens.
 
-Where its time went: some 10,000 times a page written by `strftime()` (now `isoformat()`, the same text)
-and the table's cells read through Jinja's `get()` took the page from 371 to 265 ms; a full collection of
-serve's heap falling in one load of two added 50 to 110 ms until serve froze what its start made.
+Where its time goes: some 10,000 times a page, written by `isoformat()` (by `strftime()` they cost some
+100 ms more), and the table's cells, read by `state["name"]` rather than through Jinja's `get()`; a full
+collection of serve's heap in a load adds 50 to 110 ms, which serve's freezing of what its start made
+keeps out.
 """
 
 from __future__ import annotations

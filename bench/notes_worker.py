@@ -17,7 +17,7 @@ serve and a tenant of its own:
   note's accepted answer to that recall answer (median and 95th percentile). The worker looks for new
   notes every worker_interval_ms when idle (the default, 1,000 ms, unless --interval-ms).
 
-A note kept by serve wakes its idle worker (before that wake the lag was the idle wait: median 1,207 ms).
+A note kept by serve wakes its idle worker (without the wake the lag is the idle wait: median 1,207 ms).
 The worker asks one note at a time; asking several at once while writing their answers in order, each
 note still read once, is what would raise its rate.
 """
