@@ -9,8 +9,8 @@ What limits them (FalkorDB 4.22.1, the 2-core machine; `--breakdown` and GRAPH.P
   asks for. A call of 1,000 rows or more checks its later rows while the server writes (create_one_call:
   17 to 21 % Python).
 - change: the read that decides the rows and the write, inside FalkorDB alone, take about the whole 8 %
-  budget at these floors (`change_shape`, its blind write, is 11 to 14 % of `unwind_create`); it misses
-  the target in a slow hour and meets it in a quiet one, and the commit before a change gives the same.
+  budget at these floors (`change_shape`, its blind write, is 11 to 14 % of `unwind_create`); the same
+  code misses the target in a slow hour and meets it in a quiet one (8.7 and 9.2 %).
 - replay: one light read a batch and no write: an entity whose fingerprint is the row's gets back only
   times and fingerprints.
 - stall: a query carries at most 500 rows, 1,000,000 characters and 2,000 targets. With 2,000,000 and
