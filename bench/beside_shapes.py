@@ -1,11 +1,11 @@
 """Each single write beside its blind shape and the indexed-MATCH floor, call for call, on one graph.
 
-    uv run python bench/beside_shapes.py [--entities 10000] [--episodes 200] [--messages 5000]
+    uv run python bench/run.py shapes [--entities 10000] [--episodes 200] [--messages 5000]
 
 run.py times a function, its shape (single_write_shapes.py) and `indexed_match` in workloads of their
 own, one after the other, on two graphs. Their ratios then carry the drift of a shared machine and what
-the server's state was at each moment (bench/edge_growth.py: what a new edge costs depends on the edges
-of its type made before it). Here the three take turns, call for call, on one graph: the library's
+the server's state was at each moment (ARCHITECTURE.md: what a new edge costs depends on the edges of
+its type made before it). Here the three take turns, call for call, on one graph: the library's
 call, the shape's call (ids of its own: `ep<n>`, `h<n>`, users `shape-user<n>`), and one indexed MATCH
 of a device, in an order that turns with each call. A graph holds the fleet written by remember() (its
 schema, its indexes), then each function's calls in the benchmark's order: open_episode(), record()

@@ -4,6 +4,11 @@ Each user has one session; the messages go round the users, as many conversation
 tenth message mentions a device. context() reads a session whose first 60 messages are summed up
 (summarize() is called before it, not timed), so each answer is the summary, the last 20 messages, and
 20 waiting in between.
+
+say() is limited by FalkorDB's write: its blind shape (`say_shape`) is at 37 to 39 % of the floor, and
+under cProfile 0.33 to 0.36 ms a call is the library's and the client's Python against 2.1 to 2.7 ms
+waiting for the reply. messages() and context() read a message's mentions from the list it keeps (its
+MENTIONS edges stay for said_about()); what is left is the reply of 20 messages and its parsing.
 """
 
 from __future__ import annotations

@@ -1,4 +1,21 @@
-"""Writes of entities with lighthouse.remember(): create, change, replay, and late rows, in batches of 500."""
+"""Writes of entities with lighthouse.remember(): create, change, replay, and late rows, in batches of 500.
+
+What limits them (FalkorDB 4.22.1, the 2-core machine; `--breakdown` and GRAPH.PROFILE):
+
+- create: its write takes FalkorDB about what `unwind_shape`, the blind write of the same graph, takes
+  (create at 77 to 89 % of it); the rest is Python, 31 to 40 % of a call of 500 rows (the target of 25 %
+  is missed). Counted in instructions (`bench/run.py instructions --stages`), a created row is some
+  316,000, of which its checks 109,000 and its two fingerprints 61,000: every part is one the write rule
+  asks for. A call of 1,000 rows or more checks its later rows while the server writes (create_one_call:
+  17 to 21 % Python).
+- change: the read that decides the rows and the write, inside FalkorDB alone, take about the whole 8 %
+  budget at these floors (`change_shape`, its blind write, is 11 to 14 % of `unwind_create`); the same
+  code misses the target in a slow hour and meets it in a quiet one (8.7 and 9.2 %).
+- replay: one light read a batch and no write: an entity whose fingerprint is the row's gets back only
+  times and fingerprints.
+- stall: a query carries at most 500 rows, 1,000,000 characters and 2,000 targets. With 2,000,000 and
+  5,000, the longest PING another client waited was 260 to 420 ms; with these bounds under 100 ms.
+"""
 
 from __future__ import annotations
 

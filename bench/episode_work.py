@@ -4,6 +4,15 @@
 before and the device; each episode is closed with an outcome citing its last entry; one handoff per
 episode points at it and its device, and its receiver accepts it. Every receipt is checked, every
 episode is read back with episode() and compared with what was recorded, and the graph is counted.
+
+What limits them: each call is one query, its checks and its write, and most of the time is FalkorDB's
+(`bench/run.py shapes` runs each function, its blind shape and the floor in turns, call for call: the
+figure to judge a single write by). record() and close_episode() miss 60 % of the floor with no Python
+at all: the blind write of an entry (its node, HAS, WROTE, CITES and NEXT edges, its counters) took 0.53
+to 0.65 ms inside FalkorDB where 60 % of the floor leaves about 0.23, and the counters the design names
+on the Episode and the Stamp cost the blind write some 0.17 ms more than on a loop edge (record() is 1.8
+times its shape either way). open_episode() and hand_off() pay for their checks of what must exist, which
+make a refused write write nothing.
 """
 
 from __future__ import annotations

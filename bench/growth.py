@@ -1,7 +1,6 @@
-"""What a single write costs as the graph grows: record(), say(), remember() of one row, and the counter
-under them.
+"""What a single write costs as the graph grows: record(), say() and remember() of one row.
 
-    uv run python bench/growth.py [--sizes 20000,300000] [--calls 600]
+    uv run python bench/run.py growth [--sizes 20000,300000] [--calls 600]
 
 For each size, a fresh graph gets that many entity nodes (plain Cypher, in one query) and the library's
 schema; then `--calls` record() calls (100 episodes, each entry citing a device), `--calls` say() calls
@@ -11,40 +10,23 @@ FalkorDB. Beside them, the mechanism alone: a query that creates a labelled node
 on a node, and the same with the counter on an edge. Every receipt is checked; a wrong one stops it
 (exit code 1).
 
-Measured 2026-12-01 on FalkorDB 4.22.1 (the 2-core machine), ms a call (inside FalkorDB); "before" is
-the library at commit e8bdedb, whose counters were node properties:
+Measured 2026-12-01 on FalkorDB 4.22.1 (the 2-core machine), ms a call (inside FalkorDB):
 
-| nodes | record(), counters on nodes (before) | record(), on LH_TALLY edges | say(), on the node (before) | say(), on LH_TALLY |
-|---|---|---|---|---|
-| 20,000 | 0.98 (0.70) | 0.88 to 1.09 (0.60 to 0.81) | 0.60 (0.41) | 0.45 (0.26) |
-| 300,000 | 3.26 (2.87) | 0.90 (0.62) | 3.17 (2.86) | 0.65 to 0.68 (0.45 to 0.47) |
+| nodes | record(), counters on the nodes | record(), on LH_TALLY edges | say(), count on the node | say(), on LH_TALLY | say(), one mention | remember(), one row changed |
+|---|---|---|---|---|---|---|
+| 20,000 | 0.98 (0.70) | 0.88 to 1.09 (0.60 to 0.81) | 0.60 (0.41) | 0.45 (0.26) | 0.57 to 0.59 (0.34 to 0.36) | 1.29 (0.76) |
+| 300,000 | 3.26 (2.87) | 0.90 (0.62) | 3.17 (2.86) | 0.65 to 0.68 (0.45 to 0.47) | 0.82 (0.58) | 3.57 (2.93) |
 
 The mechanism alone: counter on a node 0.43 ms (0.28) at 20,000 nodes, 2.68 (2.40) at 300,000; on an edge
-0.19 (0.06) at both.
-
-A node property SET in a query that creates a node costs time in proportion to the nodes of the graph;
-an edge property SET does not. So the counters of an episode, a session and the Stamp are on loop edges.
-
-Later the same day, with say()'s Reference made whole by its MERGE and counting nothing, and remember():
-
-| nodes | say(), one mention | remember(), one row changed |
-|---|---|---|
-| 20,000 | 0.57 to 0.59 (0.34 to 0.36) | 1.29 (0.76) |
-| 300,000 | 0.82 (0.58); 1.67 (1.30) in a first run, where each of the 100 names was new once | 3.57 (2.93) |
-
-Before it, a say() of one mention of a name already mentioned took 4.4 ms inside FalkorDB at 300,000 nodes
-(the count SET on the Reference), and the first mention of a name 4.2 to 4.5 ms (its ON CREATE SET);
-now 0.32 and 0.35 (measured with a probe of 200 calls each). What a change of one row costs at 300,000
-nodes is that mechanism too, and it cannot be written around in one query: the change SETs the entity
-and the State it ends, and CREATEs the new State. Measured with single queries at 300,000 nodes: a labelled
-node created and any node property SET (before or after it, in CALL {}, by MERGE, by a map, or a REMOVE)
-2.4 to 2.8 ms; an edge created and a node SET, or a node without a label created and a node SET, or a
-labelled node created and an edge SET, 0.02 to 0.05 ms. Batches pay it once a query: 500 changes in one
-query, some 10 us a row. Nor does a second query help: with the new State made without its label (0.05
-ms) and labelled by a second query in the same MULTI/EXEC, that second query took 2.37 ms; labelled alone
-(0.10 ms), the next query that SET a node property took 2.40. Whichever query first SETs a node property
-after a label was given pays it, so say() and record(), which SET only edge properties, pay nothing, and
-the next change of an entity pays for what came before it.
+0.19 (0.06) at both. A node property SET in a query that creates a labelled node costs time in
+proportion to the nodes of the graph (2.4 to 2.8 ms at 300,000, whether before or after the CREATE, in
+CALL {}, by MERGE, by a map, or a REMOVE); an edge created and a node SET, a node without a label created
+and a node SET, or a labelled node created and an edge SET, 0.02 to 0.05 ms. Whichever query first SETs a
+node property after a label was given pays it (a second query in the same MULTI/EXEC too); a batch pays
+it once a query (500 changes: some 10 us a row). So a session's counter is on a loop edge, a Reference
+keeps no count of its mentions (a count SET on it cost 4.4 ms at 300,000 nodes), and a change of one row
+pays it; an episode's and the Stamp's counters are on their nodes, where the design names them, and
+record() and close_episode() pay it (ARCHITECTURE.md).
 """
 
 from __future__ import annotations

@@ -4,6 +4,11 @@
 then each is weighed once by the episode n + 2, for it when n is even and against it when odd. Every
 receipt is checked, and every lesson is read back with lesson(): its support, what it rests on and is
 weighed against, what it is about.
+
+learn() and weigh() cost what their checks cost as a read plus what their write costs blind, and 0.01 to
+0.03 ms more (learn() 0.34, its checks 0.13, its blind write 0.20 ms inside FalkorDB); the library's
+Python is some 0.04 ms of a call. weigh() sends one query text for each side, each with the one FOREACH
+that writes: one text with two guarded FOREACHes cost 0.02 ms more.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
-"""Notes accepted by the service: `uv run python bench/notes.py [--seconds S]` from the root.
+"""Notes accepted by the service over HTTP, one a call and 100 a call (targets: 500/s and 5,000/s).
+
+    uv run python bench/run.py notes [--seconds S]
 
 Starts the real `lighthouse serve` on a free loopback port with a temporary data directory, declares
 the example kinds for one tenant, then for S seconds each: 4 HTTP clients (threads, each with its own
 persistent httpx client) sending one note per call to POST /v1/note, then the same 4 sending batches
 of 100 to POST /v1/notes. Prints notes per second with PASS/MISS against the targets of issue 12.
 Every receipt is checked (recorded, with the next id of its episode) and the entries in the graph are
-counted at the end; a wrong answer stops it with exit code 1. The extraction worker's figures are in
-bench/extraction_lag.py. The service it started is stopped whatever happens.
+counted at the end; a wrong answer stops it with exit code 1. The extraction worker's figures are
+notes_worker.py's (`bench/run.py worker`). The service it started is stopped whatever happens.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""The extraction worker inside `lighthouse serve`: `uv run python bench/notes_worker.py [--notes N]`.
+"""The extraction worker inside `lighthouse serve` against a fake model: its rows/s and a note's lag.
+
+    uv run python bench/run.py worker [--notes N] [--lag-notes M] [--interval-ms I]
 
 Starts a fake OpenAI-compatible chat model (a real HTTP server on loopback, in this process) that
 reads the note out of the prompt ("device d17 is hot, word w17") and answers one fact of the Device
@@ -14,6 +16,10 @@ serve and a tenant of its own:
   every 20 ms for its word until the fact comes back with that note as its evidence: the time from the
   note's accepted answer to that recall answer (median and 95th percentile). The worker looks for new
   notes every worker_interval_ms when idle (the default, 1,000 ms, unless --interval-ms).
+
+A note kept by serve wakes its idle worker (without the wake the lag is the idle wait: median 1,207 ms).
+The worker asks one note at a time; asking several at once while writing their answers in order, each
+note still read once, is what would raise its rate.
 """
 
 from __future__ import annotations

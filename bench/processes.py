@@ -29,7 +29,7 @@ def expect(condition: bool, message: str) -> None:
 
 
 def on_a_server(work) -> int:
-    """A command of its own (growth.py, vectors_in_change.py): work(server) on the embedded FalkorDB, or
+    """A command of its own (growth.py, beside_shapes.py): work(server) on the embedded FalkorDB, or
     the one FALKORDB_HOST/PORT name. Its exit code: 0, or 1 with WRONG WORK when an answer was wrong. The
     server is stopped (an external one left alone) either way."""
     server = connect_or_start()

@@ -1,7 +1,6 @@
-"""The library's own work a row of remember(), counted in instructions: a figure the load of a shared
-machine does not move.
+"""The library's own work a row of remember(), counted in instructions (valgrind): load does not move it.
 
-    uv run python bench/python_cost.py [--rows 1000] [--workloads create,change,replay] [--stages]
+    uv run python bench/run.py instructions [--rows 1000] [--workloads create,change,replay] [--stages]
 
 Seconds on this machine move by half from run to run (the same code, the same server), so a change of a
 tenth in the library's Python cannot be seen in them. Instructions can: valgrind's callgrind counts those

@@ -1,4 +1,6 @@
-"""recall through the service, timed: `uv run python bench/recall_latency.py [--notes N] [--questions Q]`.
+"""recall through the service, timed over 10,000 notes, and the embedding worker's rate.
+
+    uv run python bench/run.py recall_latency [--notes N] [--questions Q] [--embed-seconds S]
 
 Starts the real `lighthouse serve` with the bundled embedder (a free loopback port, a temporary data
 directory), keeps N notes (default 10,000) over HTTP, lets its embedding worker give them their
@@ -187,12 +189,12 @@ def measure(serve: Serve, count: int, questions: int, embed_seconds: float) -> i
     return missed
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--embed-seconds", type=float, default=3_600.0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         serve = Serve(Path(folder) / "data", embedder="local").start()
         try:

@@ -4,6 +4,11 @@ Questions are two or three of the vocabulary words a device's note holds (fleet.
 finds that device and a few others. Answers are checked against the fleet: the devices whose current
 note has every word, the devices whose relation held at the time, and for nearest() the cosine of the
 same test embedder computed here over every device.
+
+search() with match="all" asks the full-text index once with every word required, and returns each result
+as one map without its words and vector. pointing_at() is limited by the size of its answer: a team is
+used by 750 devices, so one call in six returns 750 keys. nearest() spends its time on the values of the
+ten nodes it returns (0.22 of 0.38 ms inside FalkorDB), not in the vector index (0.12 ms).
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ def _current_notes(fleet: Fleet) -> dict[str, str]:
     "calls",
     needs=("create",),
     floor="indexed_match",
-    target=0.70,
+    target=0.87,  # issue 35: at least the published package, which reached 87 % of this floor
     about="search() of 2 or 3 words over the devices' notes, every word must match, 10 results",
 )
 def search_calls(ctx: Context) -> Measured:

@@ -3,6 +3,9 @@
 Starts an embedded FalkorDB with nothing on disk (unless FALKORDB_HOST/PORT name a server), writes to a
 fresh graph that is deleted after, and prints one line per workload with its ratio to its floor.
 Targets are reported as PASS or MISS; a workload whose work was wrong stops the run with exit code 1.
+
+`bench/run.py SUITE [its options]` runs one of the suites that start their own processes (the service,
+the console, the workers, recall, durability...) instead; `--list` names the workloads and the suites.
 """
 
 from __future__ import annotations
@@ -43,6 +46,32 @@ WORKLOAD_MODULES = (
 )
 for module in WORKLOAD_MODULES:
     importlib.import_module(module)
+
+# The suites: commands that start processes of their own (a serve, a fake model) or measure otherwise
+# (instructions, graph sizes), each a module with main(argv) -> exit code and its own --help. The name
+# here -> the module (bench/ on the path; recall is the package bench/recall/, also `python -m bench.recall`).
+SUITES = {
+    "service": "service",
+    "console": "console_page",
+    "notes": "notes",
+    "worker": "notes_worker",
+    "recall": "recall.run",
+    "recall_latency": "recall_latency",
+    "durability": "durability",
+    "shapes": "beside_shapes",
+    "growth": "growth",
+    "instructions": "python_cost",
+}
+# What the workloads and suites share (not run by themselves).
+SHARED_MODULES = (
+    "run",
+    "registry",
+    "report",
+    "fleet",
+    "breakdown",
+    "processes",
+    "single_write_cypher",
+)
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -103,7 +132,17 @@ def listing() -> str:
         else:
             goal = f">= {chosen.target * 100:.0f} % of {chosen.floor}"
         rows.append(f"{chosen.name:<16} {chosen.unit:<5} {goal:<26} {chosen.about}")
+    rows.append("\nsuites (bench/run.py SUITE --help says their options):")
+    for name, module in SUITES.items():
+        about = (importlib.import_module(module).__doc__ or "").strip().splitlines()[0]
+        rows.append(f"{name:<16} {module.replace('.', '/') + '.py':<22} {about}")
     return "\n".join(rows)
+
+
+def run_suite(name: str, argv: list[str]) -> int:
+    """One suite, with its own options: its main()'s exit code."""
+    sys.argv[0] = f"bench/run.py {name}"  # what its usage line shows
+    return importlib.import_module(SUITES[name]).main(argv) or 0
 
 
 def measure(ctx: Context, names: list[str] | None, profile: bool, tallies: Tallies | None) -> list[Figure]:
@@ -166,11 +205,18 @@ def one_round(server, client, args: argparse.Namespace, number: int) -> list[Fig
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given and given[0] in SUITES:
+        return run_suite(given[0], given[1:])
     args = arguments(argv)
     if args.list:
         print(listing())
         return 0
-    selection(args.only)  # an unknown name stops here, before a server starts
+    try:
+        selection(args.only)  # an unknown name stops here, before a server starts
+    except BenchError as error:
+        print(f"bench/run.py: {error}", file=sys.stderr)
+        return 2
     server = database.connect_or_start()
     client = server.client()
     began = time.perf_counter()

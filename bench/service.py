@@ -1,4 +1,6 @@
-"""What the service adds to the library: `uv run python bench/service.py [--calls N]` from the root.
+"""What the service adds to the library: HTTP and MCP against the library called directly, and 8 writers.
+
+    uv run python bench/run.py service [--calls N] [--seconds S] [--profile PATH]
 
 Starts the real `lighthouse serve` on a free loopback port with a temporary data directory, then times
 N calls each of remember (one row), search and as_of: the library called directly on the server's
@@ -8,6 +10,12 @@ SDK's client). Prints the medians and p95s, what HTTP and MCP add to the direct 
 against the targets of issue 11, then 8 concurrent HTTP clients writing one-row remembers, and where
 the time goes. Every answer is checked; a wrong one stops it with exit code 1. The service it started
 is stopped whatever happens.
+
+Where the time goes (2026-12-01, quiet): the service's own layer (table, arguments, key check, JSON)
+adds 0.01 to 0.1 ms; the transport the rest: `GET /health` takes 0.76 ms, 0.37 of it httpx's own CPU in
+the client. MCP adds about 1.8 ms more than HTTP: the SDK's JSON-RPC session, pydantic validation and the
+streamable HTTP response. The 8 writers' one-row remembers are gathered into one library call while one
+is in flight (gathering.py): 1,114 rows/s against 626 to 636 without it.
 """
 
 from __future__ import annotations

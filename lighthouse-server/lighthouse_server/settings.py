@@ -3,8 +3,8 @@
 Every part of the service (serve, and the commands that act on its data) takes its settings from the one
 Settings this module gives. Outside it, only the demo, `lighthouse server`, the tests and the benchmark
 read the environment: FALKORDB_URL, FALKORDB_HOST, FALKORDB_PORT and FALKORDB_PASSWORD (database.py) and
-LIGHTHOUSE_GRAPH (command/demo.py), as the README's "Two commands" says. Each setting is documented in the
-README's table of settings.
+LIGHTHOUSE_GRAPH (command/demo.py), as the README's "Two commands" says. The README's table of settings
+is made from the Settings class below (its docstrings, defaults and ENVIRONMENT).
 """
 
 from __future__ import annotations
@@ -21,33 +21,64 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """What the service runs with. Field names are the keys of the TOML file."""
+    """What the service runs with. Field names are the keys of the TOML file; the docstring under each
+    field is its line in the README's table of settings (python -m lighthouse_server.readme_tables)."""
 
-    data: str = "data"  # the embedded FalkorDB's data directory
-    host: str = "127.0.0.1"  # where HTTP and MCP listen
+    data: str = "data"
+    """the embedded FalkorDB's data directory (`--data`)"""
+    host: str = "127.0.0.1"
+    """where HTTP and MCP listen (`--host`)"""
     port: int = 8765
-    falkordb_url: str = ""  # redis://host:port of a FalkorDB already running; empty: start the embedded one
-    fsync: str = "everysec"  # the append-only file's policy: everysec or always
-    body_limit: int = 8 * 1024 * 1024  # bytes of one HTTP request body
-    body_timeout_s: int = 30  # how long a request's whole body may take to arrive (408 past it)
-    heavy_per_minute: int = 10  # calls of groups/important/between/connection per key and minute
-    query_timeout_ms: int = 5_000  # time limit of the read-only Cypher tool
-    key: str = ""  # the API key `lighthouse mcp` (stdio) acts with
-    embedder: str = (
-        ""  # "local": the bundled model; "http": embeddings_url; empty: recall by words and graph only
-    )
-    model_url: str = (
-        ""  # an OpenAI-compatible chat endpoint (base URL, e.g. http://host/v1); empty: no extraction
-    )
-    model_name: str = ""  # the model the extraction worker asks
-    model_key: str = ""  # its bearer key (set it in the environment, not in a file)
-    model_timeout_s: int = 60  # how long one ask of the model may take, its answer's last byte included
-    model_attempts: int = 3  # failed asks of one note before it is set aside (worker/extraction.py)
-    prompt_entities: int = 20  # entities the note finds that its prompt carries (keys and current values)
-    worker_interval_ms: int = 1_000  # how long an idle worker waits before it looks for notes again
-    embeddings_url: str = ""  # an OpenAI-compatible embeddings endpoint (base URL), for embedder = "http"
-    embeddings_model: str = ""  # the model that endpoint runs
-    embeddings_key: str = ""  # its bearer key (set it in the environment)
+    """the port (`--port`)"""
+    falkordb_url: str = ""
+    """`redis://host:port` of a FalkorDB already running (`redis://:password@host:port` for one that
+    requires a password); empty starts the embedded one"""
+    fsync: str = "everysec"
+    """the append-only file's policy (`--fsync`): `everysec` may lose about the last second of
+    acknowledged writes on a power loss or kernel crash, and up to two seconds of them on a crash of the
+    process while a busy disk holds Redis' background fsync; `always` loses none, and each write waits
+    for the disk"""
+    body_limit: int = 8 * 1024 * 1024
+    """bytes of one request body; more is 413"""
+    body_timeout_s: int = 30
+    """seconds a request's whole body may take to arrive (a body shorter than its Content-Length, a
+    client that stalls); past it 408 `body_timeout`"""
+    heavy_per_minute: int = 10
+    """calls of `groups`, `important`, `between`, `connection` per key and minute"""
+    query_timeout_ms: int = 5_000
+    """time limit of the read-only `cypher` tool"""
+    key: str = ""
+    """the API key `lighthouse mcp` (stdio) acts with, and `kinds declare` while a `serve` runs on the
+    data directory (the declaration then goes through that server, which holds the tenant's writers back;
+    `--key` too); with `falkordb_url`, a key sends the declaration to the serve at `host` and `port`, and
+    without one it is written directly (and says so)"""
+    embedder: str = ""
+    """`local`: recall by meaning with the bundled all-MiniLM-L6-v2 (384 dimensions); `http`: with the
+    endpoint `embeddings_url` names; empty: by words and the graph only"""
+    model_url: str = ""
+    """base URL of an OpenAI-compatible chat endpoint (for example `http://127.0.0.1:8000/v1`) the
+    extraction worker asks; empty: notes are kept and found by words, and no facts are drawn from them
+    (the status says `not configured`)"""
+    model_name: str = ""
+    """the model's name; facts it draws are written with `by` = `model:<name>`"""
+    model_key: str = ""
+    """the model endpoint's bearer key: set it in the environment, not in a file"""
+    model_timeout_s: int = 60
+    """seconds one ask of the model may take, from the connection to the answer's last byte; past it the
+    connection is cut and the ask counts as failed"""
+    model_attempts: int = 3
+    """failed asks of one note (malformed JSON, a 5xx, a timeout; or no connection, a 429, a 401/403/404
+    while the model answers other notes) before the note is set aside; `replay` gives it back"""
+    prompt_entities: int = 20
+    """entities found by a note's words and meaning that its prompt carries (keys and current values)"""
+    worker_interval_ms: int = 1_000
+    """how long an idle worker waits before it looks for new notes again"""
+    embeddings_url: str = ""
+    """base URL of an OpenAI-compatible embeddings endpoint, for `embedder = "http"`"""
+    embeddings_model: str = ""
+    """the model that endpoint runs"""
+    embeddings_key: str = ""
+    """its bearer key: set it in the environment"""
 
 
 # Setting -> environment variable. FALKORDB_URL is the name the field already uses elsewhere.

@@ -80,20 +80,3 @@ def test_the_embedder_is_local_http_or_none() -> None:
     assert load(environ={}).embedder == ""
     with pytest.raises(SettingsError, match="embedder"):
         load(environ={"LIGHTHOUSE_EMBEDDER": "openai"})
-
-
-def test_the_readme_documents_every_setting_with_its_variable_and_default() -> None:
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    table = readme.split("### Settings", 1)[1].split("\n\n## ", 1)[0]
-    rows = {}
-    for line in table.splitlines():
-        cells = [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 4 and cells[0] not in ("setting", "---"):
-            rows[cells[0]] = (cells[1], cells[2])
-    defaults = Settings()
-    assert set(rows) == set(ENVIRONMENT)
-    for name, (variable, default) in rows.items():
-        assert variable == ENVIRONMENT[name]
-        assert default == (str(getattr(defaults, name)) or "empty"), name
