@@ -1,4 +1,7 @@
-"""A consistent copy of the whole database, taken while it runs and takes writes; and its restore.
+"""A snapshot of one whole server, of one instant, taken while it runs and takes writes; and its restore.
+
+For one server on this machine only (`lighthouse backup --snapshot`): on a cluster BGSAVE reaches one
+shard, so it is refused there; graph_backup.py copies each graph by itself on any topology.
 
 backup() has the server write a snapshot (BGSAVE: a forked child writes the data as of one instant, so
 writes go on meanwhile), waits for it, and copies the file it wrote into a directory of its own with a
@@ -56,6 +59,11 @@ def _connection(client_or_server: object) -> Redis:
     if isinstance(client_or_server, Server):
         return client_or_server.connection(timeout=30.0)
     if isinstance(client_or_server, FalkorDB):
+        if not isinstance(client_or_server.connection, Redis):  # BGSAVE would reach one shard only
+            raise BackupError(
+                "a snapshot copies one server, and this is a cluster: back it up graph by graph "
+                "(graph_backup.py, `lighthouse backup DIR` without --snapshot)"
+            )
         return client_or_server.connection
     if isinstance(client_or_server, Redis):
         return client_or_server
