@@ -244,15 +244,20 @@ def _write_json(path: Path, content: dict) -> None:
     partial.replace(path)
 
 
-def read_manifest(backup_dir: str | Path) -> dict:
-    """The manifest of a backup, its snapshot checked against the size and sha256 it records."""
-    folder = Path(backup_dir).resolve()
+def manifest_json(folder: Path) -> object:
+    """What folder/manifest.json holds (of either kind of backup); BackupError when it is not JSON."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        return json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except OSError as error:
         raise BackupError(f"{folder} holds no backup: {MANIFEST} cannot be read ({error.strerror})") from None
     except ValueError:
         raise BackupError(f"the {MANIFEST} of {folder} is not JSON: the backup is damaged") from None
+
+
+def read_manifest(backup_dir: str | Path) -> dict:
+    """The manifest of a backup, its snapshot checked against the size and sha256 it records."""
+    folder = Path(backup_dir).resolve()
+    manifest = manifest_json(folder)
     if type(manifest) is not dict or manifest.get("format") != FORMAT:
         raise BackupError(
             f"the backup in {folder} is not of format {FORMAT}: restore it with its own version"

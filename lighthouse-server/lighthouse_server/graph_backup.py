@@ -28,9 +28,8 @@ from pathlib import Path
 from redis import ConnectionPool, Redis
 from redis import exceptions as replies
 
-from .backup import BackupError, _empty_directory, _write_json
+from .backup import MANIFEST, BackupError, _empty_directory, _write_json, manifest_json
 
-MANIFEST = "manifest.json"
 FORMAT = "lighthouse-graphs"  # the manifest's "format"; a snapshot backup's is the number 1
 VERSION = 1
 _FILE = re.compile(r"\Agraph-\d{4,9}\.dump\Z")  # a plain name in the backup directory, never a path
@@ -164,12 +163,7 @@ def read_backup(backup_dir: str | Path) -> dict:
     """The manifest of a graph backup, checked in form, and each graph's file against its size and sha256
     (read again, and checked again, as each is restored). Raises BackupError saying what is damaged."""
     folder = Path(backup_dir).resolve()
-    try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise BackupError(f"{folder} holds no backup: {MANIFEST} cannot be read ({error.strerror})") from None
-    except ValueError:
-        raise BackupError(f"the {MANIFEST} of {folder} is not JSON: the backup is damaged") from None
+    manifest = manifest_json(folder)
     if type(manifest) is not dict or manifest.get("format") != FORMAT:
         raise BackupError(f"the {MANIFEST} of {folder} is not a graph backup's: the backup is damaged")
     if manifest.get("version") != VERSION:

@@ -39,7 +39,9 @@ def installation(data: Path, count: int) -> tuple[list[str], str]:
             secret = keys.create(db, name, "planner", ["read", "write"])["key"]
             graph = lighthouse.tenant(db, name)
             lighthouse.ensure_schema(graph, [DEVICE])
-            rows = [{"key": f"d{row}", "t": "2026-10-01", "values": {"note": f"{name} {row}"}} for row in range(3)]
+            rows = [
+                {"key": f"d{row}", "t": "2026-10-01", "values": {"note": f"{name} {row}"}} for row in range(3)
+            ]
             lighthouse.remember(graph, DEVICE, rows, "loader")
         names = graph_names(db)
     return names, secret
@@ -87,7 +89,9 @@ class Writers:
         self.acknowledged: list[int] = []
         self.retries = 0
         self.halt = threading.Event()
-        self.threads = [threading.Thread(target=self._write, args=(one,), daemon=True) for one in range(count)]
+        self.threads = [
+            threading.Thread(target=self._write, args=(one,), daemon=True) for one in range(count)
+        ]
 
     def _write(self, writer: int) -> None:
         serial = 0
