@@ -14,6 +14,7 @@ import test_backup
 from falkordb import FalkorDB
 from lighthouse import Kind
 from lighthouse_server.backup import BackupError, backup
+from lighthouse_server.command import main
 from lighthouse_server.embedded import start
 from lighthouse_server.graph_backup import (
     MANIFEST,
@@ -160,3 +161,40 @@ def test_a_damaged_or_mismatched_backup_is_refused_with_nothing_written(source, 
         restore_graphs(db, tmp_path / "nothing")
     with pytest.raises(BackupError, match="not empty"):
         backup_graphs(db, tmp_path / "copy")
+
+
+def test_the_commands_back_up_either_way_and_restore_each_where_it_belongs(
+    falkordb_cluster, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    for variable in ("FALKORDB_URL", "LIGHTHOUSE_CONFIG", "LIGHTHOUSE_DATA"):
+        monkeypatch.delenv(variable, raising=False)
+    data = str(tmp_path / "data")
+    with start(data_dir=data) as server:
+        names = tenants(server.client(), 2)
+        kept = digests(server.client(), names)
+    assert main(["backup", str(tmp_path / "graphs"), "--data", data]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["topology"] == "server" and [g["name"] for g in said["graphs"]] == sorted(names)
+    assert main(["backup", "--snapshot", str(tmp_path / "snapshot"), "--data", data]) == 0
+    assert json.loads(capsys.readouterr().out)["graphs"] == sorted(names)
+    assert main(["restore", str(tmp_path / "snapshot"), "--data", str(tmp_path / "restored")]) == 0
+    capsys.readouterr()
+    with start(data_dir=tmp_path / "restored") as server:
+        assert digests(server.client(), names) == kept
+    # With the cluster named: a snapshot is refused both ways; the graph backup restores into it.
+    monkeypatch.setenv("FALKORDB_URL", f"redis://{falkordb_cluster.seeds[0]}")
+    assert main(["backup", "--snapshot", str(tmp_path / "other")]) == 2
+    assert "a snapshot copies one server, and this is a cluster" in capsys.readouterr().err
+    assert main(["restore", str(tmp_path / "snapshot")]) == 2
+    assert "a snapshot backup restores into an empty data directory" in capsys.readouterr().err
+    cluster = client(falkordb_cluster)
+    try:
+        assert main(["restore", str(tmp_path / "graphs")]) == 0
+        assert [one["name"] for one in json.loads(capsys.readouterr().out)["graphs"]] == sorted(names)
+        assert digests(cluster, names) == kept
+        assert main(["restore", str(tmp_path / "graphs")]) == 2
+        assert "give --replace to overwrite them" in capsys.readouterr().err
+        assert main(["restore", str(tmp_path / "graphs"), "--replace"]) == 0
+    finally:
+        for name in names:
+            cluster.connection.delete(name)
