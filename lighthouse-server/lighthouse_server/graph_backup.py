@@ -12,7 +12,9 @@ restore_graphs() checks everything before it writes anything: the manifest's for
 sha256, a target whose graph module is no older than the one that wrote the dumps, and no graph of the
 same name in the target unless replace. Then it RESTOREs each graph under its own name (on a cluster the
 key routes it to the shard of its slot) and compares its counts with the manifest's. A dump restored
-under another name keeps its old name inside (GRAPH.LIST shows that one), so a name is never changed.
+under another name keeps its old name inside (GRAPH.LIST shows that one), so a name is never changed,
+and a manifest that names a dump after another graph is found out as that graph is restored: the
+restore stops there and deletes the graphs it had created.
 """
 
 from __future__ import annotations
@@ -246,6 +248,7 @@ def restore_graphs(db, backup_dir: str | Path, *, replace: bool = False) -> dict
             payload = _payload(Path(backup_dir).resolve(), entry)
             db.connection.restore(entry["name"], 0, payload, replace=entry["name"] in present)
             done.append({"name": entry["name"], "replaced": entry["name"] in present})
+            _named_as_said(db, entry["name"])
             _compare_counts(db, entry)
             done[-1].update(nodes=entry["nodes"], edges=entry["edges"])
     except (replies.RedisError, BackupError) as error:
@@ -258,6 +261,21 @@ def restore_graphs(db, backup_dir: str | Path, *, replace: bool = False) -> dict
         "graphs": done,
         "seconds": round(time.monotonic() - began, 3),
     }
+
+
+def _named_as_said(db, name: str) -> None:
+    """Refuses a dump of another graph than the manifest names (restored, it keeps its own name inside:
+    GRAPH.LIST of the node that holds the key would not show the name)."""
+    if is_cluster(db):
+        listed = db.connection.execute_command(
+            "GRAPH.LIST", target_nodes=db.connection.get_node_from_key(name)
+        )
+    else:
+        listed = db.connection.execute_command("GRAPH.LIST")
+    if name not in {_text(one) for one in listed}:
+        raise BackupError(
+            f"the dump named {name!r} in the manifest holds another graph: the backup is mismatched"
+        )
 
 
 def _compare_counts(db, entry: dict) -> None:

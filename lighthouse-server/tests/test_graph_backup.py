@@ -156,6 +156,13 @@ def test_a_damaged_or_mismatched_backup_is_refused_with_nothing_written(source, 
         with pytest.raises(BackupError, match=r"holds \d+ nodes .*, the backup 12345"):
             restore_graphs(into, tmp_path / "copy")
         assert graph_names(into) == []
+        # A manifest that names a dump after another graph (its checksums right) is found out and undone.
+        swapped = {**manifest, "graphs": [{**first, "name": "tenant:another"}]}
+        manifest_path.write_text(json.dumps(swapped))
+        with pytest.raises(BackupError, match="'tenant:another' in the manifest holds another graph"):
+            restore_graphs(into, tmp_path / "copy")
+        assert graph_names(into) == [] and into.connection.dbsize() == 0
+    manifest_path.write_text(json.dumps(manifest))
     assert read_backup(tmp_path / "copy")["graphs"][0]["name"] == sorted(names)[0]
     with pytest.raises(BackupError, match="holds no backup"):
         restore_graphs(db, tmp_path / "nothing")
