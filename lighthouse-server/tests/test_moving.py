@@ -18,7 +18,7 @@ from lighthouse_server import audit, keys, local_cluster
 from lighthouse_server.command import main
 from lighthouse_server.embedded import start
 from lighthouse_server.graph_backup import graph_names
-from lighthouse_server.moving import graph_digest
+from lighthouse_server.moving import MoveError, graph_digest, move
 
 DEVICE = Kind("Device", key="serial", text=("note",))
 
@@ -181,3 +181,27 @@ def _quiet(monkeypatch):
     """The move command reads the environment's FalkorDB only through the settings: none here."""
     for variable in ("FALKORDB_URL", "FALKORDB_HOST", "FALKORDB_PORT", "LIGHTHOUSE_CONFIG"):
         monkeypatch.delenv(variable, raising=False)
+
+
+def test_move_refuses_itself_and_a_graph_written_while_it_is_moved(tmp_path) -> None:
+    with start() as source_server, start() as target_server:
+        source, target = source_server.client(), target_server.client()
+        with pytest.raises(MoveError, match="the target is the source database itself"):
+            move(source, source)
+        busy = source.select_graph("tenant:busy")
+        busy.query("UNWIND range(1, 20000) AS i CREATE (:Filler {i: i})")  # a read of it takes a while
+        halt = threading.Event()
+
+        def write() -> None:
+            while not halt.is_set():
+                busy.query("CREATE (:Written)")
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        try:
+            with pytest.raises(MoveError, match="'tenant:busy' was written while it was moved"):
+                move(source, target)
+        finally:
+            halt.set()
+            writer.join(10)
+        assert graph_names(target) == []
