@@ -16,7 +16,15 @@ from .encoding import jsonable
 from .keys import service_graph
 from .reading import rows
 
-ACTIONS = ("key_created", "key_revoked", "kind_declared", "session_forgotten", "user_forgotten", "restored")
+ACTIONS = (
+    "key_created",
+    "key_revoked",
+    "kind_declared",
+    "session_forgotten",
+    "user_forgotten",
+    "restored",
+    "moved",
+)
 
 
 def write(db, *, tenant: str, action: str, who: str, key_id: str | None, what: dict) -> dict:

@@ -1,4 +1,7 @@
-"""A consistent copy of the whole database, taken while it runs and takes writes; and its restore.
+"""A snapshot of one whole server, of one instant, taken while it runs and takes writes; and its restore.
+
+For one server on this machine only (`lighthouse backup --snapshot`): on a cluster BGSAVE reaches one
+shard, so it is refused there; graph_backup.py copies each graph by itself on any topology.
 
 backup() has the server write a snapshot (BGSAVE: a forked child writes the data as of one instant, so
 writes go on meanwhile), waits for it, and copies the file it wrote into a directory of its own with a
@@ -56,6 +59,11 @@ def _connection(client_or_server: object) -> Redis:
     if isinstance(client_or_server, Server):
         return client_or_server.connection(timeout=30.0)
     if isinstance(client_or_server, FalkorDB):
+        if not isinstance(client_or_server.connection, Redis):  # BGSAVE would reach one shard only
+            raise BackupError(
+                "a snapshot copies one server, and this is a cluster: back it up graph by graph "
+                "(graph_backup.py, `lighthouse backup DIR` without --snapshot)"
+            )
         return client_or_server.connection
     if isinstance(client_or_server, Redis):
         return client_or_server
@@ -236,15 +244,20 @@ def _write_json(path: Path, content: dict) -> None:
     partial.replace(path)
 
 
-def read_manifest(backup_dir: str | Path) -> dict:
-    """The manifest of a backup, its snapshot checked against the size and sha256 it records."""
-    folder = Path(backup_dir).resolve()
+def manifest_json(folder: Path) -> object:
+    """What folder/manifest.json holds (of either kind of backup); BackupError when it is not JSON."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        return json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except OSError as error:
         raise BackupError(f"{folder} holds no backup: {MANIFEST} cannot be read ({error.strerror})") from None
     except ValueError:
         raise BackupError(f"the {MANIFEST} of {folder} is not JSON: the backup is damaged") from None
+
+
+def read_manifest(backup_dir: str | Path) -> dict:
+    """The manifest of a backup, its snapshot checked against the size and sha256 it records."""
+    folder = Path(backup_dir).resolve()
+    manifest = manifest_json(folder)
     if type(manifest) is not dict or manifest.get("format") != FORMAT:
         raise BackupError(
             f"the backup in {folder} is not of format {FORMAT}: restore it with its own version"

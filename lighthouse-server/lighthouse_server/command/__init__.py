@@ -2,7 +2,7 @@
 
 `lighthouse demo` runs the README's example; `serve` runs the service; `mcp` serves the tools on
 stdio; `keys` and `kinds` manage a tenant; `history`, `as-of`, `search`, `failures` and `call` are
-quick looks through the operations table; `import`, `export`, `backup` and `restore` move data;
+quick looks through the operations table; `import`, `export`, `backup`, `restore` and `move` move data;
 `work` runs the workers alone, and `status`, `replay` and `set-aside` show and steer them.
 """
 
@@ -14,7 +14,7 @@ import sys
 from ..embedded import ServerError
 from ..problems import Problem, problem_of
 from ..settings import SettingsError
-from . import demo, keys, kinds, looks, serve, transfer, work
+from . import cluster, demo, keys, kinds, looks, move, serve, transfer, work
 from .demo import DEFAULT_DATA, DEFAULT_GRAPH, graph_name
 
 __all__ = ["DEFAULT_DATA", "DEFAULT_GRAPH", "graph_name", "main", "parser"]
@@ -25,7 +25,7 @@ def parser() -> argparse.ArgumentParser:
         prog="lighthouse", description="Lighthouse: temporal graph memory on FalkorDB."
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for area in (demo, serve, keys, kinds, looks, transfer, work):
+    for area in (demo, serve, keys, kinds, looks, transfer, move, work, cluster):
         area.add(commands)
     _described(top)
     return top

@@ -14,7 +14,7 @@ import click
 from lighthouse import tenant
 
 from .. import audit, keys
-from ..database import opened
+from ..database import external, opened
 from ..declarations import Kinds
 from .options import add_common, person, settings_of
 
@@ -38,10 +38,23 @@ def add(commands) -> None:
     out = commands.add_parser("export", help="a tenant's whole graph as JSON Lines: every node and edge")
     out.add_argument("--tenant", required=True, help="the tenant id")
     out.add_argument("--out", default=None, help="the file to write (default: standard output)")
-    copy = commands.add_parser("backup", help="a consistent copy of the whole database, taken while it runs")
+    copy = commands.add_parser(
+        "backup",
+        help="a copy of every graph, each by itself, from one server or a cluster, taken while it runs",
+    )
     copy.add_argument("directory", help="a new or empty directory for the copy")
-    back = commands.add_parser("restore", help="put a backup into an empty data directory (--data)")
+    copy.add_argument(
+        "--snapshot",
+        action="store_true",
+        help="instead, one snapshot of the whole server at one instant (one server on this machine only)",
+    )
+    back = commands.add_parser(
+        "restore", help="put a backup's graphs into the database (a snapshot: into an empty --data)"
+    )
     back.add_argument("directory", help="the backup's directory")
+    back.add_argument(
+        "--replace", action="store_true", help="overwrite graphs of the same name (default: refuse)"
+    )
     for sub in (rows, out, copy, back):
         add_common(sub)
     rows.set_defaults(run=run_import)
@@ -111,10 +124,16 @@ def run_backup(arguments) -> int:
 
 def _backup(arguments) -> int:
     from ..backup import backup
+    from ..graph_backup import backup_graphs
 
     with opened(settings_of(arguments), reading=True) as db:
-        manifest = backup(db, arguments.directory)
-    print(json.dumps({name: manifest.get(name) for name in ("directory", "created_at", "graphs", "counts")}))
+        if arguments.snapshot:
+            manifest = backup(db, arguments.directory)
+            said = ("directory", "created_at", "graphs", "counts")
+        else:
+            manifest = backup_graphs(db, arguments.directory)
+            said = ("directory", "created_at", "topology", "graphs")
+    print(json.dumps({name: manifest.get(name) for name in said}))
     return 0
 
 
@@ -126,22 +145,39 @@ def run_restore(arguments) -> int:
 
 
 def _restore(arguments) -> int:
-    from ..backup import restore
+    from ..backup import BackupError, restore
+    from ..graph_backup import is_graph_backup, restore_graphs
 
     settings = settings_of(arguments)
+    if is_graph_backup(arguments.directory):
+        with opened(settings) as db:
+            report = restore_graphs(db, arguments.directory, replace=arguments.replace)
+            what = {"backup": arguments.directory, "created_at": report["created_at"]}
+            audited(db, [one["name"] for one in report["graphs"]], "restored", what)
+        print(json.dumps(report))
+        return 0
+    if external(settings) is not None:
+        raise BackupError(
+            "a snapshot backup restores into an empty data directory of the embedded server, not into "
+            "the database falkordb_url names: take a backup without --snapshot to restore it there"
+        )
     report = restore(arguments.directory, settings.data)
     with opened(settings) as db:
-        keys.ensure_service_schema(db)
-        for name in report["graphs"]:
-            if name.startswith("tenant:"):
-                what = {"backup": arguments.directory, "created_at": report["created_at"]}
-                audit.write(
-                    db,
-                    tenant=name.removeprefix("tenant:"),
-                    action="restored",
-                    who=person(),
-                    key_id=None,
-                    what=what,
-                )
+        audited(
+            db,
+            report["graphs"],
+            "restored",
+            {"backup": arguments.directory, "created_at": report["created_at"]},
+        )
     print(json.dumps({name: report.get(name) for name in ("data_dir", "created_at", "graphs", "checked")}))
     return 0
+
+
+def audited(db, graphs: list[str], action: str, what: dict) -> None:
+    """An audit record for each tenant whose graph a restore or a move wrote."""
+    keys.ensure_service_schema(db)
+    for name in graphs:
+        if name.startswith("tenant:"):
+            audit.write(
+                db, tenant=name.removeprefix("tenant:"), action=action, who=person(), key_id=None, what=what
+            )
