@@ -147,3 +147,33 @@ def related(graph, kind, key, relation, when=None) -> list:
         raise values.Refused(f"{kind.label} has no relation {values.shown(relation)}")
     result = read(graph, _related_query(kind, relation), {"key": key, "at": moment(when)})
     return in_key_order([row[0] for row in result])
+
+
+MAX_AMONG = 1_000  # keys one call of entity_keys() looks for
+MAX_KEYS = 1_000_000  # keys one call of entity_keys() lists
+
+
+def entity_keys(graph, kind, among=None, skip=0, limit=None, *, timeout=None) -> list:
+    """The keys of the kind's entities, in the order FalkorDB sorts them (names, then whole numbers);
+    with among (a list of at most 1,000 keys), only those of them that are entities of the kind. skip
+    and limit (None: every one, at most 1,000,000) page the list; timeout: milliseconds, None for the
+    server's. A kind that is not a Kind, a key of among that is not a key, or a skip or limit out of
+    range raise Refused; among that is not a list or tuple raises WrongType. Nothing is written."""
+    if not is_kind(kind):
+        raise Refused(f"kind must be a Kind, not {values.sort_of(kind)}")
+    if among is not None:
+        if type(among) not in (list, tuple):
+            raise WrongType(f"among is a list of keys, not {values.sort_of(among)}")
+        if len(among) > MAX_AMONG:
+            raise Refused(f"among holds at most {MAX_AMONG:,} keys, not {len(among):,}")
+        among = list(dict.fromkeys(values.key(one, "a key of among") for one in among))
+    skip = values.whole(skip, "skip", 0, MAX_KEYS)
+    limit = MAX_KEYS if limit is None else values.whole(limit, "limit", 0, MAX_KEYS)
+    found = read(
+        graph,
+        f"MATCH (e:Entity:`{kind.label}`) WHERE $among IS NULL OR e.key IN $among "
+        "RETURN e.key ORDER BY e.key SKIP $skip LIMIT $limit",
+        {"among": among, "skip": skip, "limit": limit},
+        timeout,
+    )
+    return [row[0] for row in found]
