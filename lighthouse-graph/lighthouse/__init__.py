@@ -31,7 +31,7 @@ from .notes_waiting import notes_after, notes_by_id, notes_waiting
 from .once import Once, once, once_settled
 from .playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from .promotion import promote
-from .read import as_of, entity_keys, history, related
+from .read import as_of, entity_keys, history, related, state_values
 from .recall.answer import recall
 from .recall.entry_vectors import embed_entries, entry_dimensions, nearest_entries, vectors_waiting
 from .recall.rank import fuse
@@ -141,6 +141,7 @@ __all__ = [
     "vectors_waiting",
     "entry_dimensions",
     "entity_keys",
+    "state_values",
     "tenant_ids",
     "read_query",
     "ensure_indexes",

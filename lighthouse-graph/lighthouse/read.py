@@ -12,7 +12,7 @@ from functools import lru_cache
 from . import clock, values
 from .errors import WrongType
 from .graphs import read
-from .kinds import TRUST, Kind, is_kind, is_owned, trust_shown
+from .kinds import ENGINE_NAMES, TRUST, TRUST_SHOWN, Kind, is_kind, is_owned, trust_shown
 from .values import Refused
 
 # What a State shows besides its values (only those that are set); words stay inside the graph.
@@ -177,3 +177,18 @@ def entity_keys(graph, kind, among=None, skip=0, limit=None, *, timeout=None) ->
         timeout,
     )
     return [row[0] for row in found]
+
+
+_NOT_VALUES = ENGINE_NAMES | set(TRUST_SHOWN)
+
+
+def state_values(kind, state) -> dict:
+    """The entity's own values in a State as history() and as_of() give it: without what the library
+    shows beside them (valid_from, valid_to, recorded_at, by, fp, seen_last, entry, trust, review) and
+    without the key. A kind that is not a Kind raises Refused; a state that is not a dict raises
+    WrongType. Nothing is read."""
+    if not is_kind(kind):
+        raise Refused(f"kind must be a Kind, not {values.sort_of(kind)}")
+    if type(state) is not dict:
+        raise WrongType(f"state is a State as history() gives it, not {values.sort_of(state)}")
+    return {name: item for name, item in state.items() if name not in _NOT_VALUES and name != kind.key}

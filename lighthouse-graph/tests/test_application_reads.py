@@ -4,6 +4,7 @@ a kind's keys, the tenants, its own read-only queries, and whether an upgrade wa
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 from lighthouse import (
@@ -15,9 +16,11 @@ from lighthouse import (
     ensure_schema,
     entity_keys,
     entry_dimensions,
+    history,
     note,
     read_query,
     remember,
+    state_values,
     tenant,
     tenant_ids,
     upgrade_waiting,
@@ -127,3 +130,20 @@ def test_upgrade_waiting_says_when_ensure_schema_has_a_move_to_make(graph):
     assert upgrade_waiting(graph, (MANUAL, PLAIN)) is False
     with pytest.raises(WrongType):
         upgrade_waiting(graph, MANUAL)
+
+
+SENSOR = Kind("Sensor", key="serial", times=("checked",))
+
+
+def test_state_values_keeps_the_entitys_own_values_only(graph):
+    ensure_schema(graph, [SENSOR])
+    row = {"key": "s1", "t": SAID, "values": {"level": 3, "checked": SAID}}
+    assert remember(graph, SENSOR, [row], "clerk", candidate=True)[0]["status"] == "created"
+    (state,) = history(graph, SENSOR, "s1")
+    assert {"valid_from", "recorded_at", "by", "fp", "trust"} <= set(state)
+    assert state_values(SENSOR, state) == {"level": 3, "checked": datetime(2026, 11, 27, 16, tzinfo=UTC)}
+    assert state_values(SENSOR, {"serial": "s1", "words": "x", "review": {}, "entry": "e/1"}) == {}
+    with pytest.raises(Refused):
+        state_values("Sensor", state)
+    with pytest.raises(WrongType):
+        state_values(SENSOR, [state])
