@@ -19,18 +19,21 @@ from .diff import diff_between
 from .episodes import close_episode, episode, episodes_about, open_episode, record
 from .errors import LighthouseError, ReceiptMismatch, Refused, SchemaNotReady, TooSlow, WrongType
 from .extraction import extract, extract_again
-from .graphs import WORLD, ensure_schema, tenant, world
+from .graphs import WORLD, ensure_schema, read_query, tenant, tenant_ids, world
 from .handoffs import accept, hand_off, handoffs_for
 from .impact import impact_of_entry, impact_of_state, invalidate_entry
+from .indexes import ensure_indexes
 from .kinds import SELF, Kind
 from .lessons import learn, lesson, lessons_about, retire, used, weigh
+from .model_layout import upgrade_waiting
 from .notes import note, notes
+from .notes_waiting import notes_after, notes_by_id, notes_waiting
 from .once import Once, once, once_settled
 from .playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from .promotion import promote
-from .read import as_of, history, related
+from .read import as_of, entity_keys, history, related, state_values
 from .recall.answer import recall
-from .recall.entry_vectors import embed_entries, nearest_entries
+from .recall.entry_vectors import embed_entries, entry_dimensions, nearest_entries, vectors_waiting
 from .recall.rank import fuse
 from .recall.text import search, search_entries, search_history
 from .recall.traverse import pointing_at, similar
@@ -129,6 +132,20 @@ __all__ = [
     "confirm",
     "reject",
     "recall",
+    # What an application that runs workers and keeps records of its own reads of a graph: the notes as a
+    # queue, what waits for vectors, the keys of a kind, the tenants, its own queries and indexes, and
+    # whether an upgrade waits for ensure_schema().
+    "notes_after",
+    "notes_by_id",
+    "notes_waiting",
+    "vectors_waiting",
+    "entry_dimensions",
+    "entity_keys",
+    "state_values",
+    "tenant_ids",
+    "read_query",
+    "ensure_indexes",
+    "upgrade_waiting",
     "LighthouseError",
     "Refused",
     "WrongType",

@@ -58,6 +58,20 @@ def read(graph, query: str, params: dict | None = None, timeout: int | None = No
         raise
 
 
+def read_query(graph, query, parameters=None, timeout=None) -> list[list]:
+    """The rows of an application's own read-only query (GRAPH.RO_QUERY, decoded as the library decodes
+    its own); [] from a graph that does not exist yet. timeout: milliseconds, or None for the server's.
+    A query that is not text raises WrongType; the database's errors pass as ResponseError."""
+    if type(query) is not str or (parameters is not None and type(parameters) is not dict):
+        raise WrongType("query is text and parameters None or a dict")
+    return read(graph, query, parameters, timeout)
+
+
+def tenant_ids(db) -> list[str]:
+    """Every tenant whose graph exists (the ids tenant() takes), sorted; one call to the server."""
+    return sorted(name[len(TENANT_PREFIX) :] for name in db.list_graphs() if name.startswith(TENANT_PREFIX))
+
+
 def world(db, *, name: str = WORLD):
     """The graph that every tenant shares: db.select_graph("world"), or the one name a setting gives.
 
@@ -224,7 +238,7 @@ def _wait_until_built(graph, wait: float, *, constraints: bool = True) -> None:
         rest = min(rest * 2, 0.02)
 
 
-def _every_kind(kinds: object) -> dict[str, Kind]:
+def every_kind(kinds: object) -> dict[str, Kind]:
     """Each Kind given and each Kind they point at, by label; Refused for one label with two keys."""
     if type(kinds) not in (list, tuple) or not all(is_kind(kind) for kind in kinds):
         raise WrongType("kinds must be a list or tuple of Kind")
@@ -254,7 +268,7 @@ STAMP_SERIAL = (
 _INDEX_NAME = re.compile(r"\A[A-Za-z_][A-Za-z0-9_.]{0,99}\Z")  # a plain name, or one with dots (lh.*)
 
 
-def _application_indexes(indexes: object) -> list[tuple[str, str]]:
+def application_indexes(indexes: object) -> list[tuple[str, str]]:
     """The (label, property) pairs an application asks a range index on, checked: names only."""
     if type(indexes) not in (list, tuple):
         raise WrongType("indexes is a list of (label, property) pairs")
@@ -291,8 +305,8 @@ def ensure_schema(graph, kinds=(), wait_seconds=10.0, entry_dimensions=0, *, ind
     indexes too, built in the same turn as the rest (FalkorDB 4.22.1 crashed when two clients changed
     schemas at once, so an application that needs an index asks for it here rather than creating it).
     """
-    every = _every_kind(kinds)
-    extra = _application_indexes(indexes)
+    every = every_kind(kinds)
+    extra = application_indexes(indexes)
     entry_dimensions = whole(entry_dimensions, "entry_dimensions", 0, 4096)
     if type(wait_seconds) not in (int, float) or not 0 <= wait_seconds <= 86_400:
         raise Refused("wait_seconds must be a number of seconds from 0 to 86400")

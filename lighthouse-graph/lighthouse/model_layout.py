@@ -81,3 +81,16 @@ def moved_yet(graph) -> bool:
     know whether to run ensure_schema() after an upgrade, as the service does."""
     found = read(graph, f"MATCH (st:Stamp) RETURN st.`{COUNTS_ON_NODES}` = true AND st.`{MOVED}` = true")
     return not found or found[0][0] is True
+
+
+def upgrade_waiting(graph, kinds=()) -> bool:
+    """Whether ensure_schema() has yet to bring into this version's form what an earlier version wrote in
+    the graph: vectors on the entities of these kinds (vector_layout.py), counters on tallies or records
+    under other names (above). Three reads at most, nothing written; False for a graph not made yet. For
+    an application that must know whether to run ensure_schema() after an upgrade, as the service does.
+    kinds that are not a list or tuple of Kind raise WrongType."""
+    from .graphs import every_kind  # the Kinds given and those they point at, checked
+    from .vector_layout import waiting_to_move
+
+    listed = list(every_kind(kinds).values())
+    return bool(waiting_to_move(graph, listed)) or not moved_yet(graph)

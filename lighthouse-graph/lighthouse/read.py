@@ -12,7 +12,7 @@ from functools import lru_cache
 from . import clock, values
 from .errors import WrongType
 from .graphs import read
-from .kinds import TRUST, Kind, is_kind, is_owned, trust_shown
+from .kinds import ENGINE_NAMES, TRUST, TRUST_SHOWN, Kind, is_kind, is_owned, trust_shown
 from .values import Refused
 
 # What a State shows besides its values (only those that are set); words stay inside the graph.
@@ -147,3 +147,48 @@ def related(graph, kind, key, relation, when=None) -> list:
         raise values.Refused(f"{kind.label} has no relation {values.shown(relation)}")
     result = read(graph, _related_query(kind, relation), {"key": key, "at": moment(when)})
     return in_key_order([row[0] for row in result])
+
+
+MAX_AMONG = 1_000  # keys one call of entity_keys() looks for
+MAX_KEYS = 1_000_000  # keys one call of entity_keys() lists
+
+
+def entity_keys(graph, kind, among=None, skip=0, limit=None, *, timeout=None) -> list:
+    """The keys of the kind's entities, in the order FalkorDB sorts them (names, then whole numbers);
+    with among (a list of at most 1,000 keys), only those of them that are entities of the kind. skip
+    and limit (None: every one, at most 1,000,000) page the list; timeout: milliseconds, None for the
+    server's. A kind that is not a Kind, a key of among that is not a key, or a skip or limit out of
+    range raise Refused; among that is not a list or tuple raises WrongType. Nothing is written."""
+    if not is_kind(kind):
+        raise Refused(f"kind must be a Kind, not {values.sort_of(kind)}")
+    if among is not None:
+        if type(among) not in (list, tuple):
+            raise WrongType(f"among is a list of keys, not {values.sort_of(among)}")
+        if len(among) > MAX_AMONG:
+            raise Refused(f"among holds at most {MAX_AMONG:,} keys, not {len(among):,}")
+        among = list(dict.fromkeys(values.key(one, "a key of among") for one in among))
+    skip = values.whole(skip, "skip", 0, MAX_KEYS)
+    limit = MAX_KEYS if limit is None else values.whole(limit, "limit", 0, MAX_KEYS)
+    found = read(
+        graph,
+        f"MATCH (e:Entity:`{kind.label}`) WHERE $among IS NULL OR e.key IN $among "
+        "RETURN e.key ORDER BY e.key SKIP $skip LIMIT $limit",
+        {"among": among, "skip": skip, "limit": limit},
+        timeout,
+    )
+    return [row[0] for row in found]
+
+
+_NOT_VALUES = ENGINE_NAMES | set(TRUST_SHOWN)
+
+
+def state_values(kind, state) -> dict:
+    """The entity's own values in a State as history() and as_of() give it: without what the library
+    shows beside them (valid_from, valid_to, recorded_at, by, fp, seen_last, entry, trust, review) and
+    without the key. A kind that is not a Kind raises Refused; a state that is not a dict raises
+    WrongType. Nothing is read."""
+    if not is_kind(kind):
+        raise Refused(f"kind must be a Kind, not {values.sort_of(kind)}")
+    if type(state) is not dict:
+        raise WrongType(f"state is a State as history() gives it, not {values.sort_of(state)}")
+    return {name: item for name, item in state.items() if name not in _NOT_VALUES and name != kind.key}

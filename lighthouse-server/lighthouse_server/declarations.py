@@ -14,9 +14,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-from lighthouse import SELF, Kind, SchemaNotReady, ensure_schema, now, tenant
-from lighthouse.model_layout import moved_yet  # counters and records ensure_schema() has yet to move
-from lighthouse.vector_layout import waiting_to_move  # what an upgrade leaves for ensure_schema() to move
+from lighthouse import SELF, Kind, SchemaNotReady, ensure_schema, now, tenant, upgrade_waiting
 
 from .problems import Problem
 from .reading import rows
@@ -195,10 +193,10 @@ class Kinds:
                 return
         kinds = list(self.declared(tenant_id)[1].values())
         graph = tenant(self.db, tenant_id)
-        if waiting_to_move(graph, kinds) or not moved_yet(graph):
+        if upgrade_waiting(graph, kinds):
             with self.gate(tenant_id).changing(), SCHEMA_LOCK:
                 # Not moved by another thread meanwhile.
-                if waiting_to_move(graph, kinds) or not moved_yet(graph):
+                if upgrade_waiting(graph, kinds):
                     self._schema(graph, kinds)
         with self._lock:
             self._layout_kept.add(tenant_id)

@@ -12,8 +12,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from lighthouse import now, tenant
-from lighthouse.graphs import build_in_schema_turn
+from lighthouse import ensure_indexes, now, tenant
 
 from .reading import rows
 
@@ -204,6 +203,5 @@ def ensure_service_schema(db) -> None:
     # In the server's schema turn, one index at a time (FalkorDB's indexer crashed on a task handed to it
     # while it ran another).
     indexes = (("ApiKey", "hash"), ("ApiKey", "id"), ("AuditRecord", "tenant"))
-    statements = [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in indexes]
-    build_in_schema_turn(service_graph(db), statements, [], 10.0)  # ensure_schema()'s own wait
+    ensure_indexes(service_graph(db), indexes)
     _schema_done.set()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from lighthouse.graphs import read
+from lighthouse import read_query
 
 
 def rows(graph, query: str, parameters: dict | None = None, timeout: int | None = None) -> list[list]:
-    """GRAPH.RO_QUERY's rows, read as the library reads its own (lighthouse.graphs.read(): the reply
-    decoded by lighthouse.wire); a graph nothing was written to yet has none (FalkorDB calls it an error)."""
-    return read(graph, query, parameters, timeout)
+    """GRAPH.RO_QUERY's rows, read as the library reads its own (lighthouse.read_query()); a graph
+    nothing was written to yet has none (FalkorDB calls it an error)."""
+    return read_query(graph, query, parameters, timeout)

@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import signal
-import threading
 import time
 
 from lighthouse import Refused, WrongType, tenant
@@ -20,11 +19,12 @@ from lighthouse import Refused, WrongType, tenant
 from . import audit, keys
 from .answers import Answers, checked, fingerprint, settled
 from .declarations import Kinds
+from .embedders import Configured, Embedder
 from .encoding import jsonable
 from .gathering import Gathering
 from .limits import PerMinute
 from .operations import TABLE, Call, converted, paged
-from .problems import Problem, Unavailable, problem_of
+from .problems import Problem, problem_of
 from .settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -46,7 +46,8 @@ class Service:
     def __init__(self, db, settings: Settings) -> None:
         self.db = db
         self.settings = settings
-        self.kinds = Kinds(db, entry_dimensions=self.entry_dimensions)
+        self.embedding = Configured(settings)  # the embedder the settings name, loaded on first use
+        self.kinds = Kinds(db, entry_dimensions=self.embedding.dimensions)
         self.heavy = PerMinute(db, settings.heavy_per_minute)
         self.answers = Answers()
         self.gathering = Gathering()
@@ -55,51 +56,16 @@ class Service:
         # idempotency key of the operation that file names kills the process after its write, before its
         # answer is kept (the file is removed first, so the retry goes through).
         self.fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
-        self._embedder: tuple | None = None
-        self._embedder_lock = threading.Lock()
-
-    def entry_dimensions(self) -> int:
-        """The size of the vectors the configured embedder gives (0 without one, or when it cannot say):
-        what a declaration makes the entries' vector index with."""
-        if not self.settings.embedder:
-            return 0
-        if self.settings.embedder == "local":
-            from .embedders import DIMENSIONS
-
-            return DIMENSIONS
-        try:
-            return self.embedder()[2]
-        except Unavailable:
-            return 0
 
     def noted(self) -> None:
         """Notes were kept: the workers of this process, idle, start their next round now."""
         if self.workers is not None:
             self.workers.wake()
 
-    def embedder(self) -> tuple | None:
-        """(embedder, model, dimensions) when one is configured, loaded on first use; else None.
-
-        "local" loads the bundled model (EmbedderUnavailable when its extra is missing); "http" asks
-        the embeddings endpoint once for its dimensions (EmbeddingsFailed when it cannot). A failed
-        load is not kept: the next call tries again."""
-        if not self.settings.embedder:
-            return None
-        with self._embedder_lock:
-            if self._embedder is None:
-                if self.settings.embedder == "http":
-                    from .worker.embeddings_http import http_embedder
-
-                    self._embedder = http_embedder(
-                        self.settings.embeddings_url,
-                        self.settings.embeddings_model,
-                        self.settings.embeddings_key,
-                    )
-                else:
-                    from .embedders import local_embedder
-
-                    self._embedder = local_embedder()
-        return self._embedder
+    def embedder(self) -> Embedder | None:
+        """The configured Embedder (function, model, dimensions), loaded on first use; else None
+        (embedders.Configured.load())."""
+        return self.embedding.load()
 
     def principal(self, secret: object, *, tenant_named: str | None = None) -> keys.Principal:
         """The key's principal; Problem unauthorized for no key or a revoked or unknown one, forbidden

@@ -82,7 +82,7 @@ def _workers(server, service: Service, say):
     """The workers' loop on a FalkorDB connection of its own, started when it has a phase to run."""
     from .worker.loop import Loop
 
-    workers = Loop(service.settings, server.client(), kinds=service.kinds)
+    workers = Loop(service.settings, server.client(), kinds=service.kinds, embedder=service.embedding)
     say(f"workers: {workers.describe()}", flush=True)
     if not workers.runs_anything:
         return None

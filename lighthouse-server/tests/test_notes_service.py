@@ -173,7 +173,7 @@ def test_a_note_is_found_by_words_at_once_and_by_meaning_once_embedded(noted, fa
     graph, kinds = tenant(db, name), built({"Memo": checked(MEMO)})
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        done = embed_pending(graph, kinds, service)
+        done = embed_pending(graph, kinds, service.embedding)
         assert done["state"] == "ok" and done["errors"] == [], done
         meaning = noted.result("search_notes", {"question": "automobile"}, key)
         if meaning["notes"]:
@@ -237,7 +237,7 @@ def test_a_served_tenant_whose_entities_kept_their_vectors_has_them_moved_before
     name, key = _a_memo(running)
     db = running.db()
     graph, kinds = tenant(db, name), built({"Memo": checked(MEMO)})
-    done = embed_pending(graph, kinds, Service(db, Settings(**settings)))
+    done = embed_pending(graph, kinds, Service(db, Settings(**settings)).embedding)
     assert done["state"] == "ok", done
     # The serve's own worker may have embedded it first (then this call found nothing waiting): either
     # way the memo has its vector, on a node of its own, within the worker's interval.

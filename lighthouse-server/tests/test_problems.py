@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 from lighthouse import Refused, TooSlow, WrongType
-from lighthouse_server.embedders import EmbedderUnavailable
+from lighthouse_server.embedders import EmbedderUnavailable, EmbeddingsFailed
 from lighthouse_server.problems import CODES, Problem, problem_of
-from lighthouse_server.worker.embeddings_http import EmbeddingsFailed
 from redis.exceptions import ConnectionError as DatabaseDown
 from redis.exceptions import ResponseError
 

@@ -7,8 +7,8 @@ import socket
 import subprocess
 
 from lighthouse_server.worker import claim as claiming
-from lighthouse_server.worker.extraction import WORKER
 from lighthouse_server.worker.loop import Loop
+from lighthouse_server.worker.progress import WORKER
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import schema, settings
 

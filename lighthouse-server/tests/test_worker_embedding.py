@@ -10,10 +10,10 @@ import pytest
 from fake_embeddings import FakeEmbeddings, vector
 from lighthouse import Kind, ensure_schema, nearest, nearest_entries, note, remember, search_entries
 from lighthouse_server.embedded import free_port
+from lighthouse_server.embedders import EmbeddingsFailed, http_embedder
 from lighthouse_server.service import Service
 from lighthouse_server.settings import Settings
 from lighthouse_server.worker.embedding import REST_FIRST, embed_pending, embedding_status
-from lighthouse_server.worker.embeddings_http import EmbeddingsFailed, http_embedder
 
 MEMO = Kind("Memo", key="id", text=("body",), dimensions=16)
 ROOM = Kind("Room", key="code")  # no text, no dimensions: nothing to embed
@@ -49,8 +49,8 @@ def _world(graph, memos=("the cat sleeps", "the car is red"), said=("my car is p
 def _until_done(graph, kinds, service, limit=100) -> list[dict]:
     rounds = []
     for _ in range(20):
-        rounds.append(embed_pending(graph, kinds, service, limit=limit))
-        if embedding_status(graph, kinds, service)["waiting"] == 0:
+        rounds.append(embed_pending(graph, kinds, service.embedding, limit=limit))
+        if embedding_status(graph, kinds, service.embedding)["waiting"] == 0:
             return rounds
     raise AssertionError(f"still waiting after 20 rounds: {rounds[-1]}")
 
@@ -59,10 +59,10 @@ def test_without_an_embedder_nothing_is_asked_or_written_and_the_status_says_not
     _world(graph)
     service = _service(db)
     before = graph.ro_query("MATCH (n) RETURN count(n)").result_set[0][0]
-    done = embed_pending(graph, {"Memo": MEMO, "Room": ROOM}, service)
+    done = embed_pending(graph, {"Memo": MEMO, "Room": ROOM}, service.embedding)
     assert done["state"] == "not configured" and done["embedded"] == 0 and done["errors"] == []
     assert graph.ro_query("MATCH (n) RETURN count(n)").result_set[0][0] == before
-    status = embedding_status(graph, [MEMO, ROOM], service)
+    status = embedding_status(graph, [MEMO, ROOM], service.embedding)
     assert status == {
         "state": "not configured",
         "waiting": 3,  # two memos and one note
@@ -80,7 +80,7 @@ def test_a_round_gives_kinds_and_notes_their_vectors_and_meaning_finds_them(db, 
     _world(graph)
     service = _service(db, fake, embeddings_key="sekret")
     assert search_entries(graph, "automobile", match="any") == []  # no shared word
-    done = embed_pending(graph, [MEMO, ROOM], service)
+    done = embed_pending(graph, [MEMO, ROOM], service.embedding)
     assert done["state"] == "ok" and done["errors"] == [] and done["model"] == MODEL
     assert done["kinds"] == {"Memo": {"embedded": 2, "waiting": 0}}
     assert done["entries"] == {"embedded": 1, "waiting": 0} and done["embedded"] == 3
@@ -89,7 +89,7 @@ def test_a_round_gives_kinds_and_notes_their_vectors_and_meaning_finds_them(db, 
     found = nearest_entries(graph, "automobile", embedder, model, types=["note"])
     assert found[0]["entry"]["text"] == "my car is parked outside"
     assert nearest(graph, MEMO, "a kitten", embedder, model)[0]["key"] == "m0"
-    status = embedding_status(graph, [MEMO, ROOM], service)
+    status = embedding_status(graph, [MEMO, ROOM], service.embedding)
     assert status["state"] == "ok" and status["waiting"] == 0 and status["embedded"] == 3
     assert status["model"] == MODEL and status["last_error"] is None
     assert (datetime.now(UTC) - status["last_embedded_at"]).total_seconds() < 60
@@ -97,20 +97,20 @@ def test_a_round_gives_kinds_and_notes_their_vectors_and_meaning_finds_them(db, 
     assert {request["model"] for request in fake.asked} == {MODEL}
     assert {request["path"] for request in fake.asked} == {"/v1/embeddings"}
     asked = len(fake.asked)
-    again = embed_pending(graph, [MEMO, ROOM], service)  # nothing waits: nothing is asked
+    again = embed_pending(graph, [MEMO, ROOM], service.embedding)  # nothing waits: nothing is asked
     assert again["embedded"] == 0 and again["state"] == "ok" and len(fake.asked) == asked
-    assert embedding_status(graph, [MEMO, ROOM], service)["embedded"] == 3
+    assert embedding_status(graph, [MEMO, ROOM], service.embedding)["embedded"] == 3
 
 
 def test_a_round_is_bounded_and_the_next_goes_on(db, graph, fake):
     _world(graph, memos=[f"memo number {n}" for n in range(5)], said=[f"note number {n}" for n in range(5)])
     service = _service(db, fake)
-    first = embed_pending(graph, [MEMO], service, limit=2)
+    first = embed_pending(graph, [MEMO], service.embedding, limit=2)
     assert first["kinds"]["Memo"] == {"embedded": 2, "waiting": 3}
     assert first["entries"] == {"embedded": 2, "waiting": 3}
-    assert embedding_status(graph, [MEMO], service)["waiting"] == 6
+    assert embedding_status(graph, [MEMO], service.embedding)["waiting"] == 6
     rounds = _until_done(graph, [MEMO], service, limit=2)
-    assert len(rounds) == 2 and embedding_status(graph, [MEMO], service)["embedded"] == 10
+    assert len(rounds) == 2 and embedding_status(graph, [MEMO], service.embedding)["embedded"] == 10
     assert max(len(request["input"]) for request in fake.asked) <= 2
 
 
@@ -129,22 +129,24 @@ def test_a_bad_answer_is_a_failing_status_kept_in_the_graph_and_stores_nothing(d
     service = _service(db, fake)
     service.embedder()  # dimensions learned from a good first answer
     fake.mode = mode
-    done = embed_pending(graph, [MEMO], service)
+    done = embed_pending(graph, [MEMO], service.embedding)
     assert done["state"] == "failing" and said in done["errors"][0] and done["embedded"] == 0
-    status = embedding_status(graph, [MEMO], service)
+    status = embedding_status(graph, [MEMO], service.embedding)
     assert status["state"] == "failing" and said in status["last_error"] and status["waiting"] == 3
     assert (datetime.now(UTC) - status["last_error_at"]).total_seconds() < 60
-    elsewhere = embedding_status(graph, [MEMO], _service(db, fake))  # another process reads the same
+    elsewhere = embedding_status(
+        graph, [MEMO], _service(db, fake).embedding
+    )  # another process reads the same
     assert elsewhere["state"] == "failing" and elsewhere["last_error"] == status["last_error"]
     assert graph.ro_query("MATCH (n:Memo)-[:LH_VECTOR]->(v) RETURN count(v)").result_set == [[0]]
     fake.mode = "ok"
     asked = len(fake.asked)
-    resting = embed_pending(graph, [MEMO], service)  # the embedder rests after a failure: not asked
+    resting = embed_pending(graph, [MEMO], service.embedding)  # the embedder rests after a failure: not asked
     assert resting["state"] == "failing" and 0 < resting["resting_s"] <= REST_FIRST
     assert len(fake.asked) == asked and resting["errors"] == done["errors"]
     time.sleep(REST_FIRST)
-    assert embed_pending(graph, [MEMO], service)["state"] == "ok"
-    healed = embedding_status(graph, [MEMO], service)
+    assert embed_pending(graph, [MEMO], service.embedding)["state"] == "ok"
+    healed = embedding_status(graph, [MEMO], service.embedding)
     assert healed["state"] == "ok" and healed["waiting"] == 0 and healed["embedded"] == 3
     assert healed["last_error"] == status["last_error"]  # the last error and its time stay readable
 
@@ -153,22 +155,24 @@ def test_an_endpoint_that_fails_is_asked_again_after_a_rest_that_doubles(db, gra
     _world(graph)
     fake.mode = "status:503"
     service = _service(db, fake)
-    done = embed_pending(graph, [MEMO], service)
+    done = embed_pending(graph, [MEMO], service.embedding)
     assert done["state"] == "failing" and "cannot be used" in done["errors"][0] and "503" in done["errors"][0]
-    assert embedding_status(graph, [MEMO], service)["state"] == "failing" and len(fake.asked) == 1
-    assert embed_pending(graph, [MEMO], service)["resting_s"] > 0 and len(fake.asked) == 1
+    assert embedding_status(graph, [MEMO], service.embedding)["state"] == "failing" and len(fake.asked) == 1
+    assert embed_pending(graph, [MEMO], service.embedding)["resting_s"] > 0 and len(fake.asked) == 1
     time.sleep(REST_FIRST)
-    assert "503" in embed_pending(graph, [MEMO], service)["errors"][0] and len(fake.asked) == 2
-    assert embed_pending(graph, [MEMO], service)["resting_s"] > REST_FIRST  # the second rest is longer
+    assert "503" in embed_pending(graph, [MEMO], service.embedding)["errors"][0] and len(fake.asked) == 2
+    assert (
+        embed_pending(graph, [MEMO], service.embedding)["resting_s"] > REST_FIRST
+    )  # the second rest is longer
     fake.mode = "ok"
     time.sleep(2 * REST_FIRST)
-    assert embed_pending(graph, [MEMO], service)["embedded"] == 3  # the failed load was not kept
-    assert embedding_status(graph, [MEMO], service)["state"] == "ok"
+    assert embed_pending(graph, [MEMO], service.embedding)["embedded"] == 3  # the failed load was not kept
+    assert embedding_status(graph, [MEMO], service.embedding)["state"] == "ok"
     fake.mode = "status:500"
     remember(graph, MEMO, [{"key": "m9", "t": "2026-01-01T00:00:00Z", "values": {"body": "new"}}], by="feed")
-    assert embed_pending(graph, [MEMO], service)["state"] == "failing"
+    assert embed_pending(graph, [MEMO], service.embedding)["state"] == "failing"
     assert (
-        0 < embed_pending(graph, [MEMO], service)["resting_s"] <= REST_FIRST
+        0 < embed_pending(graph, [MEMO], service.embedding)["resting_s"] <= REST_FIRST
     )  # a success ended the doubling
 
 
@@ -180,9 +184,9 @@ def test_an_unreachable_endpoint_or_missing_settings_say_so(db, graph):
         (_service(db, embedder="http", embeddings_model=MODEL), "needs embeddings_url"),
         (_service(db, embedder="http", embeddings_url=closed), "needs embeddings_model"),
     ):
-        done = embed_pending(graph, [MEMO], service)
+        done = embed_pending(graph, [MEMO], service.embedding)
         assert done["state"] == "failing" and said in done["errors"][0]
-        assert said in embedding_status(graph, [MEMO], service)["last_error"]
+        assert said in embedding_status(graph, [MEMO], service.embedding)["last_error"]
 
 
 def test_a_kind_of_other_dimensions_is_refused_alone(db, graph, fake):
@@ -190,12 +194,12 @@ def test_a_kind_of_other_dimensions_is_refused_alone(db, graph, fake):
     ensure_schema(graph, [MEMO, ROOM, WIDE])
     remember(graph, WIDE, [{"key": "w1", "t": "2026-01-01T00:00:00Z", "values": {"body": "wide"}}], by="feed")
     service = _service(db, fake)
-    done = embed_pending(graph, [MEMO, ROOM, WIDE], service)
+    done = embed_pending(graph, [MEMO, ROOM, WIDE], service.embedding)
     assert done["state"] == "failing" and done["errors"] == [
         f"kind 'Wide' has 8 dimensions; {MODEL} gives 16"
     ]
     assert done["kinds"] == {"Memo": {"embedded": 2, "waiting": 0}} and done["entries"]["embedded"] == 1
-    status = embedding_status(graph, [MEMO, ROOM, WIDE], service)
+    status = embedding_status(graph, [MEMO, ROOM, WIDE], service.embedding)
     assert status["state"] == "failing" and status["waiting"] == 1 and status["embedded"] == 3
     assert "'Wide' has 8 dimensions" in status["last_error"]
 
@@ -203,7 +207,7 @@ def test_a_kind_of_other_dimensions_is_refused_alone(db, graph, fake):
 def test_entries_with_a_vector_index_of_other_dimensions_are_refused(db, graph, fake):
     _world(graph)
     ensure_schema(graph, [MEMO, ROOM], entry_dimensions=8)
-    done = embed_pending(graph, [MEMO], _service(db, fake))
+    done = embed_pending(graph, [MEMO], _service(db, fake).embedding)
     assert done["errors"] == ["entries have a vector index of 8 dimensions; the embedder gives 16"]
     assert done["kinds"]["Memo"]["embedded"] == 2 and done["entries"] is None
 
@@ -238,13 +242,13 @@ def test_the_local_embedder_still_serves_its_kinds_and_notes(db, graph):
     )
     note(graph, "the kitten purrs on the sofa", by="ann")
     service = _service(db, embedder="local")
-    done = embed_pending(graph, [wide], service)
+    done = embed_pending(graph, [wide], service.embedding)
     assert done["state"] == "ok" and done["embedded"] == 2, done
     embedder, model, _ = service.embedder()
     assert (
         nearest_entries(graph, "a cat", embedder, model)[0]["entry"]["text"] == "the kitten purrs on the sofa"
     )
-    assert embedding_status(graph, [wide], service)["model"] == model
+    assert embedding_status(graph, [wide], service.embedding)["model"] == model
 
 
 def _contents(graph) -> list:
@@ -260,13 +264,33 @@ def test_an_idle_round_writes_nothing(db, graph, fake):
     remember(graph, ROOM, [{"key": "r1", "t": "2026-01-01T00:00:00Z"}], by="feed")
     service = _service(db, fake)
     before = _contents(graph)
-    done = embed_pending(graph, [MEMO, ROOM], service)
+    done = embed_pending(graph, [MEMO, ROOM], service.embedding)
     assert done["state"] == "ok" and done["embedded"] == 0 and fake.asked[1:] == []
     assert _contents(graph) == before
     # Once there is something to embed, the round writes it; after that, idle again.
     remember(
         graph, MEMO, [{"key": "m1", "t": "2026-01-01T00:00:00Z", "values": {"body": "a cat"}}], by="feed"
     )
-    assert embed_pending(graph, [MEMO, ROOM], service)["embedded"] == 1
+    assert embed_pending(graph, [MEMO, ROOM], service.embedding)["embedded"] == 1
     settled = _contents(graph)
-    assert embed_pending(graph, [MEMO, ROOM], service)["embedded"] == 0 and _contents(graph) == settled
+    assert (
+        embed_pending(graph, [MEMO, ROOM], service.embedding)["embedded"] == 0 and _contents(graph) == settled
+    )
+
+
+def test_an_error_is_told_by_its_class_not_by_its_name():
+    from lighthouse_server.embedders import EmbedderUnavailable
+    from lighthouse_server.worker.embedding import said
+
+    class EndpointDown(EmbeddingsFailed):  # one of ours under another name: its message says it all
+        pass
+
+    class EmbeddingsFailedElsewhere(Exception):
+        pass
+
+    EmbeddingsFailedElsewhere.__name__ = "EmbeddingsFailed"  # not ours, whatever its name: its type is said
+
+    assert said(EndpointDown("the endpoint answered 502")) == "the endpoint answered 502"
+    assert said(EmbedderUnavailable("numpy is missing")) == "numpy is missing"
+    assert said(EmbeddingsFailedElsewhere("boom")) == "EmbeddingsFailed: boom"
+    assert said(ValueError("")) == "ValueError: no message"

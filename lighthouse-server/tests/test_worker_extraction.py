@@ -389,3 +389,26 @@ def test_an_answer_past_the_limit_is_malformed(world, fake):
     note(world, "huge")
     assert _run(world, fake, model_attempts=1)["set_aside"] == 1
     assert "longer than" in set_aside(world)[0]["error"]
+
+
+def test_an_embedder_that_fails_on_the_prompt_shows_in_the_status(world, fake):
+    from lighthouse import Kind, ensure_schema
+    from lighthouse_server.embedders import Embedder
+
+    def broken(texts):
+        raise RuntimeError("the embedder broke")
+
+    gadget = Kind("Gadget", text=("about",), dimensions=8)
+    ensure_schema(world, [gadget])
+    kinds = {**KINDS, "Gadget": gadget}
+    fake.script = lambda ask: {"facts": []}
+    note(world, "the kettle is hot")
+    asking = Model(settings(fake.url))
+    try:
+        done = extract_notes(world, kinds, asking, owner=held(world), meaning=Embedder(broken, "broken", 8))
+    finally:
+        asking.close()
+    assert done["read"] == 1 and len(fake.asks) == 1  # the prompt carried what words find
+    status = _status(world)
+    assert "the embedder broke" in status["last_error"] and "Gadget" in status["last_error"]
+    assert status["state"] == "idle"  # the note was read after the error: nothing waits

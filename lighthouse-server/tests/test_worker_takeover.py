@@ -11,9 +11,10 @@ import pytest
 from fake_model import FakeModel
 from lighthouse import history
 from lighthouse_server.worker import claim as claiming
-from lighthouse_server.worker.extraction import EXTRACTION, LOST_CLAIM, WORKER, extract_notes
+from lighthouse_server.worker.extraction import EXTRACTION, LOST_CLAIM, extract_notes
 from lighthouse_server.worker.loop import Loop
 from lighthouse_server.worker.model import Model
+from lighthouse_server.worker.progress import WORKER
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import DEVICE, KINDS, held, note, schema, settings
 

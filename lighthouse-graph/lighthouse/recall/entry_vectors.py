@@ -19,9 +19,10 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ..episodes import text_of as entry_text
+from ..errors import WrongType
 from ..graphs import STAMP_SERIAL, read
-from ..kinds import ENTRY_PARTS, VECTOR, VECTOR_MODEL, VECTOR_OF
-from ..values import Refused
+from ..kinds import ENTRY_PARTS, VECTOR, VECTOR_MODEL, VECTOR_OF, is_kind
+from ..values import Refused, name
 from .text import STOP_AFTER, checked_types, entry_fields, entry_shown
 from .vector import (
     MAX_EMBED,
@@ -207,3 +208,21 @@ def nearest_entries(
         item = {"id": entry_id, "score": score, "entry": entry_shown(listed)}
         results.append({**item, "vector": list(stored)} if vectors else item)
     return results
+
+
+def vectors_waiting(graph, kinds=(), model=None) -> dict:
+    """What waits for a vector, counted and nothing written: {"kinds": {label: entities of the kind with
+    text and no vector of its model yet}, "entries": entries stored past `model`'s mark (every entry
+    stored, with model None)}. Only kinds with dimensions are counted. kinds not a list or tuple of Kind
+    raises WrongType; a model that is not a name raises Refused. {"kinds": {}, "entries": 0} for a graph
+    not made yet."""
+    if type(kinds) not in (list, tuple) or not all(is_kind(kind) for kind in kinds):
+        raise WrongType("kinds must be a list or tuple of Kind")
+    mark = "0" if model is None else f"coalesce(st.`{mark_name(name(model, 'model'))}`, 0)"
+    counted = {}
+    for kind in kinds:
+        if kind.dimensions:
+            found = read(graph, f"MATCH (e:`{kind.embed_label}`) RETURN count(e)")
+            counted[kind.label] = found[0][0] if found else 0
+    found = read(graph, f"MATCH (st:Stamp) {STAMP_SERIAL}RETURN last_serial - {mark}")
+    return {"kinds": counted, "entries": max(0, found[0][0]) if found else 0}

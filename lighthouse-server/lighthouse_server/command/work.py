@@ -75,7 +75,7 @@ def run_work(arguments) -> int:
 
 def _as_person(arguments, tenant_ids, operation: str, given: dict) -> list:
     """The operation's answer for each tenant (None: every tenant), acting as the person running it."""
-    from ..worker.loop import tenant_ids as every_tenant
+    from lighthouse import tenant_ids as every_tenant
 
     settings = settings_of(arguments)
     with opened(settings, reading=True) as db:

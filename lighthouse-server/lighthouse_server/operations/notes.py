@@ -7,10 +7,7 @@ Its `by` is the key's agent.
 
 from __future__ import annotations
 
-from lighthouse import Refused, fuse, nearest_entries, note, notes, search_entries
-
-# The entries' vector index, as the library reads it: meaning is asked only where vectors can be.
-from lighthouse.recall.entry_vectors import entry_dimensions
+from lighthouse import Refused, entry_dimensions, fuse, nearest_entries, note, notes, search_entries
 
 from .recall import LIMIT, QUESTION
 from .table import Operation, Param

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from lighthouse import Once, as_of, diff_between, history, now, related, remember, update
+from lighthouse import Once, as_of, diff_between, entity_keys, history, now, related, remember, update
 
-from ..reading import rows
 from .table import Operation, Param
 
 KIND = Param("kind", "kind", "the label of the kind (declared with declare_kinds)", required=True)
@@ -44,12 +43,7 @@ def _remember(call, arguments: dict) -> list:
 
 def _entities(call, arguments: dict) -> list:
     kind = arguments["kind"]
-    found = rows(
-        call.graph,
-        f"MATCH (e:Entity:`{kind.label}`) RETURN e.key ORDER BY e.key",
-        timeout=call.service.settings.query_timeout_ms,
-    )
-    return [row[0] for row in found]
+    return entity_keys(call.graph, kind, timeout=call.service.settings.query_timeout_ms)
 
 
 OPERATIONS = [

@@ -12,20 +12,17 @@ the worker's other phases every round.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from datetime import UTC, datetime
 
-from lighthouse import Refused, embed, embed_entries, ensure_schema, now
-from lighthouse.graphs import STAMP_SERIAL, TENANT_PREFIX  # where the serial is; the name tenant() gives
-
-# The library keeps the entries' mark and index under these; the status reads them as it does.
-from lighthouse.recall.entry_vectors import entry_dimensions, mark_name
+from lighthouse import Refused, embed, embed_entries, ensure_schema, entry_dimensions, now, vectors_waiting
 
 # One schema change at a time in this process, declarations' and ours (see declarations.py).
 from ..declarations import SCHEMA_LOCK
-from ..embedders import MODEL_NAME as LOCAL_MODEL
+from ..embedders import Configured, EmbedderUnavailable, EmbeddingsFailed
 from ..reading import rows
 
 _log = logging.getLogger(__name__)
@@ -44,16 +41,11 @@ def _embeddable(kinds) -> list:
     return [kind for kind in listed if kind.text and kind.dimensions]
 
 
-def configured_model(settings) -> str | None:
-    """The model the settings name, without loading or asking it; None when no embedder is set."""
-    if settings.embedder == "http":
-        return settings.embeddings_model or None
-    return LOCAL_MODEL if settings.embedder == "local" else None
-
-
-def _said(error: BaseException) -> str:
+def said(error: BaseException) -> str:
+    """An error as the status keeps it: the embedders' own failures by their message (it says what the
+    endpoint or the installation did), any other with its type's name first."""
     text = str(error) or "no message"
-    if type(error).__name__ not in ("EmbeddingsFailed", "EmbedderUnavailable"):
+    if not isinstance(error, EmbeddingsFailed | EmbedderUnavailable):
         text = f"{type(error).__name__}: {text}"
     return text[:SHOWN]
 
@@ -96,7 +88,7 @@ def _keep_progress(graph, model: str, embedded: int) -> None:
     )
 
 
-def _entry_index(graph, kinds: list, dimensions: int, service) -> str | None:
+def _entry_index(graph, kinds: list, dimensions: int, changing) -> str | None:
     """Makes the entries' vector index of the embedder's dimensions when the graph has none; the
     error when it has one of other dimensions, else None. The index is made while the tenant's calls
     in this process are held back, as a declaration's are: FalkorDB 4.22.1 crashed (SIGSEGV in its
@@ -104,8 +96,7 @@ def _entry_index(graph, kinds: list, dimensions: int, service) -> str | None:
     try:
         size = entry_dimensions(graph)
     except Refused:  # a graph with indexes but none for entries' vectors yet
-        tenant_id = graph.name.removeprefix(TENANT_PREFIX)
-        with service.kinds.gate(tenant_id).changing(), SCHEMA_LOCK:  # the order declare() takes them in
+        with changing(), SCHEMA_LOCK:  # the order declare() takes them in
             ensure_schema(graph, kinds=kinds, entry_dimensions=dimensions)
         return None
     if size is not None and size != dimensions:
@@ -113,27 +104,23 @@ def _entry_index(graph, kinds: list, dimensions: int, service) -> str | None:
     return None
 
 
-def _endpoint(settings) -> tuple:
-    return (settings.embedder, settings.embeddings_url, settings.embeddings_model)
-
-
-def _resting(settings) -> tuple[float, str] | None:
+def _resting(embedder: Configured) -> tuple[float, str] | None:
     """(seconds left, its error) while the configured embedder rests after a failure; else None."""
     with _rests_lock:
-        found = _rests.get(_endpoint(settings))
+        found = _rests.get(embedder.endpoint)
     if found is None or found[0] <= time.monotonic():
         return None
     return found[0] - time.monotonic(), found[2]
 
 
-def _rest(settings, error: str) -> None:
+def _rest(embedder: Configured, error: str) -> None:
     with _rests_lock:
-        before = _rests.get(_endpoint(settings))
+        before = _rests.get(embedder.endpoint)
         seconds = REST_FIRST if before is None else min(before[1] * 2, REST_MOST)
-        _rests[_endpoint(settings)] = (time.monotonic() + seconds, seconds, error)
+        _rests[embedder.endpoint] = (time.monotonic() + seconds, seconds, error)
 
 
-def _failed(graph, settings, model: str | None, done: dict, errors: list[str]) -> dict:
+def _failed(graph, model: str | None, done: dict, errors: list[str]) -> dict:
     """The round's answer after errors, each kept as the tenant's last one (once, when it repeats)."""
     message = "; ".join(errors)[:SHOWN]
     kept = _kept(graph)
@@ -144,7 +131,9 @@ def _failed(graph, settings, model: str | None, done: dict, errors: list[str]) -
     return {**done, "state": "failing", "model": model, "errors": errors}
 
 
-def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
+def embed_pending(
+    graph, kinds, embedder: Configured, *, limit: int = PER_ROUND, changing=contextlib.nullcontext
+) -> dict:
     """One round: up to `limit` vectors for each declared kind with text and dimensions, and up to
     `limit` for the entries. Never raises.
 
@@ -154,23 +143,24 @@ def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
     fails ends the round there, and the embedder is not asked again in this process for a rest of
     REST_FIRST seconds, doubled after each failure up to REST_MOST (so an endpoint that hangs costs
     the worker's other phases one timeout a rest, not one a round); "resting_s" says what is left.
-    Every error is kept as the tenant's last one.
+    Every error is kept as the tenant's last one. changing: the tenant's writers' gate held for a
+    schema change (the serve's, so its calls wait while the entries' vector index is made).
     """
-    settings = service.settings
+    configured = embedder
     done: dict = {"state": "ok", "model": None, "embedded": 0, "kinds": {}, "entries": None, "errors": []}
-    if not settings.embedder:
+    if not configured.configured:
         return {**done, "state": "not configured"}
-    resting = _resting(settings)
+    resting = _resting(configured)
     if resting is not None:
         left, error = resting
-        return {**_failed(graph, settings, configured_model(settings), done, [error]), "resting_s": left}
+        return {**_failed(graph, configured.model, done, [error]), "resting_s": left}
     chosen = _embeddable(kinds)
     try:
-        embedder, model, dimensions = service.embedder()
+        embedder, model, dimensions = configured.load()
     except Exception as error:  # noqa: BLE001 - a model that cannot be loaded or reached is a failing status
-        message = f"the embedder cannot be used: {_said(error)}"
-        _rest(settings, message)
-        return _failed(graph, settings, configured_model(settings), done, [message])
+        message = f"the embedder cannot be used: {said(error)}"
+        _rest(configured, message)
+        return _failed(graph, configured.model, done, [message])
     done["model"] = model
     errors = []
     kept = _kept(graph)
@@ -190,25 +180,25 @@ def embed_pending(graph, kinds, service, *, limit: int = PER_ROUND) -> dict:
             done["embedded"] += done["kinds"][kind.label]["embedded"]
         # Entries are asked once some were stored past the model's mark (or the model changed).
         if switched or _waiting(graph, [], model) > 0:
-            problem = _entry_index(graph, chosen, dimensions, service)
+            problem = _entry_index(graph, chosen, dimensions, changing)
             if problem is not None:
                 errors.append(problem)
             else:
                 done["entries"] = embed_entries(graph, embedder, model, limit)
                 done["embedded"] += done["entries"]["embedded"]
     except Exception as error:  # noqa: BLE001 - the round ends; the status says why
-        errors.append(_said(error))
-        _rest(settings, _said(error))
+        errors.append(said(error))
+        _rest(configured, said(error))
     else:
         with _rests_lock:
-            _rests.pop(_endpoint(settings), None)
+            _rests.pop(configured.endpoint, None)
     if errors:
-        return _failed(graph, settings, model, done, errors)
+        return _failed(graph, model, done, errors)
     if done["embedded"] or kept.get("failing") or switched:
         try:
             _keep_progress(graph, model, done["embedded"])
         except Exception as error:  # noqa: BLE001 - the vectors are stored; only their count is not
-            return {**done, "state": "failing", "errors": [_said(error)]}
+            return {**done, "state": "failing", "errors": [said(error)]}
     return done
 
 
@@ -228,18 +218,11 @@ def _count_only(graph, model: str, embedded: int) -> None:
 def _waiting(graph, kinds: list, model: str | None, *, entries: bool = True) -> int:
     """Entities of the kinds whose text waits for a vector, and (entries=True) entries past the model's
     mark."""
-    count = 0
-    for kind in kinds:
-        found = rows(graph, f"MATCH (e:`{kind.embed_label}`) RETURN count(e)")
-        count += found[0][0] if found else 0
-    if not entries:
-        return count
-    mark = f"coalesce(st.`{mark_name(model)}`, 0)" if model else "0"
-    found = rows(graph, f"MATCH (st:Stamp) {STAMP_SERIAL}RETURN last_serial - {mark}")
-    return count + (max(0, found[0][0]) if found else 0)
+    waiting = vectors_waiting(graph, list(kinds), model)
+    return sum(waiting["kinds"].values()) + (waiting["entries"] if entries else 0)
 
 
-def embedding_status(graph, kinds, service) -> dict:
+def embedding_status(graph, kinds, embedder: Configured) -> dict:
     """{"state": "not configured" | "ok" | "failing", "waiting", "embedded", "model", "last_error",
     "last_error_at", "last_embedded_at"}, read from the tenant's graph, so every process says the same.
 
@@ -248,10 +231,10 @@ def embedding_status(graph, kinds, service) -> dict:
     entries stored past the model's mark (all of them without a model). embedded: the vectors rounds
     gave with this model. Loads and asks no model.
     """
-    model = configured_model(service.settings)
+    model = embedder.model
     kept = _kept(graph)
     state = "failing" if kept.get("failing") else "ok"
-    if not service.settings.embedder:
+    if not embedder.configured:
         state = "not configured"  # whatever an earlier configuration left
     return {
         "state": state,

@@ -32,13 +32,13 @@ import json
 import threading
 from collections import Counter
 
-from lighthouse import Kind, ensure_schema, now
+from lighthouse import Kind, Refused, ensure_schema, notes_after, notes_by_id, now
 
 from ..declarations import SCHEMA_LOCK
 from ..reading import rows
 from . import items, progress, prompt
 from .model import WAITING, Model, ModelFailure
-from .progress import EXTRACTION, PHASE, WORKER, moment
+from .progress import EXTRACTION, moment
 
 BATCH = 50  # notes one round reads
 _indexed: set[str] = set()
@@ -56,20 +56,19 @@ def _indexes(graph) -> None:
 
 
 UNFINISHED = "['replay', 'answered', 'waiting']"  # begun and not finished: read first, wherever the mark is
-_NOTE = "[n.id, n.serial, n.at, n.recorded_at, n.content, n.invalidated_at IS NOT NULL]"
+MOST_UNFINISHED = 1_000  # notes begun and not finished one round looks at
 
 
-def _note(listed: list, state=None, answer=None, asks=None, given_back=False) -> dict:
-    note_id, serial, at, recorded_at, content, invalidated = listed
-    values = json.loads(content) if content else {}
+def _note(found: dict, state=None, answer=None, asks=None, given_back=False) -> dict:
+    """A note as the library gives it (lighthouse.notes_after()), with its extraction's state."""
     return {
-        "id": note_id,
-        "serial": serial,
-        "at": moment(at),
-        "recorded_at": moment(recorded_at),
-        "text": values.get("text") if isinstance(values.get("text"), str) else "",
-        "source": values.get("source"),
-        "invalidated": bool(invalidated),  # an agent marked it wrong (invalidate_entry): not read
+        "id": found["id"],
+        "serial": found["serial"],
+        "at": moment(found["at"]),
+        "recorded_at": moment(found["recorded_at"]),
+        "text": found.get("text") if isinstance(found.get("text"), str) else "",
+        "source": found.get("source"),
+        "invalidated": "invalidated_at" in found,  # an agent marked it wrong (invalidate_entry): not read
         "state": state,
         "answer": answer,
         "asks": asks or 0,
@@ -77,26 +76,28 @@ def _note(listed: list, state=None, answer=None, asks=None, given_back=False) ->
     }
 
 
+_STATE = "x.state, x.answer, x.asks, coalesce(x.given_back, false)"
+
+
 def waiting_notes(graph, limit: int = BATCH) -> list[dict]:
     """The notes to read now, oldest first: those begun and not finished (an answer kept, or given
     back by replay()), wherever the mark is, then those past the mark."""
-    unfinished = rows(
+    begun = rows(
         graph,
-        f"MATCH (x:{EXTRACTION}) WHERE x.state IN {UNFINISHED} MATCH (n:Entry {{id: x.note}}) "
-        f"RETURN {_NOTE}, x.state, x.answer, x.asks, coalesce(x.given_back, false) ORDER BY n.serial LIMIT $limit",
-        {"limit": limit},
+        f"MATCH (x:{EXTRACTION}) WHERE x.state IN {UNFINISHED} RETURN x.note, {_STATE} LIMIT $most",
+        {"most": MOST_UNFINISHED},
     )
-    pending = rows(
+    states = {note_id: state for note_id, *state in begun}
+    unfinished = [_note(found, *states[found["id"]]) for found in progress.notes_named(graph, list(states))]
+    past = notes_after(graph, progress.mark_of(graph), limit)
+    kept = rows(
         graph,
-        f"OPTIONAL MATCH (w:{WORKER} {{phase: $phase}}) WITH coalesce(w.mark, 0) AS since "
-        "MATCH (n:Entry) WHERE n.serial > since AND n.type = 'note' "
-        f"WITH n ORDER BY n.serial LIMIT $limit OPTIONAL MATCH (x:{EXTRACTION} {{note: n.id}}) "
-        f"RETURN {_NOTE}, x.state, x.answer, x.asks, coalesce(x.given_back, false) ORDER BY n.serial",
-        {"phase": PHASE, "limit": limit},
+        f"UNWIND $ids AS id OPTIONAL MATCH (x:{EXTRACTION} {{note: id}}) RETURN id, {_STATE}",
+        {"ids": [found["id"] for found in past]},
     )
+    states = {note_id: state for note_id, *state in kept}
     chosen: dict[str, dict] = {}
-    for row in unfinished + pending:
-        found = _note(*row)
+    for found in unfinished[:limit] + [_note(found, *states.get(found["id"], ())) for found in past]:
         chosen.setdefault(found["id"], found)
     return list(chosen.values())
 
@@ -114,7 +115,12 @@ def _answer_of(graph, kinds, model, note, prompt_entities, meaning, stop, patien
     """The note's answer (kept from an earlier round, or asked now) and its failed asks; ModelFailure."""
     if note["state"] == "answered" and note["answer"] is not None:
         return json.loads(note["answer"]), max(note["asks"] - 1, 0), False
-    known = prompt.found_entities(graph, kinds, note["text"], prompt_entities, meaning, at=note["at"])
+    troubles: list[str] = []
+    known = prompt.found_entities(
+        graph, kinds, note["text"], prompt_entities, meaning, at=note["at"], troubles=troubles
+    )
+    if troubles:  # the prompt carries less; the status shows why
+        progress.note_error(graph, f"note {note['id']}: " + "; ".join(troubles))
     messages = prompt.messages(kinds, note, known)
     asked = model.ask(messages, shaped=items.facts_of, stop=stop, patient=patient)
     return asked.answer, asked.asks - 1, True
@@ -139,7 +145,7 @@ def extract_notes(
     failure "repeated:<kind>", WRITE_FAILED, LOST_CLAIM).
 
     owner: the worker that holds the graph (claim.py); every write of the worker's state is guarded by
-    it. kinds: the tenant's Kinds by label; meaning: (embedder, model, dimensions) or None; writing: a
+    it. kinds: the tenant's Kinds by label; meaning: the Embedder or None; writing: a
     context manager held while rows are written (the tenant's writers' gate in a serve).
     """
     stop = stop or threading.Event()
@@ -240,15 +246,14 @@ def replay(graph, note_id: object) -> dict:
     {"note", "status": "replayed"}, or "unknown" (no such note), or "not_set_aside"."""
     if not isinstance(note_id, str) or not 0 < len(note_id) <= 200:
         return {"note": note_id if isinstance(note_id, str) else None, "status": "unknown"}
-    found = rows(
-        graph,
-        f"MATCH (n:Entry {{id: $note, type: 'note'}}) OPTIONAL MATCH (x:{EXTRACTION} {{note: $note}}) "
-        "RETURN x.state",
-        {"note": note_id},
-    )
-    if not found:
+    try:
+        known = notes_by_id(graph, [note_id])
+    except Refused:  # not an id the library gives a note
+        known = []
+    if not known:
         return {"note": note_id, "status": "unknown"}
-    if found[0][0] != "set_aside":
+    found = rows(graph, f"MATCH (x:{EXTRACTION} {{note: $note}}) RETURN x.state", {"note": note_id})
+    if not found or found[0][0] != "set_aside":
         return {"note": note_id, "status": "not_set_aside"}
     graph.query(
         f"MATCH (x:{EXTRACTION} {{note: $note, state: 'set_aside'}}) "
@@ -260,20 +265,19 @@ def replay(graph, note_id: object) -> dict:
 
 def set_aside(graph, limit: int = 100) -> list[dict]:
     """The notes set aside, oldest first: [{"note", "text", "at", "error", "error_at", "asks"}]."""
-    found = rows(
+    aside = rows(
         graph,
-        f"MATCH (x:{EXTRACTION} {{state: 'set_aside'}}) MATCH (n:Entry {{id: x.note}}) "
-        "RETURN n.id, n.content, n.at, x.error, x.error_at, x.asks ORDER BY n.serial LIMIT $limit",
-        {"limit": limit},
+        f"MATCH (x:{EXTRACTION} {{state: 'set_aside'}}) RETURN x.note, x.error, x.error_at, x.asks",
     )
+    kept = {note_id: rest for note_id, *rest in aside}
     listed = []
-    for note_id, content, at, error, error_at, asks in found:
-        values = json.loads(content) if content else {}
+    for found in progress.notes_named(graph, list(kept))[:limit]:
+        error, error_at, asks = kept[found["id"]]
         listed.append(
             {
-                "note": note_id,
-                "text": values.get("text"),
-                "at": moment(at),
+                "note": found["id"],
+                "text": found.get("text"),
+                "at": moment(found["at"]),
                 "error": error,
                 "error_at": None if error_at is None else moment(error_at),
                 "asks": asks,

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from lighthouse import Kind, as_of, record_failure, related, remember, stamp
+from lighthouse import Kind, as_of, record_failure, related, remember, stamp, state_values
 
 from .model import ModelFailure
 
@@ -25,10 +25,6 @@ MAX_FACTS = 1_000  # facts one answer may hold
 WRITTEN = frozenset({"created", "changed", "inserted", "unchanged"})
 AGAIN = frozenset({"failed", "busy"})  # the database refused or other writers won: the row may go next time
 REFUSED_ITEM = "invalid"  # the reason of a WriteFailure for an item that never became a row
-# What a read shows of a State that the engine keeps, not the entity's own values.
-ENGINE_FIELDS = frozenset(
-    {"valid_from", "valid_to", "recorded_at", "by", "fp", "seen_last", "entry", "words", "trust", "review"}
-)
 
 
 def facts_of(answer: object) -> list:
@@ -42,11 +38,10 @@ def facts_of(answer: object) -> list:
 
 
 def own_values(kind: Kind, state: dict) -> dict:
-    """The entity's own values in a State as the reads give it: no engine field, no key, times as text."""
+    """The entity's own values in a State as the reads give it (lighthouse.state_values()), times as text."""
     return {
         name: stamp(item) if isinstance(item, datetime) else item
-        for name, item in state.items()
-        if name not in ENGINE_FIELDS and name != kind.key
+        for name, item in state_values(kind, state).items()
     }
 
 

@@ -15,11 +15,10 @@ import logging
 import threading
 import time
 
-from lighthouse import tenant
-from lighthouse.graphs import TENANT_PREFIX  # the one name tenant() gives a tenant's graph
+from lighthouse import tenant, tenant_ids
 
 from ..declarations import Kinds
-from ..service import Service
+from ..embedders import Configured, Embedder
 from ..settings import Settings
 from . import extraction, progress
 from .claim import claim, lease_for, me, release
@@ -30,20 +29,24 @@ SEEN_EVERY = 10.0  # seconds between two marks that a worker looks at a graph (s
 _log = logging.getLogger(__name__)
 
 
-def tenant_ids(db) -> list[str]:
-    """Every tenant with a graph, sorted."""
-    return sorted(name[len(TENANT_PREFIX) :] for name in db.list_graphs() if name.startswith(TENANT_PREFIX))
-
-
 class Loop:
     """The rounds over every tenant graph, in a thread of its own once started."""
 
-    def __init__(self, settings: Settings, db, *, kinds: Kinds | None = None, say=print) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        db,
+        *,
+        kinds: Kinds | None = None,
+        embedder: Configured | None = None,
+        say=print,
+    ) -> None:
+        """kinds and embedder: the serve's (its writers' gates are the ones to hold, its embedder the one
+        loaded); a loop of its own (`lighthouse work`) makes them from the settings."""
         self.settings = settings
         self.db = db
-        self.service = Service(db, settings)
-        if kinds is not None:
-            self.service.kinds = kinds  # the serve's: its writers' gate is the one to hold
+        self.embedder = embedder if embedder is not None else Configured(settings)
+        self.kinds = kinds if kinds is not None else Kinds(db, entry_dimensions=self.embedder.dimensions)
         self.model = Model(settings) if settings.model_url else None
         self.stop_event = threading.Event()
         self.wake_event = threading.Event()  # a note arrived: an idle loop starts its next round now
@@ -56,7 +59,7 @@ class Loop:
 
     @property
     def runs_anything(self) -> bool:
-        return self.model is not None or bool(self.settings.embedder)
+        return self.model is not None or self.embedder.configured
 
     def describe(self) -> str:
         parts = [
@@ -70,13 +73,16 @@ class Loop:
             parts.append(f"embedding with the {self.settings.embedder} embedder")
         return "; ".join(parts)
 
-    def _meaning(self):
-        if not self.settings.embedder:
+    def _meaning(self, graph) -> Embedder | None:
+        if not self.embedder.configured:
             return None
         try:
-            return self.service.embedder()
-        except Exception as error:  # noqa: BLE001 - the prompt then carries what words find
+            return self.embedder.load()
+        except Exception as error:  # noqa: BLE001 - the prompt then carries what words find; the status says why
             _log.warning("the embedder cannot be loaded for prompts: %s", error)
+            progress.note_error(
+                graph, f"the embedder cannot be loaded for prompts: {type(error).__name__}: {error}"
+            )
             return None
 
     def _holds(self, tenant_id: str, graph) -> bool:
@@ -101,10 +107,10 @@ class Loop:
             kinds,
             self.model,
             prompt_entities=self.settings.prompt_entities,
-            meaning=self._meaning(),
+            meaning=self._meaning(graph),
             owner=self.owner,
             stop=self.stop_event,
-            writing=self.service.kinds.gate(tenant_id).writing,
+            writing=self.kinds.gate(tenant_id).writing,
         )
         if done["stopped"] == extraction.LOST_CLAIM:  # taken by another worker: ask again next round
             self._held.pop(tenant_id, None)
@@ -118,12 +124,14 @@ class Loop:
                 break
             graph = tenant(self.db, tenant_id)
             try:
-                self.service.kinds.keep_layout(tenant_id)
-                kinds = self.service.kinds.declared(tenant_id)[1]
+                self.kinds.keep_layout(tenant_id)
+                kinds = self.kinds.declared(tenant_id)[1]
                 if self.model is not None:
                     busy = self._extract(tenant_id, graph, kinds) or busy
-                if self.settings.embedder:
-                    embedded = embed_pending(graph, kinds, self.service)
+                if self.embedder.configured:
+                    embedded = embed_pending(
+                        graph, kinds, self.embedder, changing=self.kinds.gate(tenant_id).changing
+                    )
                     busy = busy or bool(isinstance(embedded, dict) and embedded.get("embedded"))
             except Exception as error:  # noqa: BLE001 - one tenant's trouble stops neither the loop nor the others
                 _log.exception("the worker failed on tenant %s", tenant_id)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from lighthouse import now
+from lighthouse import notes_by_id, now
 
+from ..reading import rows
 from . import items
 from .model import ModelFailure
 
@@ -34,6 +35,23 @@ def moment(value: object) -> datetime:
     if isinstance(value, datetime):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     return datetime.fromtimestamp(int(value), UTC)
+
+
+def notes_named(graph, ids: list[str]) -> list[dict]:
+    """The notes of these ids as the library reads them (lighthouse.notes_by_id(), 1,000 at a time),
+    oldest first; an id that names no note is left out."""
+    found: list[dict] = []
+    for start in range(0, len(ids), 1_000):
+        found += notes_by_id(graph, ids[start : start + 1_000])
+    return sorted(found, key=lambda note: note["serial"])
+
+
+def mark_of(graph) -> int:
+    """The serial of the last note the extraction finished (0 before the first)."""
+    found = rows(
+        graph, f"OPTIONAL MATCH (w:{WORKER} {{phase: $phase}}) RETURN coalesce(w.mark, 0)", {"phase": PHASE}
+    )
+    return found[0][0] if found else 0
 
 
 # Every write of the worker's state starts from this guard: only the worker that holds the graph

@@ -15,9 +15,9 @@ import logging
 import re
 from datetime import UTC, datetime
 
-from lighthouse import Kind, as_of, nearest, search, stamp
+from lighthouse import Kind, as_of, entity_keys, nearest, search, stamp
 
-from ..reading import rows
+from ..embedders import Embedder
 from .items import own_values
 
 MAX_KEY_WORDS = 50  # words of a note tried as keys of entities
@@ -77,12 +77,7 @@ def _named_by_key(graph, kind: Kind, words: list, limit: int) -> list:
     """Keys of entities of a kind that the note names word for word."""
     if not words or limit <= 0:
         return []
-    found = rows(
-        graph,
-        f"MATCH (e:`{kind.label}`) WHERE e.key IN $words RETURN e.key ORDER BY toString(e.key) LIMIT $limit",
-        {"words": words, "limit": limit},
-    )
-    return [key for (key,) in found]
+    return entity_keys(graph, kind, among=words, limit=limit)
 
 
 def _held_then(graph, kind: Kind, key: object, at: datetime, chosen: dict) -> None:
@@ -95,11 +90,20 @@ def _held_then(graph, kind: Kind, key: object, at: datetime, chosen: dict) -> No
 
 
 def found_entities(
-    graph, kinds: dict[str, Kind], text: str, most: int, meaning=None, *, at: datetime | None = None
+    graph,
+    kinds: dict[str, Kind],
+    text: str,
+    most: int,
+    meaning: Embedder | None = None,
+    *,
+    at: datetime | None = None,
+    troubles: list[str] | None = None,
 ) -> list[dict]:
     """At most `most` entities the note finds, [{"kind", "key", "values"}], as they were at `at` (the
     note's said-time; now without one): those it names by key first, then by the words of their text,
-    then (meaning: (embedder, model, dimensions)) by meaning. An entity that held nothing then is left out."""
+    then (meaning: the Embedder) by meaning. An entity that held nothing then is left out. A search that
+    fails leaves the prompt with less; an embedder that fails does too, and its error is added to
+    `troubles` (the worker keeps it as its last error, so the status shows a broken embedder)."""
     if most <= 0:
         return []
     chosen: dict[tuple, dict] = {}
@@ -115,10 +119,16 @@ def found_entities(
         try:
             if kind.text:
                 hits += search(graph, kind, text, limit=most, match="any")
-            if meaning is not None and kind.dimensions and kind.dimensions == meaning[2]:
-                hits += nearest(graph, kind, text, embedder=meaning[0], model=meaning[1], limit=most)
-        except Exception as error:  # noqa: BLE001 - a slow search or a failing embedder: the prompt carries less
-            _log.warning("the entities a note finds in %s were not all read: %s", kind.label, error)
+        except Exception as error:  # noqa: BLE001 - a slow search: the prompt carries less
+            _log.warning("the entities a note's words find in %s were not all read: %s", kind.label, error)
+        if meaning is not None and kind.dimensions and kind.dimensions == meaning.dimensions:
+            try:
+                hits += nearest(graph, kind, text, embedder=meaning.function, model=meaning.model, limit=most)
+            except Exception as error:  # noqa: BLE001 - the prompt carries what words find; the status says why
+                said = f"the embedder failed on a prompt's entities of {kind.label}: {type(error).__name__}: {error}"
+                _log.warning("%s", said)
+                if troubles is not None:
+                    troubles.append(said[:2_000])
         for hit in hits:  # the search finds by what is held now; the prompt shows what was held then
             if len(chosen) >= most:
                 break

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from lighthouse import notes_waiting
+
 from ..reading import rows
 from . import embedding
-from .progress import EXTRACTION, PHASE, STATUSES, WORKER, moment
+from .progress import EXTRACTION, PHASE, STATUSES, WORKER, moment, notes_named
 
 SEEN_LATELY = 30.0  # seconds: a worker that looked at the graph since is alive (it looks at least every 10 s)
 
@@ -45,32 +47,26 @@ def extraction_status(graph, configured: bool, declared: bool) -> dict:
     )
     worker = (found[0][0] if found and found[0][0] is not None else None) or {}
     since = worker.get("mark") or 0
-    past = rows(
-        graph,
-        "MATCH (n:Entry) WHERE n.serial > $since AND n.type = 'note' AND n.invalidated_at IS NULL "
-        "RETURN count(n), min(n.recorded_at)",
-        {"since": since},
-    )
+    past = notes_waiting(graph, since)
+    waiting, oldest = past["count"], past["oldest"]
     # Begun and not finished behind the mark (given back by replay, answered when a worker died, waiting
-    # for the model to be judged) wait
-    # too; those past the mark are counted above already.
-    behind = rows(
+    # for the model to be judged) wait too; those past the mark are counted above already.
+    begun = rows(
         graph,
         f"MATCH (x:{EXTRACTION}) WHERE x.state IN ['replay', 'answered', 'waiting', 'set_aside'] "
-        "MATCH (n:Entry {id: x.note}) WHERE n.invalidated_at IS NULL "
-        "WITH x.state = 'set_aside' AS aside, n WHERE aside OR n.serial <= $since "
-        "RETURN aside, count(n), min(n.recorded_at)",
-        {"since": since},
+        "RETURN x.note, x.state = 'set_aside'",
     )
-    waiting, oldest = past[0] if past else [0, None]
+    aside_ids = {note_id for note_id, is_aside in begun if is_aside}
     aside = 0
-    for is_aside, count, first in behind:
-        if is_aside:
-            aside = count
+    for note in notes_named(graph, [note_id for note_id, _ in begun]):
+        if "invalidated_at" in note:
             continue
-        waiting += count
-        if first is not None and (oldest is None or moment(first) < moment(oldest)):
-            oldest = first
+        if note["id"] in aside_ids:
+            aside += 1
+        elif note["serial"] <= since:
+            waiting += 1
+            if oldest is None or note["recorded_at"] < oldest:
+                oldest = note["recorded_at"]
     seen_age = _age(worker.get("seen_at"), present)
     alive = worker.get("owner") is not None and seen_age is not None and seen_age <= SEEN_LATELY
     if not configured and not alive:
@@ -108,5 +104,5 @@ def tenant_status(service, tenant_id: str, graph) -> dict:
     return {
         "tenant": tenant_id,
         "extraction": extraction_status(graph, bool(service.settings.model_url), bool(declarations)),
-        "embedding": embedding.embedding_status(graph, kinds, service),
+        "embedding": embedding.embedding_status(graph, kinds, service.embedding),
     }

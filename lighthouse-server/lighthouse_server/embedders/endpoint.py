@@ -10,11 +10,11 @@ raises EmbeddingsFailed with a message that says what the endpoint did, and noth
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import httpx
 
 from ..problems import Unavailable
+from .typed import Embedder
 
 TIMEOUT_S = 30.0  # one answer of the endpoint; past it the ask failed
 BATCH = 64  # texts one request carries: endpoints limit the size of a request
@@ -55,10 +55,8 @@ def _vectors(answer: httpx.Response, where: str, count: int) -> list[list[float]
     return [found[index] for index in range(count)]
 
 
-def http_embedder(
-    url: str, model: str, key: str = "", *, timeout: float = TIMEOUT_S
-) -> tuple[Callable[[list[str]], list[list[float]]], str, int]:
-    """(embedder, model, dimensions) for the endpoint at the base URL `url` (e.g. http://host/v1).
+def http_embedder(url: str, model: str, key: str = "", *, timeout: float = TIMEOUT_S) -> Embedder:
+    """The Embedder (function, model, dimensions) for the endpoint at the base URL `url` (e.g. http://host/v1).
 
     Asks the endpoint once, here, to learn the dimensions; raises EmbeddingsFailed when it cannot, or
     when url or model is empty. embedder(texts) asks BATCH texts a request and raises EmbeddingsFailed
@@ -96,4 +94,4 @@ def http_embedder(
                 )
         return vectors
 
-    return embedder, model, dimensions
+    return Embedder(embedder, model, dimensions)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
-from .problems import Unavailable
+from ..problems import Unavailable
+from .typed import Embedder
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8-onnx"
 DIMENSIONS = 384
@@ -92,8 +92,8 @@ def _vectors(numpy, tokenizer, session, texts: list[str]) -> list[list[float]]:
     return (means / lengths).astype(float).tolist()
 
 
-def local_embedder(threads: int | None = None) -> tuple[Callable[[list[str]], list[list[float]]], str, int]:
-    """(embedder, model name, dimensions) of the bundled model; loaded once per process and number of threads.
+def local_embedder(threads: int | None = None) -> Embedder:
+    """The Embedder (function, model name, dimensions) of the bundled model; loaded once per process and number of threads.
 
     embedder(texts) -> one list of 384 floats per text, at unit length. A text is read up to its first
     256 word pieces. threads: CPU threads for the model (all cores without it).
@@ -117,4 +117,4 @@ def local_embedder(threads: int | None = None) -> tuple[Callable[[list[str]], li
                 found[place] = vector
         return found
 
-    return embedder, MODEL_NAME, DIMENSIONS
+    return Embedder(embedder, MODEL_NAME, DIMENSIONS)
