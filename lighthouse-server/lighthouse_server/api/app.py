@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from contextlib import asynccontextmanager
+from importlib import metadata
 
 import anyio.to_thread
 from fastapi import FastAPI, Request
@@ -19,7 +20,7 @@ from ..console import console_app
 from ..operations import TABLE, Operation
 from ..problems import Problem
 
-VERSION = "0.1.0"
+VERSION = metadata.version("lighthouse-server")
 
 
 def _problem_response(problem: Problem) -> JSONResponse:
