@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Problem as problem:  # 2 for what was given, as for any refusal of it below
         print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
-        return 2 if problem.status == 400 else 1
+        return 2 if problem.status < 500 else 1  # refused what was given: 2; the database or server: 1
     except KeyboardInterrupt as stopped:
         _said_after(stopped)
         return 130
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
         _said_after(error)
-        return 2 if problem.status == 400 else 1
+        return 2 if problem.status < 500 else 1  # refused what was given: 2; the database or server: 1
 
 
 def _said_after(error: BaseException) -> None:
