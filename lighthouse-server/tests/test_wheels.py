@@ -148,3 +148,18 @@ def test_the_installed_wheels_serve_a_write_and_a_read(installed, tmp_path):
         assert running.result("history", {"kind": "Device", "key": "d1"}, key)["items"][0]["status"] == "ok"
     finally:
         assert running.stop() == 0
+
+
+def test_the_installed_serve_refuses_the_local_embedder_without_its_extra(installed, tmp_path):
+    refused = subprocess.run(
+        [installed / "lighthouse", "serve", "--data", str(tmp_path / "data"), "--port", "1"],
+        cwd=tmp_path,
+        env=environment(LIGHTHOUSE_EMBEDDER="local"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.count("\n") == 1 and "is not installed" in refused.stderr
+    assert 'pip install "lighthouse-server[embedder]"' in refused.stderr
+    assert not (tmp_path / "data").exists()

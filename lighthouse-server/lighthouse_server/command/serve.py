@@ -44,12 +44,13 @@ def run_serve(arguments) -> int:
 
 
 def run_mcp(arguments) -> int:
-    from .. import keys
+    from .. import keys, readiness
     from ..database import opened
     from ..mcp import run_stdio
     from ..service import Service
 
     settings = settings_of(arguments)
+    readiness.check(settings)
     if not settings.key:
         print("lighthouse mcp: set LIGHTHOUSE_KEY to an API key (lighthouse keys create)", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ import sys
 
 import httpx
 
-from .. import keys
+from .. import keys, readiness
 from ..database import opened
 from ..problems import CODES, Problem
 from ..service import Service
@@ -68,6 +68,7 @@ def run_work(arguments) -> int:
     from ..worker.loop import Loop
 
     settings = settings_of(arguments)
+    readiness.check(settings)
     with opened(settings) as db:
         keys.ensure_service_schema(db)
         workers = Loop(settings, db)
