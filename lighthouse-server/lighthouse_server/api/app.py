@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException
 from ..console import console_app
 from ..operations import TABLE, Operation
 from ..problems import Problem
+from . import reference
 
 VERSION = metadata.version("lighthouse-server")
 
@@ -92,7 +93,7 @@ def build(service, *, lifespan=None) -> FastAPI:
         version=VERSION,
         description="Temporal graph memory for agents. Every call needs an API key as a bearer token.",
         openapi_url="/openapi.json",
-        docs_url="/docs",
+        docs_url=None,  # /docs below: a page of our own, from files installed with the package
         redoc_url=None,
         lifespan=lifespan or nothing,
     )
@@ -136,6 +137,14 @@ def build(service, *, lifespan=None) -> FastAPI:
     @app.get("/v1/status", tags=["read"], summary="what the workers did for the tenant and what waits")
     async def status(request: Request):
         return await _call(service, request, "status", dict(request.query_params))
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs():
+        return reference.page(app.openapi())
+
+    @app.get("/docs/reference.css", include_in_schema=False)
+    async def docs_style():
+        return reference.stylesheet()
 
     for operation in TABLE.values():
         _route(app, service, operation)
