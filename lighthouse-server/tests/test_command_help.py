@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from importlib.metadata import version
 
 import pytest
-from lighthouse_server.command import parser
+from lighthouse_server.command import main, parser
 from service_process import Lighthouse
 
 TIMES = {"when", "at", "t", "since"}
@@ -59,6 +60,18 @@ def test_no_help_repeats_an_arguments_name_as_its_description():
         shown = found.format_help()
         repeated = re.findall(r"^\s+(\S+)\s+the \1$", shown, re.M | re.I)
         assert not repeated, (command, repeated)
+
+
+def test_version_names_the_server_and_the_library(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    shown = capsys.readouterr().out.strip()
+    assert (
+        shown
+        == f"lighthouse-server {version('lighthouse-server')}, lighthouse-graph {version('lighthouse-graph')}"
+    )
+    assert version("lighthouse-server") == version("lighthouse-graph") != "0.1.1"
 
 
 def test_kinds_declare_with_an_undeclared_target_exits_2(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib import metadata
 
 from ..embedded import ServerError
 from ..problems import Problem, problem_of
@@ -23,6 +24,13 @@ __all__ = ["DEFAULT_DATA", "DEFAULT_GRAPH", "graph_name", "main", "parser"]
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="lighthouse", description="Lighthouse: temporal graph memory on FalkorDB."
+    )
+    top.add_argument(
+        "--version",
+        action="version",
+        version=f"lighthouse-server {metadata.version('lighthouse-server')}, "
+        f"lighthouse-graph {metadata.version('lighthouse-graph')}",
+        help="show the versions of the server and of the library it runs, and exit",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for area in (demo, serve, keys, kinds, looks, transfer, work):
