@@ -52,7 +52,8 @@ class Client(Methods):
     """The HTTP API of a `lighthouse serve`: a method per operation (methods.py), or call(name, args).
 
     url: where the service listens, e.g. "http://127.0.0.1:8765". key: an API key ("lh_..."; None for
-    `health` only). tenant: the tenant to act for, when the key's is meant (sent as Lighthouse-Tenant).
+    `health` only). tenant: a tenant id sent as Lighthouse-Tenant on every call (a tenant other than the
+    key's is refused, 403), to make sure the key acts where it is meant to.
     timeout_s: the most one attempt may take. attempts: tries of one call, at least 1. backoff_s: the
     wait before the second attempt, doubled before each next one.
     """
