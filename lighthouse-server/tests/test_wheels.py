@@ -9,7 +9,9 @@ first import, as a fresh install does not need them to serve.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,8 +20,10 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
+from mcp import Client, StdioServerParameters
 from service_process import Lighthouse, environment
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -160,6 +164,22 @@ def test_the_installed_wheels_serve_a_write_and_a_read(installed, tmp_path):
             timeout=60,
         )
         assert said.stdout.strip() == "ok", said.stderr
+        # The README's stdio entry as it says to change it for installed wheels, from another directory.
+        entry = json.loads(
+            re.search(r"```json\n(.*?)```", (REPOSITORY / "README.md").read_text(), re.S).group(1)
+        )
+        args = entry["mcpServers"]["lighthouse"]["args"]
+        args = [str(running.data) if arg == "/path/to/data" else arg for arg in args[args.index("mcp") :]]
+        parameters = StdioServerParameters(
+            command=str(installed / "lighthouse"), args=args, env={"LIGHTHOUSE_KEY": key}, cwd=str(tmp_path)
+        )
+
+        async def noted() -> dict:
+            async with Client(parameters) as client:
+                answer = await client.call_tool("note", {"text": "installed from wheels"})
+                return json.loads(answer.content[0].text)
+
+        assert anyio.run(noted)["status"] == "recorded"
         docs = httpx.get(f"{running.url}/docs", timeout=30)  # its files came with the wheel
         assert docs.status_code == 200 and "<code>/v1/remember</code>" in docs.text
         assert httpx.get(f"{running.url}/docs/reference.css", timeout=30).status_code == 200
