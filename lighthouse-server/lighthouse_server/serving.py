@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 
 import uvicorn
 
-from . import keys
+from . import keys, readiness
 from .api import BodyLimit, build
 from .database import announce, started
 from .embedded import ServerError
@@ -91,6 +91,7 @@ def _workers(server, service: Service, say):
 
 
 def serve(settings: Settings, *, say=print) -> int:
+    readiness.check(settings)  # an embedder or model configured but unusable: refused before anything starts
     # Until uvicorn takes the signals, and once it has given them back (it raises the one it caught
     # again), a signal ends the start or the run here, so the finally below always stops FalkorDB.
     for number in (signal.SIGINT, signal.SIGTERM):

@@ -31,10 +31,15 @@ def environment(**more: str) -> dict:
 
 
 class Lighthouse:
-    """One `lighthouse serve` process."""
+    """One `lighthouse serve` process: of this repository's code, or of `program` (a `lighthouse` command
+    installed elsewhere, run from the directory `cwd`)."""
 
-    def __init__(self, data: Path, **settings: str) -> None:
+    def __init__(
+        self, data: Path, program: list[str] | None = None, cwd: Path | None = None, **settings: str
+    ) -> None:
         self.data = data
+        self.program = program or [sys.executable, "-m", "lighthouse_server.command"]
+        self.cwd = cwd
         self.settings = settings
         self.process: subprocess.Popen | None = None
         self.port = 0
@@ -44,8 +49,9 @@ class Lighthouse:
         """Another `lighthouse` command on the same data directory."""
         extra = {"LIGHTHOUSE_KEY": key} if key else {}
         return subprocess.run(
-            [sys.executable, "-m", "lighthouse_server.command", *arguments, "--data", str(self.data)],
+            [*self.program, *arguments, "--data", str(self.data)],
             env=environment(**extra),
+            cwd=self.cwd,
             capture_output=True,
             text=True,
             timeout=120,
@@ -80,17 +86,9 @@ class Lighthouse:
         variables = {f"LIGHTHOUSE_{name.upper()}": str(value) for name, value in self.settings.items()}
         self.log = open(self.data.parent / f"serve-{self.port}.log", "w")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "lighthouse_server.command",
-                "serve",
-                "--data",
-                str(self.data),
-                "--port",
-                str(self.port),
-            ],
+            [*self.program, "serve", "--data", str(self.data), "--port", str(self.port)],
             env=environment(**variables, **self.extra),
+            cwd=self.cwd,
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )

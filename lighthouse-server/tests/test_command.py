@@ -122,7 +122,7 @@ def test_quick_looks_go_through_the_operations_table(lighthouse):
     assert json.loads(at.stdout)["note"] == "quick look"
     assert json.loads(lighthouse.command("failures", "--tenant", tenant).stdout) == []
     unknown = lighthouse.command("history", "Boat", "q1", "--tenant", tenant)
-    assert unknown.returncode == 1 and "not_found" in unknown.stderr
+    assert unknown.returncode == 2 and "not_found" in unknown.stderr
     called = lighthouse.command("call", "entities", '{"kind": "Device"}', "--tenant", tenant)
     assert json.loads(called.stdout)["items"] == ["q1"]
 

@@ -87,7 +87,7 @@ def test_a_key_the_server_refuses_declares_nothing(lighthouse, declaration, key_
     owner = _fresh() if key_of == "another tenant" else tenant
     key = keys.create(lighthouse.db(), owner, "planner", scopes)["key"]
     refused = lighthouse.command("kinds", "declare", str(declaration), "--tenant", tenant, "--key", key)
-    assert refused.returncode == 1 and f"{code}: the server refused" in refused.stderr
+    assert refused.returncode == 2 and f"{code}: the server refused" in refused.stderr
     assert _declared(lighthouse, tenant) == [] and _declared(lighthouse, owner) == []
     assert (
         _declared_by_audit(lighthouse.db(), tenant) == [] and _declared_by_audit(lighthouse.db(), owner) == []
@@ -125,7 +125,7 @@ def test_a_bad_declaration_is_refused_by_the_server(lighthouse, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"label": "Pump", "relations": {"IN": "Nowhere"}}))
     refused = lighthouse.command("kinds", "declare", str(bad), "--tenant", tenant, key=key)
-    assert refused.returncode == 1 and "not_found" in refused.stderr and "Nowhere" in refused.stderr
+    assert refused.returncode == 2 and "not_found" in refused.stderr and "Nowhere" in refused.stderr
     assert _declared(lighthouse, tenant) == []
     bad.write_text("not json")
     unreadable = lighthouse.command("kinds", "declare", str(bad), "--tenant", tenant, key=key)

@@ -51,7 +51,7 @@ def test_bad_arguments_are_one_line_and_an_exit_code(here, tmp_path):
     _refused(here.command("export", "--tenant", "ghost"), 2, "has no graph")
     long_id = "x" * 100_000
     unknown = here.command("keys", "revoke", long_id)
-    assert unknown.returncode == 1 and len(unknown.stderr) < 300, len(unknown.stderr)
+    assert unknown.returncode == 2 and len(unknown.stderr) < 300, len(unknown.stderr)
 
 
 def test_a_command_that_only_reads_makes_no_database_where_there_is_none(tmp_path):

@@ -45,7 +45,7 @@ def test_on_a_data_directory_of_its_own(tmp_path):
     assert status["tenant"] == "acme" and status["extraction"]["state"] == "not configured"
     assert status["embedding"]["state"] == "not configured"
     replayed = here.command("replay", "acme/1", "--tenant", "acme")
-    assert replayed.returncode == 1 and json.loads(replayed.stdout)["status"] == "unknown"
+    assert replayed.returncode == 2 and json.loads(replayed.stdout)["status"] == "unknown"
     listed = here.command("set-aside", "--tenant", "acme")
     assert listed.returncode == 0 and listed.stdout == ""
     bad = here.command("set-aside", "--tenant", "acme", "--limit", "0")
@@ -67,5 +67,5 @@ def test_the_readme_lines_of_status_set_aside_and_replay_run_as_written(tmp_path
     assert [words[3] for words in lines] == ["status", "set-aside", "replay"]
     assert status.returncode == 0 and json.loads(status.stdout)["tenant"] == "acme", status.stderr
     assert aside.returncode == 0 and aside.stdout == "", aside.stderr  # nothing set aside here
-    # The README's note id names no note of this fresh directory: a receipt that says so, exit 1.
-    assert replayed.returncode == 1 and json.loads(replayed.stdout)["status"] == "unknown", replayed.stderr
+    # The README's note id names no note of this fresh directory: a receipt that says so, exit 2.
+    assert replayed.returncode == 2 and json.loads(replayed.stdout)["status"] == "unknown", replayed.stderr

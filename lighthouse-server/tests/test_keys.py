@@ -50,7 +50,7 @@ def test_keys_without_a_running_server_and_only_the_hash_is_stored(tmp_path):
         assert created["key"] not in json.dumps(stored)
     assert _command(data, "revoke", created["id"]).returncode == 0
     assert "revoked_at" in json.loads(_command(data, "list").stdout.splitlines()[0])
-    assert _command(data, "revoke", "nope").returncode == 1
+    assert _command(data, "revoke", "nope").returncode == 2
 
 
 def test_keys_with_a_running_server_work_at_once(lighthouse):

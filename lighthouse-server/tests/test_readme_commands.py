@@ -49,6 +49,6 @@ def test_each_subcommand_named_in_the_readme_exists() -> None:
 def test_the_mcp_snippet_is_the_stdio_command() -> None:
     snippet = json.loads(re.search(r"```json\n(.*?)```", README, re.S).group(1))
     entry = snippet["mcpServers"]["lighthouse"]
-    assert entry["command"] == "uv" and entry["args"][:3] == ["run", "lighthouse", "mcp"]
+    assert entry["command"] == "uv" and entry["args"][0] == "run"
     assert "LIGHTHOUSE_KEY" in entry["env"]
-    parser().parse_args(entry["args"][2:])
+    parser().parse_args(entry["args"][entry["args"].index("lighthouse") + 1 :])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from contextlib import asynccontextmanager
+from importlib import metadata
 
 import anyio.to_thread
 from fastapi import FastAPI, Request
@@ -18,8 +19,9 @@ from starlette.exceptions import HTTPException
 from ..console import console_app
 from ..operations import TABLE, Operation
 from ..problems import Problem
+from . import reference
 
-VERSION = "0.1.0"
+VERSION = metadata.version("lighthouse-server")
 
 
 def _problem_response(problem: Problem) -> JSONResponse:
@@ -91,7 +93,7 @@ def build(service, *, lifespan=None) -> FastAPI:
         version=VERSION,
         description="Temporal graph memory for agents. Every call needs an API key as a bearer token.",
         openapi_url="/openapi.json",
-        docs_url="/docs",
+        docs_url=None,  # /docs below: a page of our own, from files installed with the package
         redoc_url=None,
         lifespan=lifespan or nothing,
     )
@@ -135,6 +137,14 @@ def build(service, *, lifespan=None) -> FastAPI:
     @app.get("/v1/status", tags=["read"], summary="what the workers did for the tenant and what waits")
     async def status(request: Request):
         return await _call(service, request, "status", dict(request.query_params))
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs():
+        return reference.page(app.openapi())
+
+    @app.get("/docs/reference.css", include_in_schema=False)
+    async def docs_style():
+        return reference.stylesheet()
 
     for operation in TABLE.values():
         _route(app, service, operation)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib import metadata
 
 from ..embedded import ServerError
 from ..problems import Problem, problem_of
@@ -23,6 +24,13 @@ __all__ = ["DEFAULT_DATA", "DEFAULT_GRAPH", "graph_name", "main", "parser"]
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="lighthouse", description="Lighthouse: temporal graph memory on FalkorDB."
+    )
+    top.add_argument(
+        "--version",
+        action="version",
+        version=f"lighthouse-server {metadata.version('lighthouse-server')}, "
+        f"lighthouse-graph {metadata.version('lighthouse-graph')}",
+        help="show the versions of the server and of the library it runs, and exit",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for area in (demo, serve, keys, kinds, looks, transfer, move, work, cluster):
@@ -50,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Problem as problem:  # 2 for what was given, as for any refusal of it below
         print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
-        return 2 if problem.status == 400 else 1
+        return 2 if problem.status < 500 else 1  # refused what was given: 2; the database or server: 1
     except KeyboardInterrupt as stopped:
         _said_after(stopped)
         return 130
@@ -63,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
         _said_after(error)
-        return 2 if problem.status == 400 else 1
+        return 2 if problem.status < 500 else 1  # refused what was given: 2; the database or server: 1
 
 
 def _said_after(error: BaseException) -> None:

@@ -34,12 +34,19 @@ def add(commands) -> None:
     )
     for sub in (demo, server):
         sub.add_argument(
-            "--data", default=DEFAULT_DATA, help="data directory of the embedded FalkorDB (default: data)"
+            "--data",
+            default=DEFAULT_DATA,
+            help="the data directory of the embedded FalkorDB, a path (default: data)",
         )
         sub.add_argument(
-            "--port", type=int, default=None, help="port of the embedded FalkorDB (default: a free one)"
+            "--port",
+            type=int,
+            default=None,
+            help="the port of the embedded FalkorDB, a whole number from 1 to 65535 (default: a free one)",
         )
-    demo.add_argument("--graph", default=None, help="graph name (default: LIGHTHOUSE_GRAPH, else world)")
+    demo.add_argument(
+        "--graph", default=None, help="the graph's name, text (default: LIGHTHOUSE_GRAPH, else world)"
+    )
     demo.set_defaults(run=run_demo)
     server.set_defaults(run=run_server)
 

@@ -10,7 +10,7 @@ from lighthouse import tenant
 from .. import audit
 from .. import keys as api_keys
 from ..database import opened
-from .options import add_common, person, settings_of
+from .options import TENANT_HELP, add_common, person, settings_of
 
 
 def add(commands) -> None:
@@ -19,21 +19,23 @@ def add(commands) -> None:
     create = actions.add_parser(
         "create", help="create a key (shown once) for one tenant, one agent and scopes"
     )
-    create.add_argument("--tenant", required=True, help="the tenant id: [a-z0-9][a-z0-9_-]{0,62}")
+    create.add_argument("--tenant", required=True, help=TENANT_HELP)
     create.add_argument(
-        "--agent", required=True, help="the agent name: the `by` of every write made with the key"
+        "--agent",
+        required=True,
+        help="the agent's name, text of 1 to 200 characters: the `by` of every write made with the key",
     )
     create.add_argument(
         "--scope",
         action="append",
         required=True,
         choices=api_keys.SCOPES,
-        help="a scope; give it once per scope",
+        help="a scope: read, write, review or admin; give --scope once for each",
     )
     listing = actions.add_parser("list", help="list keys (never the keys themselves)")
-    listing.add_argument("--tenant", default=None, help="only this tenant's keys")
+    listing.add_argument("--tenant", default=None, help="only this tenant's keys: a tenant id (e.g. acme)")
     revoke = actions.add_parser("revoke", help="revoke a key by its id")
-    revoke.add_argument("id", help="the key's id, as create and list show it")
+    revoke.add_argument("id", metavar="ID", help="the key's id (not the key), as create and list show it")
     for sub in (create, listing, revoke):
         add_common(sub)
     create.set_defaults(run=run_create)
@@ -70,7 +72,7 @@ def run_revoke(arguments) -> int:
         revoked = api_keys.revoke(db, arguments.id)
         if revoked is None:
             print(f"lighthouse keys revoke: no key {arguments.id[:80]!r}", file=sys.stderr)
-            return 1
+            return 2
         if not revoked["already"]:  # revoked once: one audit record
             audit.write(
                 db, tenant=revoked["tenant"], action="key_revoked", who=person(), key_id=None, what=revoked

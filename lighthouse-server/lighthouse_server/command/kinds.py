@@ -21,7 +21,7 @@ from ..database import RUNNING, opened
 from ..declarations import Kinds
 from ..problems import CODES, Problem
 from ..settings import Settings
-from .options import add_common, person, serve_headers, settings_of
+from .options import TENANT_HELP, add_common, person, serve_headers, settings_of
 
 SERVER_TIMEOUT = 120.0  # seconds: a declaration waits for the tenant's writers in flight, then the schema
 _ANY_HOST = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}  # a wildcard is reached on loopback
@@ -40,7 +40,10 @@ def add(commands) -> None:
         "serve at the settings' host and port (LIGHTHOUSE_HOST, LIGHTHOUSE_PORT).",
     )
     declare.add_argument(
-        "file", help='JSON: {"label", "key", "times", "text", "relations", "dimensions"} or a list'
+        "file",
+        metavar="FILE",
+        help='a JSON file: one declaration {"label", "key", "times", "text", "relations", "dimensions"} or a '
+        "list of them",
     )
     declare.add_argument(
         "--key",
@@ -50,7 +53,7 @@ def add(commands) -> None:
     )
     listing = actions.add_parser("list", help="list the declared kinds as JSON")
     for sub in (declare, listing):
-        sub.add_argument("--tenant", required=True, help="the tenant id")
+        sub.add_argument("--tenant", required=True, help=TENANT_HELP)
         add_common(sub)
     declare.set_defaults(run=run_declare)
     listing.set_defaults(run=run_list)

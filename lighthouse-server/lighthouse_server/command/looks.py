@@ -10,7 +10,14 @@ from .. import keys
 from ..database import opened
 from ..operations import TABLE
 from ..service import Service
-from .options import add_common, person, settings_of
+from .options import KEY_HELP, KIND_HELP, TENANT_HELP, TIME_HELP, add_common, person, settings_of
+
+_POSITIONALS = {
+    "kind": KIND_HELP,
+    "key": KEY_HELP,
+    "when": TIME_HELP,
+    "question": 'words to look for in the kind\'s text values (e.g. "pump room")',
+}
 
 
 def add(commands) -> None:
@@ -23,14 +30,22 @@ def add(commands) -> None:
     for name, (positionals, said) in looks.items():
         sub = commands.add_parser(name, help=said)
         for positional in positionals:
-            sub.add_argument(positional, help=f"the {positional}")
-        sub.add_argument("--tenant", required=True, help="the tenant id")
+            sub.add_argument(positional, metavar=positional.upper(), help=_POSITIONALS[positional])
+        sub.add_argument("--tenant", required=True, help=TENANT_HELP)
         add_common(sub)
         sub.set_defaults(run=run_look, operation=name.replace("-", "_"), positionals=positionals)
     call = commands.add_parser("call", help="run any operation of the table with JSON arguments")
-    call.add_argument("operation", choices=sorted(TABLE), metavar="OPERATION", help="the operation's name")
-    call.add_argument("arguments", nargs="?", default="{}", help="its arguments as a JSON object")
-    call.add_argument("--tenant", required=True, help="the tenant id")
+    call.add_argument(
+        "operation", choices=sorted(TABLE), metavar="OPERATION", help="the operation's name (e.g. entities)"
+    )
+    call.add_argument(
+        "arguments",
+        nargs="?",
+        default="{}",
+        metavar="ARGUMENTS",
+        help='its arguments as one JSON object (e.g. \'{"kind": "Device"}\'; default {})',
+    )
+    call.add_argument("--tenant", required=True, help=TENANT_HELP)
     add_common(call)
     call.set_defaults(run=run_call)
 

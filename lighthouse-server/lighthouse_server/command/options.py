@@ -7,10 +7,21 @@ import getpass
 from ..problems import Problem
 from ..settings import Settings, load
 
+TENANT_HELP = "the tenant id: 1 to 63 of a-z, 0-9, _ and -, starting with a letter or digit (e.g. acme)"
+KIND_HELP = "the label of a kind the tenant declared (e.g. Device)"
+KEY_HELP = "the entity's key: text, or a whole number when it is all digits (e.g. d1)"
+TIME_HELP = "a time, ISO 8601 (e.g. 2026-01-31T12:00:00Z; without a zone it is UTC)"
+
 
 def add_common(sub) -> None:
-    sub.add_argument("--data", default=None, help="data directory of the embedded FalkorDB (default: ./data)")
-    sub.add_argument("--config", default=None, help="a TOML file of settings (default: LIGHTHOUSE_CONFIG)")
+    sub.add_argument(
+        "--data", default=None, help="the data directory of the embedded FalkorDB, a path (default: ./data)"
+    )
+    sub.add_argument(
+        "--config",
+        default=None,
+        help="a TOML file of settings, a path (default: the file LIGHTHOUSE_CONFIG names)",
+    )
 
 
 def settings_of(arguments, **more) -> Settings:

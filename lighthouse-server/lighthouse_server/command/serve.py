@@ -11,8 +11,17 @@ from .options import add_common, settings_of
 def add(commands) -> None:
     serve = commands.add_parser("serve", help="serve the HTTP API (/v1), MCP (/mcp) and /health on one port")
     add_common(serve)
-    serve.add_argument("--host", default=None, help="where to listen (default: 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=None, help="the port (default: 8765)")
+    serve.add_argument(
+        "--host",
+        default=None,
+        help="the address to listen on, an IP address or host name (default: 127.0.0.1)",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="the port to listen on, a whole number from 1 to 65535 (default: 8765)",
+    )
     serve.add_argument(
         "--fsync",
         choices=("everysec", "always"),
@@ -35,12 +44,13 @@ def run_serve(arguments) -> int:
 
 
 def run_mcp(arguments) -> int:
-    from .. import keys
+    from .. import keys, readiness
     from ..database import opened
     from ..mcp import run_stdio
     from ..service import Service
 
     settings = settings_of(arguments)
+    readiness.check(settings)
     if not settings.key:
         print("lighthouse mcp: set LIGHTHOUSE_KEY to an API key (lighthouse keys create)", file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ from lighthouse import tenant
 from .. import audit, keys
 from ..database import external, opened
 from ..declarations import Kinds
-from .options import add_common, person, settings_of
+from .options import KIND_HELP, TENANT_HELP, add_common, person, settings_of
 
 
 def _refused(what: str, error: Exception) -> int:
@@ -28,21 +28,32 @@ def add(commands) -> None:
     rows = commands.add_parser(
         "import", help="write rows from a JSON Lines or CSV file into a kind, with a progress bar"
     )
-    rows.add_argument("file", help="the file: one row a line (JSON Lines) or a header and rows (CSV)")
-    rows.add_argument("--tenant", required=True, help="the tenant id")
-    rows.add_argument("--kind", required=True, help="the label of a declared kind")
     rows.add_argument(
-        "--format", choices=("jsonl", "csv"), default=None, help="default: by the file's ending"
+        "file", metavar="FILE", help="a file: one row a line (JSON Lines) or a header and rows (CSV)"
     )
-    rows.add_argument("--agent", default=None, help="the `by` of the rows (default: cli:<your user name>)")
+    rows.add_argument("--tenant", required=True, help=TENANT_HELP)
+    rows.add_argument("--kind", required=True, help=KIND_HELP)
+    rows.add_argument(
+        "--format",
+        choices=("jsonl", "csv"),
+        default=None,
+        help="jsonl or csv (default: by the file's ending, .csv or else JSON Lines)",
+    )
+    rows.add_argument(
+        "--agent",
+        default=None,
+        help="the `by` of the rows, text of 1 to 200 characters (default: cli:<your user name>)",
+    )
     out = commands.add_parser("export", help="a tenant's whole graph as JSON Lines: every node and edge")
-    out.add_argument("--tenant", required=True, help="the tenant id")
-    out.add_argument("--out", default=None, help="the file to write (default: standard output)")
+    out.add_argument("--tenant", required=True, help=TENANT_HELP)
+    out.add_argument(
+        "--out", default=None, help="the file to write, a path: new or regular (default: standard output)"
+    )
     copy = commands.add_parser(
         "backup",
         help="a copy of every graph, each by itself, from one server or a cluster, taken while it runs",
     )
-    copy.add_argument("directory", help="a new or empty directory for the copy")
+    copy.add_argument("directory", metavar="DIRECTORY", help="a new or empty directory for the copy, a path")
     copy.add_argument(
         "--snapshot",
         action="store_true",
@@ -51,7 +62,7 @@ def add(commands) -> None:
     back = commands.add_parser(
         "restore", help="put a backup's graphs into the database (a snapshot: into an empty --data)"
     )
-    back.add_argument("directory", help="the backup's directory")
+    back.add_argument("directory", metavar="DIRECTORY", help="the directory a backup wrote, a path")
     back.add_argument(
         "--replace", action="store_true", help="overwrite graphs of the same name (default: refuse)"
     )

@@ -13,12 +13,12 @@ import sys
 
 import httpx
 
-from .. import keys
+from .. import keys, readiness
 from ..database import opened
 from ..problems import CODES, Problem
 from ..service import Service
 from .kinds import _ANY_HOST, serving
-from .options import add_common, person, serve_headers, settings_of
+from .options import TENANT_HELP, add_common, person, serve_headers, settings_of
 
 SERVER_TIMEOUT = 30.0
 
@@ -34,7 +34,7 @@ def add(commands) -> None:
     status = commands.add_parser(
         "status", help="what the workers did per tenant and what waits (notes, rows, refusals, errors)"
     )
-    status.add_argument("--tenant", default=None, help="one tenant (default: every tenant)")
+    status.add_argument("--tenant", default=None, help="one tenant's id (e.g. acme; default: every tenant)")
     status.add_argument(
         "--key",
         default=None,
@@ -42,11 +42,20 @@ def add(commands) -> None:
         "running serve, whose settings say which phases are configured",
     )
     replay = commands.add_parser("replay", help="give a set-aside note back to the extraction worker")
-    replay.add_argument("note", metavar="NOTE_ID", help="the note's entry id, as set-aside lists it")
-    replay.add_argument("--tenant", required=True, help="the tenant id")
+    replay.add_argument(
+        "note",
+        metavar="NOTE_ID",
+        help="the note's entry id, as set-aside lists it (e.g. notes:planner:2026-12-01/7)",
+    )
+    replay.add_argument("--tenant", required=True, help=TENANT_HELP)
     listing = commands.add_parser("set-aside", help="list the notes the extraction worker set aside")
-    listing.add_argument("--tenant", required=True, help="the tenant id")
-    listing.add_argument("--limit", type=int, default=100, help="how many (default 100, at most 1000)")
+    listing.add_argument("--tenant", required=True, help=TENANT_HELP)
+    listing.add_argument(
+        "--limit",
+        type=int,
+        default=100,
+        help="how many notes at most, a whole number from 1 to 1000 (default 100)",
+    )
     for sub in (work, status, replay, listing):
         add_common(sub)
     work.set_defaults(run=run_work)
@@ -59,6 +68,7 @@ def run_work(arguments) -> int:
     from ..worker.loop import Loop
 
     settings = settings_of(arguments)
+    readiness.check(settings)
     with opened(settings) as db:
         keys.ensure_service_schema(db)
         workers = Loop(settings, db)
@@ -121,7 +131,7 @@ def run_status(arguments) -> int:
 def run_replay(arguments) -> int:
     (done,) = _as_person(arguments, [arguments.tenant], "replay", {"note": arguments.note})
     print(json.dumps(done, ensure_ascii=False))
-    return 0 if done.get("status") == "replayed" else 1
+    return 0 if done.get("status") == "replayed" else 2  # no such note set aside: a refusal
 
 
 def run_set_aside(arguments) -> int:
