@@ -39,6 +39,7 @@ WRITES = {
     ],
     "embed": {"embedded": 0, "waiting": 0},
     "remember": [{"key": "d1", "status": "created"}],
+    "update_rows": [{"key": "d1", "status": "changed"}],
     "update": {"key": "d1", "status": "changed"},
     "confirm": {"key": "d1", "valid_from": "2026-01-02T00:00:00+00:00", "status": "confirmed"},
     "reject": {"key": "d1", "valid_from": "2026-01-02T00:00:00+00:00", "status": "rejected"},

@@ -19,6 +19,7 @@ from mcp.server.lowlevel import Server
 from ..encoding import dumps
 from ..operations import TABLE, Operation
 from ..problems import Problem, problem_of
+from .row_schemas import ROW_TOOLS, tailored
 
 IDEMPOTENCY = {
     "type": "string",
@@ -28,7 +29,7 @@ IDEMPOTENCY = {
 # What an agent needs to keep and find its facts, its work, its handoffs and its conversations.
 AGENT_TOOLS = (
     "remember",
-    "update",
+    "update_rows",
     "recall",
     "note",
     "history",
@@ -106,9 +107,19 @@ def server(service, principal_of: Callable[[object], object]) -> Server:
     tools = {name: tool(operation) for name, operation in TABLE.items()}
     every_tool = service.settings.mcp_tools == "all"
 
+    def listed(ctx) -> list[types.Tool]:
+        principal = principal_of(ctx)
+        names = shown_to(principal.scopes, every_tool)
+        kinds = service.kinds.declared(principal.tenant)[1] if set(ROW_TOOLS) & set(names) else {}
+        return [
+            tools[name].model_copy(update={"input_schema": tailored(tools[name].input_schema, kinds)})
+            if name in ROW_TOOLS
+            else tools[name]
+            for name in names
+        ]
+
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        principal = await anyio.to_thread.run_sync(principal_of, ctx)
-        return types.ListToolsResult(tools=[tools[name] for name in shown_to(principal.scopes, every_tool)])
+        return types.ListToolsResult(tools=await anyio.to_thread.run_sync(listed, ctx))
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})

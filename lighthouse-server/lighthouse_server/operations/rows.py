@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from lighthouse import Once, as_of, diff_between, history, now, related, remember, update
 
+from ..problems import Problem
 from ..reading import rows
+from .ended import with_ended
 from .table import Operation, Param
+
+ROW_FIELDS = ("key", "t", "values", "relations", "entry")
+UPDATE_ROWS_MOST = 1_000
+RECEIPT_STATUSES = (
+    "created, changed, inserted, unchanged, stale, conflict, missing, invalid, failed or busy (a reason with "
+    "the last five)"
+)
 
 KIND = Param("kind", "kind", "the label of the kind (declared with declare_kinds)", required=True)
 KEY = Param("key", "key", "the key of the entity", required=True)
@@ -37,9 +46,41 @@ def _as_of(call, arguments: dict) -> dict | None:
 def _remember(call, arguments: dict) -> list:
     """remember(), gathered with the small calls of the same kind and agent that arrive meanwhile; a call
     with an idempotency key alone, on its own graph (once()), so a retry replays exactly its own write."""
+    kind, given = arguments["kind"], arguments["rows"]
     if isinstance(call.graph, Once):
-        return remember(call.graph, arguments["kind"], arguments["rows"], arguments["by"])
-    return call.service.gathering.remember(call.graph, arguments["kind"], arguments["rows"], arguments["by"])
+        receipts = remember(call.graph, kind, given, arguments["by"])
+    else:
+        receipts = call.service.gathering.remember(call.graph, kind, given, arguments["by"])
+    return with_ended(call.graph, kind, given, receipts)
+
+
+def _update_rows(call, arguments: dict) -> list:
+    """update() for each row in order: what a row names changes, the rest of its entity is kept."""
+    given = arguments["rows"]
+    if len(given) > UPDATE_ROWS_MOST:
+        raise Problem("invalid_argument", f"rows holds at most {UPDATE_ROWS_MOST} rows")
+    receipts = []
+    for row in given:
+        unknown = sorted(set(row) - set(ROW_FIELDS)) if isinstance(row, dict) else []
+        if not isinstance(row, dict) or unknown:
+            said = f"no field {unknown[0][:100]!r}" if unknown else "a row is a JSON object"
+            receipts.append(
+                {"key": None, "status": "invalid", "reason": f"{said}: a row has {', '.join(ROW_FIELDS)}"}
+            )
+            continue
+        receipts.append(
+            update(
+                call.graph,
+                arguments["kind"],
+                row.get("key"),
+                row.get("t"),
+                arguments["by"],
+                values=row.get("values"),
+                relations=row.get("relations"),
+                entry=row.get("entry"),
+            )
+        )
+    return receipts
 
 
 def _entities(call, arguments: dict) -> list:
@@ -61,17 +102,17 @@ OPERATIONS = [
             KIND,
             Param(
                 "rows",
-                "objects",
-                'the rows: each {"key", "t" (the time the fact became true), "values": {...}, '
-                '"relations": {TYPE: key or [keys]}, "entry": an entry id as evidence}',
+                "rows",
+                "the full pictures: each row is ALL that is true of its entity from t on",
                 required=True,
             ),
         ),
-        'a list of receipts, one per row in order: {"key", "status"} with status created, changed, inserted, '
-        "unchanged, stale, conflict, missing, invalid or failed (and a reason for the last three)",
-        "Store facts about entities of a kind as rows. A row says what the entity's values and relations are "
-        "from time t on; an unchanged row changes nothing, a later one opens a new version and keeps the old one "
-        "in its history. Bad rows are refused one by one with a reason; the others are still stored.",
+        'a list of receipts, one per row in order: {"key", "status"}, status ' + RECEIPT_STATUSES + "; a "
+        'row that ended values or relations has "ended": {"values": [names], "relations": {type: [keys]}}',
+        "FULL PICTURE WRITE: each row replaces its entity's whole state from time t on. Every value and "
+        "relation the row leaves out ENDS at t (it stays in the history). To change only some values or "
+        "relations and keep the rest, use update_rows. A row equal to the current state changes nothing; "
+        "bad rows are refused one by one with a reason, the others are still stored.",
         example={
             "kind": "Device",
             "rows": [
@@ -86,6 +127,31 @@ OPERATIONS = [
         agent_as="by",
         writes=True,
         answer=_remember,
+    ),
+    Operation(
+        "update_rows",
+        update,
+        "write",
+        (
+            KIND,
+            Param(
+                "rows",
+                "rows",
+                f"at most {UPDATE_ROWS_MOST}; each names only what changes of its entity from t on",
+                required=True,
+            ),
+        ),
+        'a list of receipts, one per row in order: {"key", "status"}, status ' + RECEIPT_STATUSES,
+        "Change what each row names (values, relations) from time t on and keep everything else its entity "
+        "holds; a value or a relation type set to null ends it. An entity not known yet is created with "
+        "what the row names. Use it for one entity or many.",
+        example={
+            "kind": "Device",
+            "rows": [{"key": "d1", "t": "2026-01-01T12:00:00Z", "values": {"status": "warm"}}],
+        },
+        agent_as="by",
+        writes=True,
+        answer=_update_rows,
     ),
     Operation(
         "update",

@@ -16,7 +16,32 @@ from ..problems import Problem
 RECORD_LABELS = ("Entry", "Episode", "Lesson", "Playbook")
 PAGE_DEFAULT, PAGE_MOST = 100, 1000
 
-_KEY = {"type": ["string", "integer"], "description": "the entity's key: text or a whole number"}
+# No "type": [..] lists: some clients' schema checks refuse them; anyOf says the same portably.
+_KEY = {
+    "anyOf": [{"type": "string"}, {"type": "integer"}],
+    "description": "the entity's key: text or a whole number",
+}
+TIME_FORMAT = "ISO 8601 in UTC, whole seconds, e.g. 2026-01-31T12:00:00Z"
+_TIME = {"type": "string", "format": "date-time", "description": f"a time: {TIME_FORMAT}"}
+ROW = {
+    "type": "object",
+    "properties": {
+        "key": _KEY,
+        "t": {**_TIME, "description": f"when the row became true: {TIME_FORMAT}"},
+        "values": {
+            "type": "object",
+            "description": "value name -> text, a number, true/false or a flat list of them",
+        },
+        "relations": {
+            "type": "object",
+            "description": "relation type -> the key of its target, or a list of keys",
+            "additionalProperties": {"anyOf": [_KEY, {"type": "array", "items": _KEY}]},
+        },
+        "entry": {"type": "string", "description": "the id of an entry (a note) this row rests on"},
+    },
+    "required": ["key", "t"],
+    "additionalProperties": False,
+}
 _REFERENCE = {
     "description": 'a reference: [kind label, key] for an entity, ["Entry"|"Episode"|"Lesson"|"Playbook", id] '
     "for a record, or an entry id as text",
@@ -31,16 +56,14 @@ SCHEMAS: dict[str, dict] = {
     "key": _KEY,
     "ref": _REFERENCE,
     "refs": {"type": "array", "items": _REFERENCE, "maxItems": 200},
-    "time": {
-        "type": "string",
-        "description": "an ISO 8601 time, e.g. 2026-01-31T12:00:00Z (UTC if no offset)",
-    },
+    "time": _TIME,
     "text": {"type": "string"},
     "texts": {"type": "array", "items": {"type": "string"}},
     "int": {"type": "integer"},
     "bool": {"type": "boolean"},
     "object": {"type": "object"},
     "objects": {"type": "array", "items": {"type": "object"}},
+    "rows": {"type": "array", "items": ROW},
 }
 _JSON_TYPES = {
     "kind": str,
@@ -55,6 +78,7 @@ _JSON_TYPES = {
     "bool": bool,
     "object": dict,
     "objects": list,
+    "rows": list,
 }
 _SAID = {
     "kind": "the label of a declared kind",
@@ -69,6 +93,7 @@ _SAID = {
     "bool": "true or false",
     "object": "a JSON object",
     "objects": "a list of JSON objects",
+    "rows": "a list of rows, each a JSON object",
 }
 
 
@@ -81,7 +106,10 @@ class Param:
     to: str | None = None  # the library's parameter name, when it differs
 
     def schema(self) -> dict:
-        return {**SCHEMAS[self.type], "description": self.description}
+        said = self.description
+        if self.type == "time":
+            said = f"{said} ({TIME_FORMAT})"
+        return {**SCHEMAS[self.type], "description": said}
 
 
 @dataclass
