@@ -142,7 +142,12 @@ def test_streamable_http_without_a_good_key_is_refused(lighthouse, authorization
     answer = httpx.post(f"{lighthouse.url}/mcp", json=body, headers=headers)
     assert answer.status_code == 401
     assert answer.json()["error"]["code"] == "unauthorized" and answer.json()["error"]["status"] == 401
-    assert answer.headers["www-authenticate"].startswith("Bearer")  # where the key goes, kept
+    assert "Authorization: Bearer" in answer.json()["error"]["message"]
+    # No challenge and no OAuth metadata: an MCP client would start OAuth discovery from either.
+    assert "www-authenticate" not in answer.headers
+    for path in ("oauth-protected-resource", "oauth-protected-resource/mcp", "oauth-authorization-server"):
+        metadata = httpx.get(f"{lighthouse.url}/.well-known/{path}")
+        assert metadata.status_code == 404 and metadata.json()["error"]["code"] == "not_found"
 
 
 def test_the_transports_refusals_are_in_the_one_error_shape(lighthouse):

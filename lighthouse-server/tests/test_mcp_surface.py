@@ -58,6 +58,12 @@ def test_a_tool_outside_the_list_is_refused_with_where_it_is(lighthouse):
             error = refused.structured_content["error"]
             assert refused.is_error and error["code"] == "not_found"
             assert "POST /v1/entities" in error["message"] and "mcp_tools" in error["message"]
+            unknown = await client.call_tool("histroy", {"kind": "Device", "key": "d1"})
+            said = unknown.structured_content["error"]["message"]
+            assert unknown.is_error and "no operation 'histroy' (the closest: 'history')" in said
+            wrong = await client.call_tool("history", {"kind": "Device", "id": "d1"})
+            said = wrong.structured_content["error"]["message"]
+            assert "no argument 'id' (the closest: 'kind'); there are: kind, key, cursor, limit" in said
         async with connected(lighthouse, read_key) as client:
             refused = await client.call_tool("remember", {"kind": "Device", "rows": []})
             assert refused.is_error and refused.structured_content["error"]["code"] == "forbidden"

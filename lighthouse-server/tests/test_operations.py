@@ -63,6 +63,7 @@ def test_the_operations_cover_what_the_service_promises():
         "context",
         "summarize",
         "sessions",
+        "said_about",
         "forget_session",
         "forget_user",
         "learn",

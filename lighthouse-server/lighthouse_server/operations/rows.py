@@ -7,7 +7,7 @@ from lighthouse import Once, as_of, diff_between, history, now, related, remembe
 from ..problems import Problem
 from ..reading import rows
 from .ended import with_ended
-from .table import Operation, Param
+from .table import Operation, Param, page_of
 
 ROW_FIELDS = ("key", "t", "values", "relations", "entry")
 UPDATE_ROWS_MOST = 1_000
@@ -29,18 +29,42 @@ def trusted(state: dict | None) -> dict | None:
     return {**state, "trust": "confirmed"}
 
 
+def relations_at(call, kind, key, when=None) -> dict[str, list]:
+    """Relation type -> the keys the entity points at through it: its open edges (when None) or those
+    valid at when."""
+    return {
+        relation: related(call.graph, kind, key, relation, when=when) for relation in sorted(kind.relations)
+    }
+
+
+def with_relations(call, kind, key, state: dict | None) -> dict | None:
+    """A State with "relations": those valid from its start (a value of its own named relations stays)."""
+    if state is None or "relations" in state:
+        return state
+    return {**state, "relations": relations_at(call, kind, key, state["valid_from"])}
+
+
 def _entity(call, arguments: dict) -> dict:
     """What counts now: a State a person rejected does not, and the one before it holds on."""
-    state = as_of(graph=call.graph, kind=arguments["kind"], key=arguments["key"], when=now(), rejected=False)
-    return {"key": arguments["key"], "current": trusted(state)}
+    kind, key = arguments["kind"], arguments["key"]
+    state = as_of(graph=call.graph, kind=kind, key=key, when=now(), rejected=False)
+    return {"key": key, "current": trusted(state), "relations": relations_at(call, kind, key)}
 
 
-def _history(call, arguments: dict) -> list:
-    return [trusted(state) for state in history(graph=call.graph, **arguments)]
+def _history(call, arguments: dict) -> dict:
+    """One page of the States, each with its relations (read for the page's States only)."""
+    offset, size = call.page
+    states = history(graph=call.graph, **arguments)[offset : offset + size + 1]
+    page = page_of(states, call.page)
+    kind, key = arguments["kind"], arguments["key"]
+    page["items"] = [with_relations(call, kind, key, trusted(state)) for state in page["items"]]
+    return page
 
 
 def _as_of(call, arguments: dict) -> dict | None:
-    return trusted(as_of(graph=call.graph, **arguments))
+    arguments.setdefault("when", now())
+    state = trusted(as_of(graph=call.graph, **arguments))
+    return with_relations(call, arguments["kind"], arguments["key"], state)
 
 
 def _remember(call, arguments: dict) -> list:
@@ -180,22 +204,23 @@ OPERATIONS = [
         (KIND, KEY),
         "the versions (States) of the entity, oldest first: its values, valid_from, valid_to once replaced, "
         'recorded_at, by, fp, entry when it rests on one, trust ("confirmed", "candidate" or "rejected") and '
-        "review (who, when, why) once reviewed",
+        "review (who, when, why) once reviewed, and relations: {type: [keys]} valid from its start",
         "Every version an entity has had, oldest first, each with the time it became true and the time it "
         "stopped being true (absent while current), and its trust: what a model drew is a candidate until a "
         "person confirms or rejects it.",
         example={"kind": "Device", "key": "d1"},
         paged=True,
         answer=_history,
+        pages_itself=True,
     ),
     Operation(
         "as_of",
         as_of,
         "read",
-        (KIND, KEY, Param("when", "time", "the time to look at", required=True)),
-        "the version that was true at that time, shaped as history gives it, or null",
+        (KIND, KEY, Param("at", "time", "the time to look at; now if not given", to="when", also=("when",))),
+        "the version that was true at that time, shaped as history gives it (its relations too), or null",
         "What was true about one entity at a given time.",
-        example={"kind": "Device", "key": "d1", "when": "2026-01-01T12:00:00Z"},
+        example={"kind": "Device", "key": "d1", "at": "2026-01-01T12:00:00Z"},
         answer=_as_of,
     ),
     Operation(
@@ -206,7 +231,7 @@ OPERATIONS = [
             KIND,
             KEY,
             Param("relation", "text", "a relation type of the kind", required=True),
-            Param("when", "time", "a time; now if not given"),
+            Param("at", "time", "a time; now if not given", to="when", also=("when",)),
         ),
         "the keys the relation points at, sorted",
         "The entities one entity points at through a relation, now or at a given time.",
@@ -219,20 +244,28 @@ OPERATIONS = [
         "read",
         (
             Param("kinds", "kinds", "the kinds to compare", required=True),
-            Param("t1", "time", "the start of the window (not included)", required=True),
-            Param("t2", "time", "the end of the window (included)", required=True),
+            Param(
+                "since",
+                "time",
+                "the start of the window (not included)",
+                required=True,
+                to="t1",
+                also=("t1",),
+            ),
+            Param("until", "time", "the end of the window (included)", required=True, to="t2", also=("t2",)),
         ),
         "entities_added, values_changed, relations_opened, relations_closed, episodes_opened, episodes_closed",
         "What changed between two times: entities that appeared, values that changed, relations opened and "
         "closed, episodes opened and closed.",
-        example={"kinds": ["Device"], "t1": "2025-12-31T00:00:00Z", "t2": "2026-01-03T00:00:00Z"},
+        example={"kinds": ["Device"], "since": "2025-12-31T00:00:00Z", "until": "2026-01-03T00:00:00Z"},
     ),
     Operation(
         "entity",
         None,
         "read",
         (KIND, KEY),
-        '{"key", "current": the version true now (shaped as history gives it), or null}',
+        '{"key", "current": the version true now (shaped as history gives it), or null, "relations": '
+        "{type: [keys]} it points at now}",
         "The current values of one entity (a version a person rejected does not count: the one before it "
         "holds on).",
         example={"kind": "Device", "key": "d1"},

@@ -7,6 +7,7 @@ description for a model that never read our docs, and flags.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -104,6 +105,7 @@ class Param:
     description: str
     required: bool = False
     to: str | None = None  # the library's parameter name, when it differs
+    also: tuple[str, ...] = ()  # other names it is accepted by (the library's), outside the one vocabulary
 
     def schema(self) -> dict:
         said = self.description
@@ -157,7 +159,12 @@ class Operation:
             return self.params
         return self.params + (
             Param("cursor", "text", "where to go on: the next_cursor of the page before"),
-            Param("page_size", "int", f"items per page, 1 to {PAGE_MOST} (default {PAGE_DEFAULT})"),
+            Param(
+                "limit",
+                "int",
+                f"items per page, 1 to {PAGE_MOST} (default {PAGE_DEFAULT})",
+                also=("page_size",),
+            ),
         )
 
     def input_schema(self) -> dict:
@@ -189,35 +196,69 @@ def reference(call: Call, given: object, what: str) -> object:
     return (call.kind(label), key)
 
 
+def closest(name: object, names) -> str | None:
+    """The one of names most like name (one holding the other first, then difflib's likeness), or None."""
+    names = list(names)
+    if not isinstance(name, str) or not name:
+        return None
+    holding = [other for other in names if name in other or other in name]
+    if holding:
+        return min(holding, key=lambda other: abs(len(other) - len(name)))
+    found = difflib.get_close_matches(name, names, n=1, cutoff=0.4)
+    return found[0] if found else None
+
+
+def unknown_name(what: str, name: object, names) -> str:
+    """A refusal's words for a name that is not among names: the closest one, and all of them."""
+    names = list(names)
+    near = closest(name, names)
+    hint = f" (the closest: {near!r})" if near else ""
+    return f"no {what} {str(name)[:100]!r}{hint}; there are: {', '.join(names) or 'none'}"
+
+
+def _one_vocabulary(params: dict, arguments: dict) -> dict:
+    """The arguments with every other accepted name (Param.also) turned into the vocabulary's."""
+    given = dict(arguments)
+    for param in params.values():
+        for other in param.also:
+            if other in given:
+                if param.name in given:
+                    raise Problem("invalid_argument", f"{param.name} and {other} are one argument: give one")
+                given[param.name] = given.pop(other)
+    return given
+
+
 def converted(operation: Operation, call: Call, arguments: object) -> tuple[dict, tuple[int, int] | None]:
     """The library's keyword arguments from JSON ones, and the page (offset, size) of a paged result."""
     if not isinstance(arguments, dict):
         raise Problem("invalid_body", "the arguments must be a JSON object")
     params = {param.name: param for param in operation.all_params()}
+    arguments = _one_vocabulary(params, arguments)
     unknown = sorted(set(arguments) - set(params))
     if unknown:
         if operation.agent_as is not None and operation.agent_as in unknown:
             raise Problem(
                 "invalid_argument", f"{operation.agent_as} is the agent of the key and cannot be given"
             )
-        raise Problem("invalid_argument", f"{operation.name} has no argument {unknown[0][:100]!r}")
+        said = unknown_name("argument", unknown[0], params)
+        raise Problem("invalid_argument", f"{operation.name} has {said}")
     for param in params.values():
         if param.required and arguments.get(param.name) is None:
             raise Problem("invalid_argument", f"{param.name} is required")
     page = None
     if operation.paged:
-        cursor, size = arguments.get("cursor"), arguments.get("page_size", PAGE_DEFAULT)
+        cursor, size = arguments.get("cursor"), arguments.get("limit", PAGE_DEFAULT)
         if cursor is not None and (
             type(cursor) is not str or not (cursor.isdecimal() and cursor.isascii()) or len(cursor) > 12
         ):
             raise Problem("invalid_argument", "cursor must be the next_cursor of an earlier page")
         if type(size) is not int or not 1 <= size <= PAGE_MOST:
-            raise Problem("invalid_argument", f"page_size must be a whole number from 1 to {PAGE_MOST}")
+            raise Problem("invalid_argument", f"limit must be a whole number from 1 to {PAGE_MOST}")
         page = (int(cursor or 0), size)
     library: dict = {}
     for name, value in arguments.items():
         param = params[name]
-        if name in ("cursor", "page_size") and operation.paged or value is None:
+        if name in ("cursor", "limit") and operation.paged or value is None:
             continue
         wanted = _JSON_TYPES[param.type]
         if not isinstance(value, wanted) or (isinstance(value, bool) and param.type in ("int", "key")):
