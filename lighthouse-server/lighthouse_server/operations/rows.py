@@ -107,14 +107,18 @@ def _update_rows(call, arguments: dict) -> list:
     return receipts
 
 
-def _entities(call, arguments: dict) -> list:
+def _entities(call, arguments: dict) -> dict:
+    """One page of the kind's keys, read as one: the page's items and one more (that one says a next
+    page exists), never the whole kind."""
     kind = arguments["kind"]
+    offset, size = call.page
     found = rows(
         call.graph,
-        f"MATCH (e:Entity:`{kind.label}`) RETURN e.key ORDER BY e.key",
+        f"MATCH (e:Entity:`{kind.label}`) RETURN e.key ORDER BY e.key SKIP $offset LIMIT $size",
+        {"offset": offset, "size": size + 1},
         timeout=call.service.settings.query_timeout_ms,
     )
-    return [row[0] for row in found]
+    return page_of([row[0] for row in found], call.page)
 
 
 OPERATIONS = [
@@ -281,5 +285,6 @@ OPERATIONS = [
         example={"kind": "Device"},
         paged=True,
         answer=_entities,
+        pages_itself=True,
     ),
 ]
