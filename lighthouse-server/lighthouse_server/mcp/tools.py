@@ -23,8 +23,7 @@ from .row_schemas import ROW_TOOLS, tailored
 
 IDEMPOTENCY = {
     "type": "string",
-    "description": "optional: a key of your choosing; the same write sent again with the same key returns "
-    "the first answer and stores nothing twice (use it when you retry after a timeout)",
+    "description": "optional, your choice: a retry with the same key returns the first answer, stores nothing twice",
 }
 # What an agent needs to keep and find its facts, its work, its handoffs and its conversations.
 AGENT_TOOLS = (
