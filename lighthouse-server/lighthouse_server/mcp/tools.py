@@ -45,11 +45,12 @@ AGENT_TOOLS = (
     "context",
 )
 INSTRUCTIONS = (
-    "Lighthouse is a temporal graph memory. Entities belong to kinds (see the kinds tool); each fact is kept "
-    "with the time it became true, and older versions stay readable (history, as_of). Write facts with "
-    "remember, find them with recall or search, keep your work in episodes (open_episode, record, "
-    "close_episode), hand work over with hand_off. Writes answer with receipts: a refused item says why and "
-    "is kept in failures."
+    "Lighthouse is a temporal graph memory. Entities belong to kinds (the row tools' schemas name them); each "
+    "fact is kept with the time it became true (ISO 8601 UTC), and older versions stay readable (history, "
+    "as_of). To change some facts of an entity and keep the rest, use update_rows; remember writes full "
+    "pictures, and what its row leaves out ENDS. Find facts with recall; keep your work in episodes "
+    "(open_episode, record, close_episode) and notes (note); share work with tasks, claim, complete and "
+    "hand_off. Writes answer with receipts: a refused item says why."
 )
 
 
