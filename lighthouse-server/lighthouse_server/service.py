@@ -24,7 +24,8 @@ from .encoding import jsonable
 from .gathering import Gathering
 from .limits import PerMinute
 from .operations import TABLE, Call, converted, paged
-from .problems import Problem, problem_of
+from .operations.table import unknown_name
+from .problems import Problem, Unavailable, problem_of
 from .settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -105,7 +106,7 @@ class Service:
         """The operation's result as JSON values; Problem for every refusal of the service's own."""
         operation = TABLE.get(name)
         if operation is None:
-            raise Problem("not_found", f"no operation {str(name)[:100]!r}")
+            raise Problem("not_found", unknown_name("operation", name, TABLE))
         if operation.scope not in principal.scopes:
             raise Problem(
                 "forbidden", f"{name} needs the {operation.scope!r} scope, which this key does not have"

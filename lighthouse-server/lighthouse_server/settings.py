@@ -79,6 +79,9 @@ class Settings:
     """the model that endpoint runs"""
     embeddings_key: str = ""
     """its bearer key: set it in the environment"""
+    mcp_tools: str = "agent"
+    """the MCP tools a key sees, always within its scopes: `agent`, the compact set an agent needs (see "An
+    agent reaches the same tools over MCP"); `all`, every operation as a tool"""
 
 
 # Setting -> environment variable. FALKORDB_URL is the name the field already uses elsewhere.
@@ -104,6 +107,7 @@ ENVIRONMENT = {
     "embeddings_url": "LIGHTHOUSE_EMBEDDINGS_URL",
     "embeddings_model": "LIGHTHOUSE_EMBEDDINGS_MODEL",
     "embeddings_key": "LIGHTHOUSE_EMBEDDINGS_KEY",
+    "mcp_tools": "LIGHTHOUSE_MCP_TOOLS",
 }
 MODEL_NAME_MOST = 180
 CONFIG_VARIABLE = "LIGHTHOUSE_CONFIG"  # the TOML file, when --config does not name one
@@ -142,6 +146,8 @@ def _typed(name: str, raw: object, source: str) -> object:
         raise SettingsError(f"model_name ({source}) is at most {MODEL_NAME_MOST} characters of text")
     if name in ("model_url", "embeddings_url") and raw and not raw.startswith(("http://", "https://")):
         raise SettingsError(f"{name} ({source}) must be an http:// or https:// URL, not {raw!r}")
+    if name == "mcp_tools" and raw not in ("agent", "all"):
+        raise SettingsError(f"mcp_tools ({source}) is agent or all, not {raw!r}")
     if name == "fsync" and raw not in ("everysec", "always"):
         raise SettingsError(f"fsync ({source}) is everysec or always, not {raw!r}")
     if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):

@@ -35,12 +35,14 @@ def fake():
 
 @pytest.fixture(scope="module")
 def noted(tmp_path_factory, fake):
-    """A serve with the HTTP embedder at the fake endpoint and no model for extraction."""
+    """A serve with the HTTP embedder at the fake endpoint and no model for extraction, listing every
+    MCP tool (notes and search_notes are outside the compact set)."""
     running = Lighthouse(
         tmp_path_factory.mktemp("notes") / "data",
         embedder="http",
         embeddings_url=fake.url,
         embeddings_model=MODEL,
+        mcp_tools="all",
     ).start()
     yield running
     running.stop()

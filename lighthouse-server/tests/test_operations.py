@@ -28,6 +28,7 @@ def test_every_operation_is_described_and_called_as_the_library_names_it():
 def test_the_operations_cover_what_the_service_promises():
     promised = [
         "remember",
+        "update_rows",
         "update",
         "history",
         "as_of",
@@ -53,6 +54,7 @@ def test_the_operations_cover_what_the_service_promises():
         "accept",
         "handoffs_for",
         "add_task",
+        "tasks",
         "claim",
         "complete",
         "release",
@@ -61,6 +63,7 @@ def test_the_operations_cover_what_the_service_promises():
         "context",
         "summarize",
         "sessions",
+        "said_about",
         "forget_session",
         "forget_user",
         "learn",

@@ -64,10 +64,10 @@ def test_an_absent_episode_is_null(written):
         ({"cursor": "x1"}, "cursor must be the next_cursor of an earlier page"),
         ({"cursor": "-1"}, "cursor must be the next_cursor of an earlier page"),
         ({"cursor": 3}, "cursor must be text"),
-        ({"page_size": 0}, f"page_size must be a whole number from 1 to {PAGE_MOST}"),
-        ({"page_size": PAGE_MOST + 1}, f"page_size must be a whole number from 1 to {PAGE_MOST}"),
-        ({"page_size": True}, "page_size must be a whole number"),
-        ({"page_size": "3"}, "page_size must be a whole number"),
+        ({"page_size": 0}, f"limit must be a whole number from 1 to {PAGE_MOST}"),
+        ({"page_size": PAGE_MOST + 1}, f"limit must be a whole number from 1 to {PAGE_MOST}"),
+        ({"page_size": True}, "limit must be a whole number"),
+        ({"page_size": "3"}, "limit must be a whole number"),
     ],
 )
 def test_a_bad_cursor_or_page_size_is_refused(written, given, says):

@@ -50,6 +50,7 @@ def test_every_setting_has_its_variable() -> None:
         ({"LIGHTHOUSE_MODEL_TIMEOUT_S": "601"}, "model_timeout_s"),
         ({"LIGHTHOUSE_PROMPT_ENTITIES": "201"}, "prompt_entities"),
         ({"LIGHTHOUSE_WORKER_INTERVAL_MS": "5"}, "worker_interval_ms"),
+        ({"LIGHTHOUSE_MCP_TOOLS": "some"}, "mcp_tools (LIGHTHOUSE_MCP_TOOLS) is agent or all"),
     ],
 )
 def test_a_setting_that_cannot_be_used_is_refused_by_name(environ: dict, says: str) -> None:

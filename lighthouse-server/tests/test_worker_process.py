@@ -14,10 +14,8 @@ import time
 
 import anyio
 import httpx
-import httpx2
 from fake_model import FakeModel, Status
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
+from mcp import Client, StdioServerParameters
 from service_process import Lighthouse, environment
 
 
@@ -249,11 +247,15 @@ def test_status_replay_and_set_aside_are_mcp_tools(lighthouse):
     tenant, key = lighthouse.tenant("m")
     lighthouse.result("note", {"text": "waiting for a model"}, key)
 
+    # Operators' tools, outside the compact set: listed with mcp_tools = "all" (here over stdio).
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "lighthouse_server.command", "mcp", "--data", str(lighthouse.data)],
+        env=environment(LIGHTHOUSE_KEY=key, LIGHTHOUSE_MCP_TOOLS="all"),
+    )
+
     async def run() -> tuple:
-        async with (
-            httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http,
-            Client(streamable_http_client(f"{lighthouse.url}/mcp", http_client=http)) as client,
-        ):
+        async with Client(parameters) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             status = await client.call_tool("status", {})
             replayed = await client.call_tool("replay", {"note": "no/1"})

@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException
 
 from ..console import console_app
 from ..operations import TABLE, Operation
+from ..operations.table import unknown_name
 from ..problems import Problem
 from . import reference
 
@@ -83,6 +84,17 @@ def _route(app: FastAPI, service, operation: Operation) -> None:
     )
 
 
+def _said(request: Request, error: HTTPException) -> str:
+    """An unknown path under /v1/ named with the closest operation; a GET of a POST operation with how
+    to call it; any other refusal of the router as it says it."""
+    name = request.url.path.removeprefix("/v1/") if request.url.path.startswith("/v1/") else None
+    if error.status_code == 404 and name is not None:
+        return f"{unknown_name('operation', name, TABLE)}; each is POST /v1/<name>"
+    if error.status_code == 405 and name in TABLE:
+        return f"{name} is called with POST /v1/{name}, its arguments a JSON object in the body"
+    return str(error.detail)
+
+
 def build(service, *, lifespan=None) -> FastAPI:
     @asynccontextmanager
     async def nothing(_app):
@@ -103,9 +115,9 @@ def build(service, *, lifespan=None) -> FastAPI:
         return _problem_response(problem)
 
     @app.exception_handler(HTTPException)
-    async def on_http(_request, error: HTTPException):
+    async def on_http(request: Request, error: HTTPException):
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "invalid_argument")
-        return _problem_response(Problem(code, str(error.detail)))
+        return _problem_response(Problem(code, _said(request, error)))
 
     @app.exception_handler(RequestValidationError)
     async def on_invalid(_request, error: RequestValidationError):
@@ -125,8 +137,9 @@ def build(service, *, lifespan=None) -> FastAPI:
     @app.get("/v1/audit", tags=["admin"], summary="the tenant's audit records (admin scope)")
     async def audit(request: Request):
         query = dict(request.query_params)
-        if query.get("page_size", "").isdecimal() and query["page_size"].isascii():
-            query["page_size"] = int(query["page_size"])
+        for name in ("limit", "page_size"):
+            if query.get(name, "").isdecimal() and query[name].isascii():
+                query[name] = int(query[name])
         return await _call(service, request, "audit", query)
 
     @app.get("/v1/kinds", tags=["read"], summary="the tenant's declared kinds")

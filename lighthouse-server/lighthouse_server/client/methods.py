@@ -26,45 +26,49 @@ class Methods:
         """The kinds this tenant declared, with their keys, times, text and relations. Scope: read. Result: the declarations of the tenant's kinds, sorted by label."""
         return self._send("kinds", {}, False, None)
 
-    def audit(self, *, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def audit(self, *, cursor: str | None = None, limit: int | None = None) -> Any:
         """The tenant's audit records: keys created and revoked, kinds declared, forgetting. Nothing edits them. Scope: admin. Result: [{"id", "at", "action", "who", "key_id", "what"}] oldest first."""
-        return self._send("audit", {"cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("audit", {"cursor": cursor, "limit": limit}, False, None)
 
-    def export(self, *, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def export(self, *, cursor: str | None = None, limit: int | None = None) -> Any:
         """Every node and edge of this tenant's graph with its properties, for a copy outside Lighthouse. Page through it with the cursor; the command line's `lighthouse export` writes it whole. Scope: admin. Result: [{"type": "node", "id", "labels", "properties"} or {"type": "edge", "id", "relation", "from", "to", "properties"}], nodes first, paged."""
-        return self._send("export", {"cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("export", {"cursor": cursor, "limit": limit}, False, None)
 
     def remember(self, kind: str, rows: list[dict], *, idempotency_key: str | None = None) -> Any:
-        """Store facts about entities of a kind as rows. A row says what the entity's values and relations are from time t on; an unchanged row changes nothing, a later one opens a new version and keeps the old one in its history. Bad rows are refused one by one with a reason; the others are still stored. Scope: write. Result: a list of receipts, one per row in order: {"key", "status"} with status created, changed, inserted, unchanged, stale, conflict, missing, invalid or failed (and a reason for the last three). A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
+        """FULL PICTURE WRITE: each row replaces its entity's whole state from time t on. Every value and relation the row leaves out ENDS at t (it stays in the history). To change only some values or relations and keep the rest, use update_rows. A row equal to the current state changes nothing; bad rows are refused one by one with a reason, the others are still stored. Scope: write. Result: a list of receipts, one per row in order: {"key", "status"}, status created, changed, inserted, unchanged, stale, conflict, missing, invalid, failed or busy (a reason with the last five); a row that ended values or relations has "ended": {"values": [names], "relations": {type: [keys]}}. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("remember", {"kind": kind, "rows": rows}, True, idempotency_key)
+
+    def update_rows(self, kind: str, rows: list[dict], *, idempotency_key: str | None = None) -> Any:
+        """Change what each row names (values, relations) from time t on and keep everything else its entity holds; a value or a relation type set to null ends it. An entity not known yet is created with what the row names. Use it for one entity or many. Scope: write. Result: a list of receipts, one per row in order: {"key", "status"}, status created, changed, inserted, unchanged, stale, conflict, missing, invalid, failed or busy (a reason with the last five). A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
+        return self._send("update_rows", {"kind": kind, "rows": rows}, True, idempotency_key)
 
     def update(self, kind: str, key: str | int, t: str | datetime, *, values: dict | None = None, relations: dict | None = None, entry: str | None = None, idempotency_key: str | None = None) -> Any:
         """Change some values or relations of one entity from time t on, keeping the rest as they are. Scope: write. Result: one receipt {"key", "status"}, status as remember gives, or busy. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("update", {"kind": kind, "key": key, "t": t, "values": values, "relations": relations, "entry": entry}, True, idempotency_key)
 
-    def history(self, kind: str, key: str | int, *, cursor: str | None = None, page_size: int | None = None) -> Any:
-        """Every version an entity has had, oldest first, each with the time it became true and the time it stopped being true (absent while current), and its trust: what a model drew is a candidate until a person confirms or rejects it. Scope: read. Result: the versions (States) of the entity, oldest first: its values, valid_from, valid_to once replaced, recorded_at, by, fp, entry when it rests on one, trust ("confirmed", "candidate" or "rejected") and review (who, when, why) once reviewed."""
-        return self._send("history", {"kind": kind, "key": key, "cursor": cursor, "page_size": page_size}, False, None)
+    def history(self, kind: str, key: str | int, *, cursor: str | None = None, limit: int | None = None) -> Any:
+        """Every version an entity has had, oldest first, each with the time it became true and the time it stopped being true (absent while current), and its trust: what a model drew is a candidate until a person confirms or rejects it. Scope: read. Result: the versions (States) of the entity, oldest first: its values, valid_from, valid_to once replaced, recorded_at, by, fp, entry when it rests on one, trust ("confirmed", "candidate" or "rejected") and review (who, when, why) once reviewed, and relations: {type: [keys]} valid from its start."""
+        return self._send("history", {"kind": kind, "key": key, "cursor": cursor, "limit": limit}, False, None)
 
-    def as_of(self, kind: str, key: str | int, when: str | datetime) -> Any:
-        """What was true about one entity at a given time. Scope: read. Result: the version that was true at that time, shaped as history gives it, or null."""
-        return self._send("as_of", {"kind": kind, "key": key, "when": when}, False, None)
+    def as_of(self, kind: str, key: str | int, *, at: str | datetime | None = None) -> Any:
+        """What was true about one entity at a given time. Scope: read. Result: the version that was true at that time, shaped as history gives it (its relations too), or null."""
+        return self._send("as_of", {"kind": kind, "key": key, "at": at}, False, None)
 
-    def related(self, kind: str, key: str | int, relation: str, *, when: str | datetime | None = None, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def related(self, kind: str, key: str | int, relation: str, *, at: str | datetime | None = None, cursor: str | None = None, limit: int | None = None) -> Any:
         """The entities one entity points at through a relation, now or at a given time. Scope: read. Result: the keys the relation points at, sorted."""
-        return self._send("related", {"kind": kind, "key": key, "relation": relation, "when": when, "cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("related", {"kind": kind, "key": key, "relation": relation, "at": at, "cursor": cursor, "limit": limit}, False, None)
 
-    def diff_between(self, kinds: list[str], t1: str | datetime, t2: str | datetime) -> Any:
+    def diff_between(self, kinds: list[str], since: str | datetime, until: str | datetime) -> Any:
         """What changed between two times: entities that appeared, values that changed, relations opened and closed, episodes opened and closed. Scope: read. Result: entities_added, values_changed, relations_opened, relations_closed, episodes_opened, episodes_closed."""
-        return self._send("diff_between", {"kinds": kinds, "t1": t1, "t2": t2}, False, None)
+        return self._send("diff_between", {"kinds": kinds, "since": since, "until": until}, False, None)
 
     def entity(self, kind: str, key: str | int) -> Any:
-        """The current values of one entity (a version a person rejected does not count: the one before it holds on). Scope: read. Result: {"key", "current": the version true now (shaped as history gives it), or null}."""
+        """The current values of one entity (a version a person rejected does not count: the one before it holds on). Scope: read. Result: {"key", "current": the version true now (shaped as history gives it), or null, "relations": {type: [keys]} it points at now}."""
         return self._send("entity", {"kind": kind, "key": key}, False, None)
 
-    def entities(self, kind: str, *, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def entities(self, kind: str, *, cursor: str | None = None, limit: int | None = None) -> Any:
         """List the keys of the entities of a kind, a page at a time. Scope: read. Result: the keys of the kind's entities, sorted."""
-        return self._send("entities", {"kind": kind, "cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("entities", {"kind": kind, "cursor": cursor, "limit": limit}, False, None)
 
     def search(self, kind: str, question: str, *, limit: int | None = None, match: str | None = None) -> Any:
         """Find entities of a kind whose current text values hold the words of a question. Scope: read. Result: [{"key", "score", "values"}] best first."""
@@ -78,9 +82,9 @@ class Methods:
         """Find entries of episodes (notes, observations) whose values hold the words. Scope: read. Result: [{"id", "score", "entry"}] best first."""
         return self._send("search_entries", {"question": question, "limit": limit, "match": match}, False, None)
 
-    def pointing_at(self, kind: str, relation: str, key: str | int, *, when: str | datetime | None = None, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def pointing_at(self, kind: str, relation: str, key: str | int, *, at: str | datetime | None = None, cursor: str | None = None, limit: int | None = None) -> Any:
         """Which entities of a kind point at a given entity through a relation (for example every device LOCATED_IN a room). Scope: read. Result: the sorted keys of the entities of the kind whose relation points at the key."""
-        return self._send("pointing_at", {"kind": kind, "relation": relation, "key": key, "when": when, "cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("pointing_at", {"kind": kind, "relation": relation, "key": key, "at": at, "cursor": cursor, "limit": limit}, False, None)
 
     def similar(self, kind: str, key: str | int, *, relations: list[str] | None = None, limit: int | None = None) -> Any:
         """Entities of the same kind that share the most relation targets with a given one. Scope: read. Result: [{"key", "shared", "through": [[relation, target], ...]}] most shared first."""
@@ -102,9 +106,9 @@ class Methods:
         """Reject a fact a model drew: it is marked rejected with who, when and why, and recall leaves it out (the version before it holds on). Nothing is deleted: history still shows it, marked. Scope: review. Result: {"key", "valid_from", "status": "rejected" | "unknown" | "invalid"} (and a reason for the last two). A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("reject", {"kind": kind, "key": key, "valid_from": valid_from, "why": why}, True, idempotency_key)
 
-    def recall(self, question: str, *, kinds: list[str] | None = None, when: str | datetime | None = None, past: bool | None = None, rejected: bool | None = None, limit: int | None = None) -> Any:
-        """Answer a question from memory: the facts valid now (or at `when`) about what the question's words and meaning find, across the declared kinds, each with its validity window, its trust (confirmed, candidate, rejected) and its evidence (the note or entry it came from, with its text), and the notes that matched (a time the question names, such as 'last month' or 'two weeks before the trip', is read against when each note was said; of notes that say the same, the newest first), with the episodes they were said in and the notes said beside them. Use it first when you do not know which search fits. Scope: read. Result: {"facts": [{"kind", "key", "score", "places", "state", "valid_from", "valid_to", "current", "trust", "evidence": {"id", "text", "episode", "at", "by"} or null}], "notes": [{"id", "score", "places", "text", "source", "at", "by", "episode"}], "episodes": [{"id", "score", "found": [note ids], "beside": [notes]}], "meaning": "used" | "not configured" | "failing: <why>"}, best first."""
-        return self._send("recall", {"question": question, "kinds": kinds, "when": when, "past": past, "rejected": rejected, "limit": limit}, False, None)
+    def recall(self, question: str, *, kinds: list[str] | None = None, at: str | datetime | None = None, past: bool | None = None, rejected: bool | None = None, limit: int | None = None) -> Any:
+        """Answer a question from memory: the facts valid now (or at `at`) about what the question's words and meaning find, across the declared kinds, each with its validity window, its trust (confirmed, candidate, rejected) and its evidence (the note or entry it came from, with its text), and the notes that matched (a time the question names, such as 'last month' or 'two weeks before the trip', is read against when each note was said; of notes that say the same, the newest first), with the episodes they were said in and the notes said beside them. Use it first when you do not know which search fits. Scope: read. Result: {"facts": [{"kind", "key", "score", "places", "state", "valid_from", "valid_to", "current", "trust", "evidence": {"id", "text", "episode", "at", "by"} or null}], "notes": [{"id", "score", "places", "text", "source", "at", "by", "episode"}], "episodes": [{"id", "score", "found": [note ids], "beside": [notes]}], "meaning": "used" | "not configured" | "failing: <why>"}, best first."""
+        return self._send("recall", {"question": question, "kinds": kinds, "at": at, "past": past, "rejected": rejected, "limit": limit}, False, None)
 
     def open_episode(self, episode_id: str, *, about: list | None = None, at: str | datetime | None = None, idempotency_key: str | None = None) -> Any:
         """Start an episode: a named piece of work (a task, an investigation) that entries are written into. Scope: write. Result: {"id", "status": "opened" or "exists"}, or a refusal {"id": null, "status", "reason"}. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
@@ -118,13 +122,13 @@ class Methods:
         """End an episode with its outcome. Scope: write. Result: {"id": "<episode>/<seq>", "seq", "status": "recorded"}, or a refusal. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("close_episode", {"episode_id": episode_id, "outcome": outcome, "cites": cites, "at": at}, True, idempotency_key)
 
-    def episode(self, episode_id: str, *, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def episode(self, episode_id: str, *, cursor: str | None = None, limit: int | None = None) -> Any:
         """Read one episode with its entries in order, a page at a time: pass next_cursor as cursor for more. Scope: read. Result: the episode: id, by, opened_at, recorded_at, entry_count, closed_at, about, one page of its entries in order, and next_cursor (null on the last page); or null."""
-        return self._send("episode", {"episode_id": episode_id, "cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("episode", {"episode_id": episode_id, "cursor": cursor, "limit": limit}, False, None)
 
-    def episodes_about(self, kind: str, key: str | int, *, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def episodes_about(self, kind: str, key: str | int, *, cursor: str | None = None, limit: int | None = None) -> Any:
         """The episodes that were about an entity, newest first. Scope: read. Result: the episodes about the entity, newest first, each with its outcome."""
-        return self._send("episodes_about", {"kind": kind, "key": key, "cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("episodes_about", {"kind": kind, "key": key, "cursor": cursor, "limit": limit}, False, None)
 
     def invalidate_entry(self, entry_id: str, reason: str, *, at: str | datetime | None = None, idempotency_key: str | None = None) -> Any:
         """Mark an entry as wrong (nothing is deleted) and get what rested on it. Scope: review. Result: {"id", "status": "invalidated", "impact"} or {"id", "status": "exists"}, or a refusal. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
@@ -142,16 +146,20 @@ class Methods:
         """Accept a handoff given to you. Scope: write. Result: {"id", "status": "accepted" or "exists"}, or a refusal (refused: you are not the receiver). A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("accept", {"handoff_id": handoff_id}, True, idempotency_key)
 
-    def handoffs_for(self, *, agent: str | None = None, waiting_only: bool | None = None, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def handoffs_for(self, *, agent: str | None = None, waiting_only: bool | None = None, cursor: str | None = None, limit: int | None = None) -> Any:
         """The handoffs given to an agent (you, by default) that wait to be accepted. Scope: read. Result: the handoffs given to the agent, oldest first, each with points_to."""
-        return self._send("handoffs_for", {"agent": agent, "waiting_only": waiting_only, "cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("handoffs_for", {"agent": agent, "waiting_only": waiting_only, "cursor": cursor, "limit": limit}, False, None)
 
     def add_task(self, task_id: str, kind: str, *, ref: str | int | None = None, after: list[str] | None = None, idempotency_key: str | None = None) -> Any:
         """Put a task in the queue, optionally after other tasks. Scope: write. Result: true when added, false when the id exists already. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("add_task", {"task_id": task_id, "kind": kind, "ref": ref, "after": after}, True, idempotency_key)
 
+    def tasks(self, *, kind: str | None = None, state: str | None = None, limit: int | None = None) -> Any:
+        """The task queue: who holds what, what is open, what is done. Scope: read. Result: [{"id", "kind", "state", "created_at", "ref"?, "owner"?, "until"?, "done_at"?, "after", "claims"}] in the order claim takes them."""
+        return self._send("tasks", {"kind": kind, "state": state, "limit": limit}, False, None)
+
     def claim(self, kind: str, *, lease: int | None = None, idempotency_key: str | None = None) -> Any:
-        """Take the oldest free task of a sort; you hold it until you complete or release it. Scope: write. Result: {"id", "kind", "ref", "until"} of the task you now hold, or null when none is free. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
+        """Take the oldest free task of a sort. Give a lease: once it runs out another agent may take the task. Scope: write. Result: {"id", "kind", "ref", "until"} of the task you now hold, or null when none is free. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("claim", {"kind": kind, "lease": lease}, True, idempotency_key)
 
     def complete(self, task_id: str, *, idempotency_key: str | None = None) -> Any:
@@ -166,13 +174,13 @@ class Methods:
         """Keep one message of a conversation. Scope: write. Result: {"id": session_id, "seq", "status": "said"}, or a refusal. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("say", {"user": user, "session_id": session_id, "role": role, "text": text, "mentions": mentions, "values": values, "at": at}, True, idempotency_key)
 
-    def messages(self, user: str, session_id: str, *, last: int | None = None, before: int | None = None) -> Any:
+    def messages(self, user: str, session_id: str, *, limit: int | None = None, before: int | None = None) -> Any:
         """Read the messages of a session. Scope: read. Result: the messages, oldest first."""
-        return self._send("messages", {"user": user, "session_id": session_id, "last": last, "before": before}, False, None)
+        return self._send("messages", {"user": user, "session_id": session_id, "limit": limit, "before": before}, False, None)
 
-    def context(self, user: str, session_id: str, *, last: int | None = None) -> Any:
+    def context(self, user: str, session_id: str, *, limit: int | None = None) -> Any:
         """What an assistant needs to go on with a session: its summary and the messages after it. Scope: read. Result: {"summary", "upto", "messages": those after the summary, "waiting"}."""
-        return self._send("context", {"user": user, "session_id": session_id, "last": last}, False, None)
+        return self._send("context", {"user": user, "session_id": session_id, "limit": limit}, False, None)
 
     def summarize(self, user: str, session_id: str, text: str, upto: int, *, idempotency_key: str | None = None) -> Any:
         """Keep a summary of a session up to a message. Scope: write. Result: {"id", "upto", "status": "summed"}, or a refusal. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
@@ -181,6 +189,10 @@ class Methods:
     def sessions(self, user: str, *, limit: int | None = None) -> Any:
         """The sessions of a user. Scope: read. Result: [{"id", "opened_at", "active_at", "messages"}] most recent first."""
         return self._send("sessions", {"user": user, "limit": limit}, False, None)
+
+    def said_about(self, user: str, reference: str | list, *, limit: int | None = None) -> Any:
+        """What a user said about an entity or a record, across the user's sessions. Scope: read. Result: the user's messages that mention it, newest first, shaped as messages gives them."""
+        return self._send("said_about", {"user": user, "reference": reference, "limit": limit}, False, None)
 
     def forget_session(self, user: str, session_id: str, *, idempotency_key: str | None = None) -> Any:
         """Delete a session of a user and its messages for good (recorded in the audit). Scope: admin. Result: {"id", "status": "forgotten" or "unknown", "messages"}. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
@@ -198,17 +210,17 @@ class Methods:
         """Count an ended episode for or against a lesson. Scope: review. Result: {"id", "status": "weighed" or "exists"}, or a refusal. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("weigh", {"lesson_id": lesson_id, "episode_id": episode_id, "agrees": agrees, "at": at}, True, idempotency_key)
 
-    def lessons_about(self, kind: str, key: str | int, *, at_least: int | None = None, since: str | datetime | None = None, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def lessons_about(self, kind: str, key: str | int, *, at_least: int | None = None, since: str | datetime | None = None, cursor: str | None = None, limit: int | None = None) -> Any:
         """What was learned about an entity. Scope: read. Result: the lessons about the entity, heaviest first, each with its weight."""
-        return self._send("lessons_about", {"kind": kind, "key": key, "at_least": at_least, "since": since, "cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("lessons_about", {"kind": kind, "key": key, "at_least": at_least, "since": since, "cursor": cursor, "limit": limit}, False, None)
 
     def write_playbook(self, name: str, trigger: dict, steps: list[dict], supported_by: list[str], *, needs: int | None = None, at: str | datetime | None = None, idempotency_key: str | None = None) -> Any:
         """Write a new version of a playbook: the steps to take in a situation. Scope: write. Result: {"id": "<name>#<version>", "version", "status": "written"}, or a refusal. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("write_playbook", {"name": name, "trigger": trigger, "steps": steps, "supported_by": supported_by, "needs": needs, "at": at}, True, idempotency_key)
 
-    def playbooks_for(self, situation: dict, *, cursor: str | None = None, page_size: int | None = None) -> Any:
+    def playbooks_for(self, situation: dict, *, cursor: str | None = None, limit: int | None = None) -> Any:
         """Which playbooks fit a situation. Scope: read. Result: the enabled playbooks whose trigger fits the situation, best first."""
-        return self._send("playbooks_for", {"situation": situation, "cursor": cursor, "page_size": page_size}, False, None)
+        return self._send("playbooks_for", {"situation": situation, "cursor": cursor, "limit": limit}, False, None)
 
     def groups(self, kinds: list[str], *, relations: list[str] | None = None, records: list[str] | None = None, at_least: int | None = None, limit: int | None = None, show: int | None = None, at: str | datetime | None = None) -> Any:
         """Groups of entities connected to each other. Heavy: limited per key and minute. Scope: read. Result: [{"size", "members": [[label, key], ...]}] largest first."""

@@ -25,6 +25,7 @@ _PYTHON_TYPES = {
     "bool": "bool",
     "object": "dict",
     "objects": "list[dict]",
+    "rows": "list[dict]",
 }
 _HEADER = '''"""The client's methods, one per operation of the service, with the operation's arguments.
 

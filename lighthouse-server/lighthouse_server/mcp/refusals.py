@@ -4,6 +4,11 @@ The SDK answers some requests before any tool runs: 401 {"error": "invalid_token
 wrong key, and plain text for a Content-Type (400), Origin (403) or Host (421) it does not take. Those are
 said again as {"error": {"code", "status", "message"}}; JSON-RPC answers (a parse error, a tool's result)
 pass as they are, since an MCP client reads those.
+
+A 401 goes without the SDK's `WWW-Authenticate: Bearer` challenge: an MCP client that gets one starts
+OAuth discovery (the authorization spec's protected resource metadata, then the authorization server's),
+and the keys here are issued by `lighthouse keys create`, not by an OAuth server. No OAuth metadata is
+served either (/.well-known/* is a 404 in the one shape).
 """
 
 from __future__ import annotations
@@ -15,6 +20,10 @@ from ..problems import Problem
 # status of the SDK's refusal -> the service's code (a Host it does not serve is forbidden, 403).
 _CODES = {400: "invalid_argument", 401: "unauthorized", 403: "forbidden", 406: "invalid_argument"}
 _CODES |= {415: "invalid_argument", 421: "forbidden"}
+NO_KEY = (
+    "an API key of this server is needed, sent as Authorization: Bearer lh_... (made by `lighthouse keys "
+    "create`); this server does no OAuth"
+)
 
 
 def reshaped(status: int, body: bytes) -> Problem | None:
@@ -25,6 +34,8 @@ def reshaped(status: int, body: bytes) -> Problem | None:
         given = None
     if isinstance(given, dict) and "jsonrpc" in given:
         return None
+    if status == 401:
+        return Problem(_CODES[status], NO_KEY)
     if isinstance(given, dict):
         said = given.get("error_description") or given.get("error")
     else:
@@ -64,11 +75,11 @@ async def _send(send, start: dict, body: bytes) -> None:
         await send({"type": "http.response.body", "body": body})
         return
     body = json.dumps(problem.body()).encode()
-    # Its other headers stay (a 401's WWW-Authenticate says where the key goes).
+    # Its other headers stay, but a challenge that would send the client into OAuth.
     headers = [(name, value) for name, value in start.get("headers", []) if name.lower() not in _REPLACED]
     headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": problem.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
-_REPLACED = (b"content-type", b"content-length")
+_REPLACED = (b"content-type", b"content-length", b"www-authenticate")

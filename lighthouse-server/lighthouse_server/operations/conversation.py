@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from lighthouse import context, forget_session, forget_user, messages, say, sessions, summarize
+from lighthouse import context, forget_session, forget_user, messages, said_about, say, sessions, summarize
 
 from .table import Operation, Param
 
 USER = Param("user", "text", "the user the conversation belongs to", required=True)
 SESSION = Param("session_id", "text", "the session's id", required=True)
-LAST = Param("last", "int", "how many messages at most, 1 to 1000 (default 20)")
+LAST = Param("limit", "int", "how many messages at most, 1 to 1000 (default 20)", to="last", also=("last",))
 
 OPERATIONS = [
     Operation(
@@ -73,6 +73,19 @@ OPERATIONS = [
         '[{"id", "opened_at", "active_at", "messages"}] most recent first',
         "The sessions of a user.",
         example={"user": "u1"},
+    ),
+    Operation(
+        "said_about",
+        said_about,
+        "read",
+        (
+            USER,
+            Param("reference", "ref", "what the messages mention: [kind, key] or a record", required=True),
+            Param("limit", "int", "how many, 1 to 1000 (default 20)"),
+        ),
+        "the user's messages that mention it, newest first, shaped as messages gives them",
+        "What a user said about an entity or a record, across the user's sessions.",
+        example={"user": "u1", "reference": ["Room", "r1"]},
     ),
     Operation(
         "forget_session",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lighthouse import accept, add_task, claim, complete, hand_off, handoffs_for, release
+from lighthouse import accept, add_task, claim, complete, hand_off, handoffs_for, release, tasks
 
 from .table import Operation, Param
 
@@ -79,15 +79,34 @@ OPERATIONS = [
         writes=True,
     ),
     Operation(
+        "tasks",
+        tasks,
+        "read",
+        (
+            Param("kind", "text", "only tasks of this sort"),
+            Param("state", "text", "only tasks in this state: open, claimed or done"),
+            Param("limit", "int", "how many, 1 to 1000 (default 100)"),
+        ),
+        '[{"id", "kind", "state", "created_at", "ref"?, "owner"?, "until"?, "done_at"?, "after", "claims"}] in '
+        "the order claim takes them",
+        "The task queue: who holds what, what is open, what is done.",
+        example={"kind": "inspection"},
+    ),
+    Operation(
         "claim",
         claim,
         "write",
         (
             Param("kind", "text", "the sort of task to take", required=True),
-            Param("lease", "int", "seconds you hold it, 1 to 604800"),
+            Param(
+                "lease",
+                "int",
+                "seconds you hold it, 1 to 604800; without a lease you hold it until you complete or "
+                "release it, and nobody else can take it",
+            ),
         ),
         '{"id", "kind", "ref", "until"} of the task you now hold, or null when none is free',
-        "Take the oldest free task of a sort; you hold it until you complete or release it.",
+        "Take the oldest free task of a sort. Give a lease: once it runs out another agent may take the task.",
         example={"kind": "inspection", "lease": 600},
         agent_as="agent",
         writes=True,

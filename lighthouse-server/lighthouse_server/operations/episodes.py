@@ -23,13 +23,13 @@ CITES = Param("cites", "refs", "what this rests on: references to entities or re
 
 def _episode_page(call, arguments: dict) -> dict | None:
     """The episode with one page of its entries (an episode holds up to 5,000, too many for a model's
-    context): "entries" from the cursor on, at most page_size of them, and "next_cursor" (None on the
-    last page), the same cursor and page_size as the paged operations'."""
+    context): "entries" from the cursor on, at most limit of them, and "next_cursor" (None on the
+    last page), the same cursor and limit as the paged operations'."""
     cursor, size = arguments.pop("cursor", None), arguments.pop("page_size", PAGE_DEFAULT)
     if cursor is not None and (not (cursor.isdecimal() and cursor.isascii()) or len(cursor) > 12):
         raise Problem("invalid_argument", "cursor must be the next_cursor of an earlier page")
     if not 1 <= size <= PAGE_MOST:
-        raise Problem("invalid_argument", f"page_size must be a whole number from 1 to {PAGE_MOST}")
+        raise Problem("invalid_argument", f"limit must be a whole number from 1 to {PAGE_MOST}")
     found = episode(graph=call.graph, **arguments)
     if found is None:
         return None
@@ -91,7 +91,13 @@ OPERATIONS = [
         (
             EPISODE,
             Param("cursor", "text", "where to go on in the entries: the next_cursor of the page before"),
-            Param("page_size", "int", f"entries per page, 1 to {PAGE_MOST} (default {PAGE_DEFAULT})"),
+            Param(
+                "limit",
+                "int",
+                f"entries per page, 1 to {PAGE_MOST} (default {PAGE_DEFAULT})",
+                to="page_size",
+                also=("page_size",),
+            ),
         ),
         "the episode: id, by, opened_at, recorded_at, entry_count, closed_at, about, one page of its "
         "entries in order, and next_cursor (null on the last page); or null",

@@ -85,7 +85,7 @@ OPERATIONS = [
             KIND,
             Param("relation", "text", "a relation type of the kind", required=True),
             KEY,
-            Param("when", "time", "a time; now if not given"),
+            Param("at", "time", "a time; now if not given", to="when", also=("when",)),
         ),
         "the sorted keys of the entities of the kind whose relation points at the key",
         "Which entities of a kind point at a given entity through a relation (for example every device "

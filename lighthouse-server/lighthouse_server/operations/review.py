@@ -96,7 +96,7 @@ OPERATIONS = [
         (
             QUESTION,
             KINDS,
-            Param("when", "time", "the time asked about; now if not given"),
+            Param("at", "time", "the time asked about; now if not given", to="when", also=("when",)),
             Param("past", "bool", "also facts replaced before that time (default false)"),
             Param("rejected", "bool", "also facts a person rejected (default false)"),
             LIMIT,
@@ -105,7 +105,7 @@ OPERATIONS = [
         '"evidence": {"id", "text", "episode", "at", "by"} or null}], "notes": [{"id", "score", "places", "text", '
         '"source", "at", "by", "episode"}], "episodes": [{"id", "score", "found": [note ids], "beside": [notes]}], '
         '"meaning": "used" | "not configured" | "failing: <why>"}, best first',
-        "Answer a question from memory: the facts valid now (or at `when`) about what the question's words "
+        "Answer a question from memory: the facts valid now (or at `at`) about what the question's words "
         "and meaning find, across the declared kinds, each with its validity window, its trust (confirmed, "
         "candidate, rejected) and its evidence (the note or entry it came from, with its text), and the notes "
         "that matched (a time the question names, such as 'last month' or 'two weeks before the trip', is read "

@@ -7,6 +7,7 @@ description for a model that never read our docs, and flags.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,7 +17,32 @@ from ..problems import Problem
 RECORD_LABELS = ("Entry", "Episode", "Lesson", "Playbook")
 PAGE_DEFAULT, PAGE_MOST = 100, 1000
 
-_KEY = {"type": ["string", "integer"], "description": "the entity's key: text or a whole number"}
+# No "type": [..] lists: some clients' schema checks refuse them; anyOf says the same portably.
+_KEY = {
+    "anyOf": [{"type": "string"}, {"type": "integer"}],
+    "description": "the entity's key: text or a whole number",
+}
+TIME_FORMAT = "ISO 8601 in UTC, whole seconds, e.g. 2026-01-31T12:00:00Z"
+_TIME = {"type": "string", "format": "date-time", "description": f"a time: {TIME_FORMAT}"}
+ROW = {
+    "type": "object",
+    "properties": {
+        "key": _KEY,
+        "t": {**_TIME, "description": f"when the row became true: {TIME_FORMAT}"},
+        "values": {
+            "type": "object",
+            "description": "value name -> text, a number, true/false or a flat list of them",
+        },
+        "relations": {
+            "type": "object",
+            "description": "relation type -> the key of its target, or a list of keys",
+            "additionalProperties": {"anyOf": [_KEY, {"type": "array", "items": _KEY}]},
+        },
+        "entry": {"type": "string", "description": "the id of an entry (a note) this row rests on"},
+    },
+    "required": ["key", "t"],
+    "additionalProperties": False,
+}
 _REFERENCE = {
     "description": 'a reference: [kind label, key] for an entity, ["Entry"|"Episode"|"Lesson"|"Playbook", id] '
     "for a record, or an entry id as text",
@@ -31,16 +57,14 @@ SCHEMAS: dict[str, dict] = {
     "key": _KEY,
     "ref": _REFERENCE,
     "refs": {"type": "array", "items": _REFERENCE, "maxItems": 200},
-    "time": {
-        "type": "string",
-        "description": "an ISO 8601 time, e.g. 2026-01-31T12:00:00Z (UTC if no offset)",
-    },
+    "time": _TIME,
     "text": {"type": "string"},
     "texts": {"type": "array", "items": {"type": "string"}},
     "int": {"type": "integer"},
     "bool": {"type": "boolean"},
     "object": {"type": "object"},
     "objects": {"type": "array", "items": {"type": "object"}},
+    "rows": {"type": "array", "items": ROW},
 }
 _JSON_TYPES = {
     "kind": str,
@@ -55,6 +79,7 @@ _JSON_TYPES = {
     "bool": bool,
     "object": dict,
     "objects": list,
+    "rows": list,
 }
 _SAID = {
     "kind": "the label of a declared kind",
@@ -69,6 +94,7 @@ _SAID = {
     "bool": "true or false",
     "object": "a JSON object",
     "objects": "a list of JSON objects",
+    "rows": "a list of rows, each a JSON object",
 }
 
 
@@ -79,9 +105,13 @@ class Param:
     description: str
     required: bool = False
     to: str | None = None  # the library's parameter name, when it differs
+    also: tuple[str, ...] = ()  # other names it is accepted by (the library's), outside the one vocabulary
 
     def schema(self) -> dict:
-        return {**SCHEMAS[self.type], "description": self.description}
+        said = self.description
+        if self.type == "time":
+            said = f"{said} ({TIME_FORMAT})"
+        return {**SCHEMAS[self.type], "description": said}
 
 
 @dataclass
@@ -129,7 +159,12 @@ class Operation:
             return self.params
         return self.params + (
             Param("cursor", "text", "where to go on: the next_cursor of the page before"),
-            Param("page_size", "int", f"items per page, 1 to {PAGE_MOST} (default {PAGE_DEFAULT})"),
+            Param(
+                "limit",
+                "int",
+                f"items per page, 1 to {PAGE_MOST} (default {PAGE_DEFAULT})",
+                also=("page_size",),
+            ),
         )
 
     def input_schema(self) -> dict:
@@ -161,35 +196,69 @@ def reference(call: Call, given: object, what: str) -> object:
     return (call.kind(label), key)
 
 
+def closest(name: object, names) -> str | None:
+    """The one of names most like name (one holding the other first, then difflib's likeness), or None."""
+    names = list(names)
+    if not isinstance(name, str) or not name:
+        return None
+    holding = [other for other in names if name in other or other in name]
+    if holding:
+        return min(holding, key=lambda other: abs(len(other) - len(name)))
+    found = difflib.get_close_matches(name, names, n=1, cutoff=0.4)
+    return found[0] if found else None
+
+
+def unknown_name(what: str, name: object, names) -> str:
+    """A refusal's words for a name that is not among names: the closest one, and all of them."""
+    names = list(names)
+    near = closest(name, names)
+    hint = f" (the closest: {near!r})" if near else ""
+    return f"no {what} {str(name)[:100]!r}{hint}; there are: {', '.join(names) or 'none'}"
+
+
+def _one_vocabulary(params: dict, arguments: dict) -> dict:
+    """The arguments with every other accepted name (Param.also) turned into the vocabulary's."""
+    given = dict(arguments)
+    for param in params.values():
+        for other in param.also:
+            if other in given:
+                if param.name in given:
+                    raise Problem("invalid_argument", f"{param.name} and {other} are one argument: give one")
+                given[param.name] = given.pop(other)
+    return given
+
+
 def converted(operation: Operation, call: Call, arguments: object) -> tuple[dict, tuple[int, int] | None]:
     """The library's keyword arguments from JSON ones, and the page (offset, size) of a paged result."""
     if not isinstance(arguments, dict):
         raise Problem("invalid_body", "the arguments must be a JSON object")
     params = {param.name: param for param in operation.all_params()}
+    arguments = _one_vocabulary(params, arguments)
     unknown = sorted(set(arguments) - set(params))
     if unknown:
         if operation.agent_as is not None and operation.agent_as in unknown:
             raise Problem(
                 "invalid_argument", f"{operation.agent_as} is the agent of the key and cannot be given"
             )
-        raise Problem("invalid_argument", f"{operation.name} has no argument {unknown[0][:100]!r}")
+        said = unknown_name("argument", unknown[0], params)
+        raise Problem("invalid_argument", f"{operation.name} has {said}")
     for param in params.values():
         if param.required and arguments.get(param.name) is None:
             raise Problem("invalid_argument", f"{param.name} is required")
     page = None
     if operation.paged:
-        cursor, size = arguments.get("cursor"), arguments.get("page_size", PAGE_DEFAULT)
+        cursor, size = arguments.get("cursor"), arguments.get("limit", PAGE_DEFAULT)
         if cursor is not None and (
             type(cursor) is not str or not (cursor.isdecimal() and cursor.isascii()) or len(cursor) > 12
         ):
             raise Problem("invalid_argument", "cursor must be the next_cursor of an earlier page")
         if type(size) is not int or not 1 <= size <= PAGE_MOST:
-            raise Problem("invalid_argument", f"page_size must be a whole number from 1 to {PAGE_MOST}")
+            raise Problem("invalid_argument", f"limit must be a whole number from 1 to {PAGE_MOST}")
         page = (int(cursor or 0), size)
     library: dict = {}
     for name, value in arguments.items():
         param = params[name]
-        if name in ("cursor", "page_size") and operation.paged or value is None:
+        if name in ("cursor", "limit") and operation.paged or value is None:
             continue
         wanted = _JSON_TYPES[param.type]
         if not isinstance(value, wanted) or (isinstance(value, bool) and param.type in ("int", "key")):
