@@ -32,6 +32,7 @@ from redis.retry import Retry
 
 from .access import OWNER_ONLY_UMASK, AccessError, owner_only, password_of, server_config
 from .loading import NotReady, wait_until_ready
+from .problems import DatabaseUnavailable
 
 LOCK_NAME = ".lighthouse.lock"
 FSYNC_POLICIES = ("always", "everysec")
@@ -49,8 +50,10 @@ _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if os.uname().sysname == "Linux
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="falkordb-spawner")
 
 
-class ServerError(RuntimeError):
+class ServerError(DatabaseUnavailable, RuntimeError):
     """The embedded FalkorDB could not be started or reached; the message says why."""
+
+    exit_code = 2  # at the command line: the data directory or the database named cannot be used
 
 
 def binaries(folder: str | Path | None = None) -> tuple[Path, Path]:

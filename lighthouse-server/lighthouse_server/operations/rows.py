@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lighthouse import Once, as_of, diff_between, history, now, related, remember, update
+from lighthouse import as_of, diff_between, history, now, related, remember, update
 
 from ..reading import rows
 from .table import Operation, Param
@@ -34,20 +34,12 @@ def _as_of(call, arguments: dict) -> dict | None:
     return trusted(as_of(graph=call.graph, **arguments))
 
 
-def _remember(call, arguments: dict) -> list:
-    """remember(), gathered with the small calls of the same kind and agent that arrive meanwhile; a call
-    with an idempotency key alone, on its own graph (once()), so a retry replays exactly its own write."""
-    if isinstance(call.graph, Once):
-        return remember(call.graph, arguments["kind"], arguments["rows"], arguments["by"])
-    return call.service.gathering.remember(call.graph, arguments["kind"], arguments["rows"], arguments["by"])
-
-
 def _entities(call, arguments: dict) -> list:
     kind = arguments["kind"]
     found = rows(
         call.graph,
         f"MATCH (e:Entity:`{kind.label}`) RETURN e.key ORDER BY e.key",
-        timeout=call.service.settings.query_timeout_ms,
+        timeout=call.parts.settings.query_timeout_ms,
     )
     return [row[0] for row in found]
 
@@ -85,7 +77,6 @@ OPERATIONS = [
         },
         agent_as="by",
         writes=True,
-        answer=_remember,
     ),
     Operation(
         "update",
