@@ -144,3 +144,24 @@ def test_the_library_and_python_meet_the_codes_through_one_table() -> None:
     assert problem_of(TooSlow("a database error said in other words")).code == "too_slow"
     assert problem_of(ResponseError("Invalid graph operation on empty key")).code == "not_found"
     assert problems.DATABASE_REPLIES  # the one place where the database's words are read
+
+
+def test_the_command_lines_exit_code_is_the_class_of_what_was_raised() -> None:
+    from lighthouse_server.command import COMMAND_LINE
+    from lighthouse_server.embedded import ServerError
+    from lighthouse_server.settings import SettingsError
+
+    exits = {
+        ValueError("a bad --since"): 2,  # at the command line, what was given
+        TypeError("rows must be a list"): 2,
+        Refused("by must be text"): 2,
+        ServerError("there is no data directory at /x"): 2,
+        SettingsError("port must be a whole number"): 2,
+        Problem("invalid_body", "not an object"): 2,
+        Problem("not_found", "no kind 'Boat'"): 1,
+        DatabaseDown("refused"): 1,
+        KeyError("x"): 1,
+    }
+    for error, code in exits.items():
+        assert problem_of(error, COMMAND_LINE).exit_code == code, error
+    assert problem_of(ValueError("x")).code == "internal"  # in a request it is the service's fault
