@@ -258,8 +258,8 @@ def test_the_parts_a_created_plan_asks_for_are_those_the_general_reading_of_its_
                 _, plan = decide(kind, given, Around(absent=True))
                 if trust is not None:
                     plan["trust"] = trust
-                fast = _needs(kind, [plan])
-                general = _needs(kind, [{**plan, "absent": False}])
+                fast = _needs([plan])
+                general = _needs([{**plan, "absent": False}])
                 assert fast - {"absent", "embed_all", "embed_none"} == general
                 assert "absent" in fast and fast >= CREATED_PARTS
                 assert ("trust" in fast) == (trust is not None) and ("source" in fast) == (

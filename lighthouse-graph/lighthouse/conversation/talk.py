@@ -346,9 +346,7 @@ def context(graph, user, session_id, last=20) -> dict:
     if not rows:
         return {"summary": None, "upto": 0, "messages": [], "waiting": 0}
     summary, upto, low = rows[0][0], rows[0][1] or 0, rows[0][2]
-    given = sorted(
-        (message_of(row[3]) for row in rows if row[3] is not None), key=lambda message: message["seq"]
-    )
+    given = in_order([row[3:4] for row in rows if row[3] is not None])
     return {"summary": summary, "upto": upto, "messages": given, "waiting": max(0, low - 1 - upto)}
 
 
