@@ -20,7 +20,7 @@ HTTP status and exit code:
     ├── DatabaseError            database_error        500
     ├── Internal                 internal              500
     ├── DatabaseUnavailable      database_unavailable  503 (Retry-After)
-    │   └── embedded.ServerError and access.AccessError (exit 2), loading.NotReady
+    │   └── embedded.ServerError (and DataDirectoryInUse) and access.AccessError (exit 2), loading.NotReady
     ├── ModelUnavailable         model_unavailable     503
     │   └── embedders.EmbedderUnavailable, worker.embeddings_http.EmbeddingsFailed
     └── TooSlowToAnswer          too_slow              504
