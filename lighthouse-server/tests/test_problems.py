@@ -106,6 +106,11 @@ def test_every_exception_of_the_service_is_a_problem_with_its_code_and_status_on
         assert cls.exit_code in (1, 2), name
     codes = {cls.code for cls in found.values() if issubclass(cls, Problem)}
     assert codes == set(CODES)  # each code has its class
+    for cls in {cls for cls in found.values() if issubclass(cls, Problem) and "code" in vars(cls)} - {
+        Problem
+    }:
+        # the tree at the top of problems.py draws it: its name, code and status on one line
+        assert re.search(rf"── {cls.__name__} +{cls.code} +{cls.status}\b", problems.__doc__), cls
 
 
 def test_the_readme_lists_exactly_the_codes_and_their_statuses() -> None:
