@@ -11,7 +11,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-from .errors import Refused, WrongType
+from .errors import TimeError, WrongType
 from .values import sort_of
 
 FUTURE_TOLERANCE = timedelta(minutes=5)
@@ -21,10 +21,6 @@ MAX_TIME_TEXT = 64  # characters of a time given as text
 # compare equal. So every time the library stores or compares lies in one window narrower than that.
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 LATEST = EARLIEST + timedelta(seconds=2**31 - 1)  # 2068-01-19T03:14:07Z
-
-
-class TimeError(Refused):
-    """A time that the library cannot use as given."""
 
 
 def present() -> datetime:

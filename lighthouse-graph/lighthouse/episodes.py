@@ -59,34 +59,6 @@ def checked_episode_id(given: object) -> str:
     return limits.name(given, "an episode id")
 
 
-def checked_episodes(given: object, what: str) -> list[str]:
-    """Episode ids, each once, in the order given; at most 200."""
-    if given is None:
-        return []
-    if type(given) not in (list, tuple):
-        raise Refused(f"{what} must be a list of episode ids")
-    if len(given) > limits.MAX_REFERENCES:
-        raise Refused(f"{what} holds more than {limits.MAX_REFERENCES} episodes")
-    found: list[str] = []
-    for one in given:
-        checked = checked_episode_id(one)
-        if checked not in found:
-            found.append(checked)
-    return found
-
-
-def not_ended(seen: list) -> tuple[str, str] | None:
-    """Why episodes named as ended cannot count: ("missing", reason) when one does not exist, else ("open",
-    reason) when one has not ended; None when each one ended. seen: [id, exists, ended] for each."""
-    absent = [wanted for wanted, exists, _ended in seen if not exists]
-    if absent:
-        return "missing", f"an episode that does not exist: {', '.join(map(repr, absent[:5]))}"
-    still_open = [wanted for wanted, _exists, ended in seen if not ended]
-    if still_open:
-        return "open", f"an episode that has not ended: {', '.join(map(repr, still_open[:5]))}"
-    return None
-
-
 def text_of(checked: dict) -> str:
     """The text values of an entry, in the order of their names, one per line."""
     return "\n".join(item for _name, item in sorted(checked.items()) if isinstance(item, str))
@@ -283,18 +255,6 @@ _EPISODE = (
 )
 
 
-def stored_entry(entry_id, seq, entry_type, by, at, content) -> dict:
-    """An entry from n.id, n.seq, n.type, n.by, n.at, n.content: id, seq, type, by, at, values."""
-    return {
-        "id": entry_id,
-        "seq": seq,
-        "type": entry_type,
-        "by": by,
-        "at": clock.from_store(at),
-        "values": json.loads(content),
-    }
-
-
 def _entry(listed: list) -> dict:
     """An entry as episode() gives it: its values at the top level beside its own fields."""
     entry_id, seq, kind, by, at, recorded_at, content, marked_at, marked_by, marked_why, cites = listed
@@ -304,7 +264,7 @@ def _entry(listed: list) -> dict:
     if marked_at is not None:
         marks = {"invalidated_at": clock.from_store(marked_at), "invalidated_by": marked_by}
         shown.update(marks, invalidated_why=marked_why)
-    shown["cites"] = references.shown(cites)
+    shown["cites"] = references.stored_references(cites)
     return shown
 
 
@@ -320,7 +280,7 @@ def _episode(row: list) -> dict:
     *fields, about, listed = row
     entries = [_entry(item) for item in listed if item is not None]
     entries.sort(key=lambda entry: entry["seq"])
-    return {**_episode_fields(*fields), "about": references.shown(about), "entries": entries}
+    return {**_episode_fields(*fields), "about": references.stored_references(about), "entries": entries}
 
 
 def episode(graph, episode_id: object) -> dict | None:

@@ -1,5 +1,16 @@
 """The library's one family of exceptions, each also the built-in that callers of the published API catch.
 
+    LighthouseError
+    ├── Refused (ValueError): input the library will not take
+    │   ├── TimeError: a time it cannot use as given
+    │   ├── EmbedderError: an embedder's answer that cannot be stored
+    │   └── RerankerError: a reranker's answer that is not the results it was given
+    ├── WrongType (TypeError): an argument of the wrong sort
+    ├── SchemaNotReady (RuntimeError): an index not ready in time
+    ├── ReceiptMismatch (RuntimeError): receipts that do not match their rows
+    ├── StepMismatch (RuntimeError): once() asked to send another query than the one kept
+    └── TooSlow (redis ResponseError): a read stopped at its time limit
+
 The rule every public function follows:
 
 - Its arguments are checked before anything is written. A bad value raises Refused (a ValueError); a
@@ -33,6 +44,18 @@ class Refused(LighthouseError, ValueError):
         return (type(self), (str(self), self.reason))
 
 
+class TimeError(Refused):
+    """A time that the library cannot use as given."""
+
+
+class EmbedderError(Refused):
+    """An embedder's answer that cannot be stored: nothing of it was. A Refused, so a ValueError."""
+
+
+class RerankerError(Refused):
+    """A reranker's answer that is not the results it was given, in another order. A Refused."""
+
+
 class WrongType(LighthouseError, TypeError):
     """An argument of the wrong sort: a container, flag or callable where another is needed."""
 
@@ -43,6 +66,10 @@ class SchemaNotReady(LighthouseError, RuntimeError):
 
 class ReceiptMismatch(LighthouseError, RuntimeError):
     """The database answered a write with receipts that do not match its rows: an internal invariant."""
+
+
+class StepMismatch(LighthouseError, RuntimeError):
+    """A call made again on once() sent another query than the one kept for that step."""
 
 
 class TooSlow(LighthouseError, ResponseError):

@@ -87,7 +87,7 @@ def _answer(given: object) -> list:
     """The extractor's answer: exactly a list of at most 1,000 rows, else WrongType."""
     if type(given) is not list or len(given) > MAX_ROWS:
         raise WrongType(
-            f"an extractor answers with a list of at most {MAX_ROWS:,} rows, not {values.shown(given)}"
+            f"an extractor answers with a list of at most {MAX_ROWS:,} rows, not {values.printable(given)}"
         )
     return given
 

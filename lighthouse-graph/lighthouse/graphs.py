@@ -12,7 +12,7 @@ from redis.exceptions import ResponseError
 from .errors import SchemaNotReady
 from .kinds import ENTRY_PARTS, OWNED_RELATIONS, VECTOR, Kind, is_kind
 from .tally_layout import move_counts
-from .values import Refused, WrongType, shown, whole
+from .values import Refused, WrongType, printable, whole
 from .vector_layout import clear_copies, copy_vectors, left_to_clear, old_index_drop
 from .wire import read_rows
 
@@ -79,7 +79,7 @@ def world(db, *, name: str = WORLD):
     Nothing is read or written.
     """
     if type(name) is not str or not _TENANT.match(name):
-        raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {shown(name)}")
+        raise Refused(f"a graph name is 1 to 63 lower-case letters, digits, _ or -: {printable(name)}")
     return db.select_graph(name)
 
 
@@ -90,7 +90,7 @@ def tenant(db, tenant_id):
     is read or written.
     """
     if type(tenant_id) is not str or not _TENANT.match(tenant_id):
-        raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {shown(tenant_id)}")
+        raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {printable(tenant_id)}")
     return db.select_graph(f"{TENANT_PREFIX}{tenant_id}")
 
 

@@ -153,7 +153,7 @@ def _shown(row: list) -> dict:
     shown.update({"at": clock.from_store(at), "recorded_at": clock.from_store(recorded_at)})
     if accepted_at is not None:
         shown["accepted_at"] = clock.from_store(accepted_at)
-    shown["points_to"] = references.shown(things)
+    shown["points_to"] = references.stored_references(things)
     return shown
 
 

@@ -53,7 +53,9 @@ def checked_about(given: object) -> list[references.Reference]:
             raise Refused(f"a lesson is about entities, not a {label}")
     for one in given:  # a list or tuple of pairs: parse_all() took it
         if not is_kind(one[0]):
-            raise Refused(f"about: an entity is named by its Kind, (Kind, key), not {limits.shown(one[0])}")
+            raise Refused(
+                f"about: an entity is named by its Kind, (Kind, key), not {limits.printable(one[0])}"
+            )
     return found
 
 
@@ -329,7 +331,7 @@ def lesson(graph, lesson_id: object) -> dict | None:
     properties, pros, cons, about = result[0]
     found = _stored(properties)
     found["supported_by"], found["contradicted_by"] = sorted(pros), sorted(cons)
-    found["about"] = references.shown(about)
+    found["about"] = references.stored_references(about)
     return found
 
 

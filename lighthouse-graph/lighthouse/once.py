@@ -26,7 +26,7 @@ from falkordb.node import Node
 from redis.exceptions import ResponseError
 
 from . import values as limits
-from .errors import LighthouseError
+from .errors import StepMismatch
 from .graphs import read
 from .wire import parameters_header, read_rows
 
@@ -61,10 +61,6 @@ def _cell(v: str) -> str:
 
 _LOAD = f"MATCH (r:{REPLY} {{request: $request}}) RETURN r.step, r.sig, r.rows, r.reads"
 _DROP = f"MATCH (r:{REPLY} {{request: $request}}) DELETE r RETURN count(r)"
-
-
-class StepMismatch(LighthouseError, RuntimeError):
-    """A call made again on once() sent another query than the one kept for that step."""
 
 
 class Replayed:

@@ -69,7 +69,7 @@ def _property_map(given: object, what: str) -> dict:
     checked = {}
     for name, item in given.items():
         if type(name) is not str or not PLAIN_NAME.match(name):
-            raise Refused(f"a name in {what} must be a property name: {limits.shown(name)}")
+            raise Refused(f"a name in {what} must be a property name: {limits.printable(name)}")
         if item is not None:
             checked[name] = limits.value(item, f"the value {name!r} of {what}")
     if len(checked) > limits.MAX_VALUES:

@@ -144,7 +144,7 @@ def related(graph, kind, key, relation, when=None) -> list:
     """
     key = checked_entity(kind, key)
     if type(relation) is not str or relation not in kind.relations:
-        raise values.Refused(f"{kind.label} has no relation {values.shown(relation)}")
+        raise values.Refused(f"{kind.label} has no relation {values.printable(relation)}")
     result = read(graph, _related_query(kind, relation), {"key": key, "at": moment(when)})
     return in_key_order([row[0] for row in result])
 

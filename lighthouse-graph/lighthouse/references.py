@@ -12,8 +12,7 @@ from functools import lru_cache
 from .errors import ReceiptMismatch
 from .graphs import read
 from .kinds import OWNED_LABELS, PLAIN_NAME, is_kind
-from .values import MAX_REFERENCES, Refused, entry_id, key, name
-from .values import shown as printable
+from .values import MAX_REFERENCES, Refused, entry_id, key, name, printable
 
 # Records the library keeps, found by their id. Everything else named by a label is an entity.
 RECORDS = frozenset({"Episode", "Entry", "Lesson", "Playbook", "Handoff", "Task"})
@@ -215,7 +214,7 @@ def from_store(labels: list[str], record_id: object, entity_key: object) -> Refe
     raise Refused(f"a node with labels {labels!r} is not something a reference can name")
 
 
-def shown(listed: list) -> list[Reference]:
+def stored_references(listed: list) -> list[Reference]:
     """References from a collected list of [labels(x), x.id, x.key] (nulls skipped), sorted."""
     return ordered([from_store(*item) for item in listed if item is not None])
 

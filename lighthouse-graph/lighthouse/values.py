@@ -49,7 +49,7 @@ def sort_of(given: object) -> str:
     return _TYPE_NAME.__get__(type(given))
 
 
-def shown(given: object) -> str:
+def printable(given: object) -> str:
     """A short, printable form of what was given, for a message."""
     try:
         if type(given) is str:
@@ -79,16 +79,16 @@ def name(value: object, what: str = "a name", *, longest: int = MAX_NAME) -> str
     end, and no character of a Unicode C category or a line or paragraph separator. Else Refused, "must
     be text"."""
     if type(value) is not str or not value or len(value) > longest:
-        raise Refused(f"{what} must be text of 1 to {longest} characters: {shown(value)}")
+        raise Refused(f"{what} must be text of 1 to {longest} characters: {printable(value)}")
     if value != value.strip():
-        raise Refused(f"{what} must be text with no space at either end: {shown(value)}")
+        raise Refused(f"{what} must be text with no space at either end: {printable(value)}")
     if value.isascii() and value.isprintable():  # no ASCII character it lets through is of a C category
         return value
     for char in value:
         # C: controls, format marks (such as bidi overrides), surrogates, unassigned; Zl, Zp: line breaks.
         category = unicodedata.category(char)
         if category[0] == "C" or category in ("Zl", "Zp"):
-            raise Refused(f"{what} must be text with only characters that can be printed: {shown(value)}")
+            raise Refused(f"{what} must be text with only characters that can be printed: {printable(value)}")
     return value
 
 
@@ -118,7 +118,7 @@ def entry_id(value: object, what: str = "an entry id") -> str:
         ):
             raise Refused(
                 f"{what} must be text of 1 to {MAX_NAME} characters, or an episode id and /<number>: "
-                f"{shown(value)}"
+                f"{printable(value)}"
             )
     return checked
 
@@ -140,7 +140,7 @@ def property_name(
     """A property name ([A-Za-z_][A-Za-z0-9_]{0,99}) that is not reserved: by default, not one the library
     owns on entities and States; a record passes the names the API reserves for it instead."""
     if type(value) is not str or not PLAIN_NAME.match(value):
-        raise Refused(f"{what} must be a property name ([A-Za-z_][A-Za-z0-9_]{{0,99}}): {shown(value)}")
+        raise Refused(f"{what} must be a property name ([A-Za-z_][A-Za-z0-9_]{{0,99}}): {printable(value)}")
     if value in reserved:
         raise Refused(f"{what} {value!r} belongs to the library")
     return value
@@ -375,7 +375,7 @@ def record_values(given: object, reserved: frozenset[str], owner: str) -> dict:
     checked = {}
     for named, item in given.items():
         if not PLAIN_NAME.match(named):
-            raise Refused(f"the name of a value must be a property name: {shown(named)}")
+            raise Refused(f"the name of a value must be a property name: {printable(named)}")
         if named in reserved:
             raise Refused(f"the name {named!r} belongs to the {owner}")
         if item is not None:

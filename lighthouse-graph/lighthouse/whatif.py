@@ -24,7 +24,7 @@ MOVED = 1e-9  # a change of rank smaller than this is the iteration's noise, not
 
 def _targets(kind: Kind, relation: object, given: object) -> list:
     if type(relation) is not str or relation not in kind.relations:
-        raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
+        raise Refused(f"{kind.label} has no relation {values.printable(relation)}")
     listed = given if type(given) in (list, tuple) else [given]
     if len(listed) > values.MAX_TARGETS:
         raise Refused(f"a relation holds at most {values.MAX_TARGETS} targets")
@@ -41,7 +41,7 @@ def _laid_rows(hypothetical_rows: object) -> list[tuple[Kind, object, dict[str, 
     count = 0
     for item in list(hypothetical_rows):
         if type(item) not in (tuple, list) or len(item) != 2 or not is_kind(item[0]):
-            raise Refused(f"an item of hypothetical_rows must be (Kind, rows), not {values.shown(item)}")
+            raise Refused(f"an item of hypothetical_rows must be (Kind, rows), not {values.printable(item)}")
         kind, rows = item
         if type(rows) not in (list, tuple):
             raise Refused(f"an item of hypothetical_rows must be (Kind, rows): rows is {type(rows).__name__}")
@@ -50,7 +50,7 @@ def _laid_rows(hypothetical_rows: object) -> list[tuple[Kind, object, dict[str, 
             if count > MAX_LAID:
                 raise Refused(f"a what-if lays at most {MAX_LAID:,} rows")
             if type(row) is not dict:
-                raise Refused(f"a row must be a dict with a key, not {values.shown(row)}")
+                raise Refused(f"a row must be a dict with a key, not {values.printable(row)}")
             key = values.key(dict.get(row, "key"), "the key of a row")
             given = dict.get(row, "relations", {})
             if given is None:

@@ -100,30 +100,30 @@ def _plans() -> dict[str, dict]:
 def test_each_plan_travels_as_a_list_of_the_fields_its_query_reads():
     plans = _plans()
     for chosen in ([plans["created"]], [plans["changed"]], [plans["inserted"]], list(plans.values())):
-        query, layout = positional_query(DEVICE, _needs(DEVICE, chosen))
+        query, layout = positional_query(DEVICE, _needs(chosen))
         assert "row." not in query.replace("row.i", "")  # no field read by name (row.i is not left either)
         assert "row.i" not in query
         places = {int(place) for place in re.findall(r"\brow\[(\d+)\]", query)}
         assert places == set(range(len(layout)))  # every place read, and only those sent
         assert len(set(layout)) == len(layout) and layout[-1] == "i"  # RETURN row.i is read last
         assert {"i", "key", "rev"} <= set(layout)
-    created = positional_query(DEVICE, _needs(DEVICE, [plans["created"]]))[1]
+    created = positional_query(DEVICE, _needs([plans["created"]]))[1]
     assert {"held", "next", "until", "moves", "end_held"}.isdisjoint(created)  # what a create does not use
 
 
 def test_a_new_entity_is_written_without_clearing_a_vector_it_cannot_have():
     assert MANUAL.dimensions  # a kind whose text is embedded
     created = decide(MANUAL, Row(0, "m1", T0, {"title": "Seal"}, {}, None), Around())[1]
-    assert created["unembed"] is False and "unembed" not in _needs(MANUAL, [created])
-    assert "unembedding" not in positional_query(MANUAL, _needs(MANUAL, [created]))[0]
+    assert created["unembed"] is False and "unembed" not in _needs([created])
+    assert "unembedding" not in positional_query(MANUAL, _needs([created]))[0]
     held = StateView(1, T0, None, None, {"title": "Seal"}, {})
     changed = decide(
         MANUAL,
         Row(0, "m1", T0 + timedelta(hours=1), {"title": "Seal, new"}, {}, None),
         Around(rev=1, props={"title": "Seal"}, current=held, prev=held),
     )[1]
-    assert changed["unembed"] is True and "unembed" in _needs(MANUAL, [changed, created])
-    assert "unembedding" in positional_query(MANUAL, _needs(MANUAL, [changed, created]))[0]
+    assert changed["unembed"] is True and "unembed" in _needs([changed, created])
+    assert "unembedding" in positional_query(MANUAL, _needs([changed, created]))[0]
 
 
 def test_an_edge_that_moves_is_looked_for_between_the_entity_and_its_target_by_its_type(graph):
@@ -156,7 +156,7 @@ def test_a_new_states_values_are_properties_of_its_create_by_name_up_to_a_bound(
         decide(DEVICE, prepare(DEVICE, i, one, T0 + timedelta(days=1)), Around())[1]
         for i, one in enumerate(rows)
     ]
-    query = positional_query(DEVICE, _needs(DEVICE, plans))[0]
+    query = positional_query(DEVICE, _needs(plans))[0]
     assert "SET made +=" not in query and "`level`: row[" in query and "`note`: row[" in query
     assert [r["status"] for r in remember(graph, DEVICE, rows, "feed")] == ["created"] * 3
     stored = graph.ro_query("MATCH (e)-[:HAS_STATE]->(s:State) RETURN e.key, properties(s) ORDER BY e.key")
@@ -171,7 +171,7 @@ def test_a_new_states_values_are_properties_of_its_create_by_name_up_to_a_bound(
         for i, one in enumerate(many)
     ]
     assert MAX_NAMED_VALUES < 8 * 9
-    assert "SET made += row[" in positional_query(DEVICE, _needs(DEVICE, plans))[0]
+    assert "SET made += row[" in positional_query(DEVICE, _needs(plans))[0]
     assert [r["status"] for r in remember(graph, DEVICE, many, "feed")] == ["created"] * 8
     for one in many:
         shown = history(graph, DEVICE, one["key"])[0]
@@ -184,7 +184,7 @@ def test_a_new_entity_made_by_another_writer_after_the_read_is_not_made_twice(gr
     assert all(around.absent for around in current.values())  # no node of either entity was found
     plans = [decide(DEVICE, one, current[("str", one.key)])[1] for one in rows]
     assert all(plan["absent"] for plan in plans)
-    query = positional_query(DEVICE, _needs(DEVICE, plans))[0]
+    query = positional_query(DEVICE, _needs(plans))[0]
     assert "MERGE (e:" not in query and "CREATE (e:`Device`:Entity {" in query  # created whole
     remember(graph, DEVICE, [{"key": "d1", "t": at(1), "values": {"status": "rival"}}], "rival")
     assert apply_plans(graph, DEVICE, "feed", plans) == {1}  # d1 exists now: only d2 is written
@@ -199,10 +199,7 @@ def test_a_new_entity_made_by_another_writer_after_the_read_is_not_made_twice(gr
     found = read_current(graph, DEVICE, [row(5, {"status": "hot"}), Row(1, "d3", T0, {}, NO_RELATIONS, None)])
     mixed = [decide(DEVICE, row(5, {"status": "hot"}), found[("str", "d1")])[1]]
     mixed.append(decide(DEVICE, Row(1, "d3", T0, {}, NO_RELATIONS, None), found[("str", "d3")])[1])
-    assert (
-        "absent" not in _needs(DEVICE, mixed)
-        and "MERGE (e:" in positional_query(DEVICE, _needs(DEVICE, mixed))[0]
-    )
+    assert "absent" not in _needs(mixed) and "MERGE (e:" in positional_query(DEVICE, _needs(mixed))[0]
     assert apply_plans(graph, DEVICE, "feed", mixed) == {0, 1}
     assert [s["status"] for s in history(graph, DEVICE, "d1")] == ["ok", "rival", "hot"]
 
@@ -213,7 +210,7 @@ def test_new_entities_wait_for_their_vectors_by_a_label_in_the_create_when_all_o
             decide(MANUAL, Row(i, key, T0, given, {}, None), Around(absent=True))[1]
             for i, (key, given) in enumerate(rows)
         ]
-        query = positional_query(MANUAL, _needs(MANUAL, plans))[0]
+        query = positional_query(MANUAL, _needs(plans))[0]
         assert apply_plans(graph, MANUAL, "feed", plans) == set(range(len(rows)))
         return query
 
@@ -261,8 +258,8 @@ def test_the_parts_a_created_plan_asks_for_are_those_the_general_reading_of_its_
                 _, plan = decide(kind, given, Around(absent=True))
                 if trust is not None:
                     plan["trust"] = trust
-                fast = _needs(kind, [plan])
-                general = _needs(kind, [{**plan, "absent": False}])
+                fast = _needs([plan])
+                general = _needs([{**plan, "absent": False}])
                 assert fast - {"absent", "embed_all", "embed_none"} == general
                 assert "absent" in fast and fast >= CREATED_PARTS
                 assert ("trust" in fast) == (trust is not None) and ("source" in fast) == (

@@ -17,7 +17,7 @@ from lighthouse.references import (
     parse,
     parse_all,
     pattern,
-    shown,
+    stored_references,
 )
 from lighthouse.values import MAX_REFERENCES, Refused
 from oracle import sent
@@ -186,7 +186,7 @@ def test_from_store_names_records_by_id_and_entities_by_key():
     assert from_store(["Valve", "Entity", "ValveToEmbed"], None, 5) == ("Valve", 5)
     with pytest.raises(Refused, match="not something a reference can name"):
         from_store(["Entity"], None, "k")
-    assert shown([None, [["Valve", "Entity"], None, "v1"], [["Episode"], "e", None]]) == [
+    assert stored_references([None, [["Valve", "Entity"], None, "v1"], [["Episode"], "e", None]]) == [
         ("Episode", "e"),
         ("Valve", "v1"),
     ]

@@ -456,7 +456,7 @@ def test_the_name_of_a_type_is_read_even_when_its_class_lies() -> None:
     assert values.sort_of(_Nameless()) == "_Nameless"
     assert values.sort_of(PosingAsKind()) == "PosingAsKind"
     assert values.sort_of(_Sly("x")) == "_Sly"
-    assert values.shown(_Nameless()) == "_Nameless"
+    assert values.printable(_Nameless()) == "_Nameless"
     for check in (values.name, values.key, values.text, values.property_name, values.values):
         with pytest.raises(Refused, match="_Nameless"):
             check(_Nameless(), "it")

@@ -15,13 +15,17 @@ import secrets
 import stat
 from pathlib import Path
 
+from .problems import DatabaseUnavailable
+
 PASSWORD_FILE = "falkordb.password"
 OWNER_ONLY_UMASK = 0o077
 _PASSWORD_BYTES = 32
 
 
-class AccessError(RuntimeError):
+class AccessError(DatabaseUnavailable, RuntimeError):
     """The data directory's password cannot be read or made; the message says why."""
+
+    exit_code = 2  # the data directory given cannot be used
 
 
 def owner_only(folder: Path) -> None:

@@ -36,6 +36,7 @@ from redis import exceptions as replies
 
 from .access import owner_only
 from .embedded import Server, ServerError, start
+from .problems import InvalidArgument
 
 MANIFEST = "manifest.json"
 SNAPSHOT = "database.rdb"
@@ -50,7 +51,7 @@ _COUNT_EDGES = "MATCH ()-[r]->() RETURN count(r)"
 _CHILD_RUNNING = ("rdb_bgsave_in_progress", "aof_rewrite_in_progress", "module_fork_in_progress")
 
 
-class BackupError(RuntimeError):
+class BackupError(InvalidArgument, RuntimeError):
     """A backup or restore that could not be done; the message says why and what to do."""
 
 

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlparse
 from falkordb import FalkorDB
 
 from .access import AccessError, owner_file, password_of
-from .embedded import Server, ServerError, checked_port, start
+from .embedded import DataDirectoryInUse, Server, ServerError, checked_port, start
 from .settings import Settings
 
 RUNNING = "lighthouse.serve.json"
@@ -86,9 +86,7 @@ def opened(settings: Settings, *, reading: bool = False) -> Iterator[FalkorDB]:
         )
     try:
         server = start(data_dir=settings.data, fsync=settings.fsync)
-    except ServerError as error:
-        if "in use" not in str(error):
-            raise
+    except DataDirectoryInUse as error:
         running = _running(settings.data)
         if running is None:
             raise ServerError(f"{error}; and it did not say where it listens ({RUNNING})") from None

@@ -3,7 +3,7 @@
 A declaration is JSON: {"label", "key", "times", "text", "relations": {TYPE: target label or "self"},
 "dimensions"}. It lives on a node labelled `lh.KindDeclaration` (no Kind label can hold a dot) in
 the graph tenant() gives, so a restart or another process sees it. ensure_schema() runs once per
-change, while that tenant's writers wait; ensure_schema calls of one process never overlap (the
+change, while that tenant's calls wait; ensure_schema calls of one process never overlap (the
 test FalkorDB crashed on two concurrent GRAPH.CONSTRAINT CREATE).
 """
 
@@ -25,26 +25,28 @@ REREAD_AFTER = 2.0  # seconds: how stale another process's declaration may be se
 SCHEMA_LOCK = threading.Lock()  # one ensure_schema at a time in this process
 
 
-class _WritersGate:
-    """Many writers at once, or one schema change alone."""
+class _SchemaGate:
+    """A tenant's schema: many calls using it at once (reads and writes alike), or one change alone."""
 
     def __init__(self) -> None:
         self._condition = threading.Condition()
-        self._writers = 0
+        self._users = 0
         self._changing = False
 
     @contextmanager
-    def writing(self):
+    def using(self):
         with self._condition:
             while self._changing:
                 self._condition.wait()
-            self._writers += 1
+            self._users += 1
         try:
             yield
         finally:
             with self._condition:
-                self._writers -= 1
+                self._users -= 1
                 self._condition.notify_all()
+
+    writing = using  # the name worker/loop.py and console/app.py still call
 
     @contextmanager
     def changing(self):
@@ -52,7 +54,7 @@ class _WritersGate:
             while self._changing:
                 self._condition.wait()
             self._changing = True
-            while self._writers:
+            while self._users:
                 self._condition.wait()
         try:
             yield
@@ -143,13 +145,13 @@ class Kinds:
         # the embedding worker need not build that index later while the tenant's calls run.
         self._entry_dimensions = entry_dimensions
         self._known: dict[str, tuple[float, dict[str, dict], dict[str, Kind]]] = {}
-        self._gates: dict[str, _WritersGate] = {}
+        self._gates: dict[str, _SchemaGate] = {}
         self._layout_kept: set[str] = set()  # tenants whose vectors were seen where this version keeps them
         self._lock = threading.Lock()
 
-    def gate(self, tenant_id: str) -> _WritersGate:
+    def gate(self, tenant_id: str) -> _SchemaGate:
         with self._lock:
-            return self._gates.setdefault(tenant_id, _WritersGate())
+            return self._gates.setdefault(tenant_id, _SchemaGate())
 
     def _read(self, tenant_id: str, graph=None) -> dict[str, dict]:
         found = rows(
@@ -214,7 +216,7 @@ class Kinds:
 
     def declare(self, tenant_id: str, declarations: list, by: str, *, written_on=None) -> list[dict]:
         """Stores the declarations (a new one, or a changed one with the same key) and runs
-        ensure_schema() once for the tenant's kinds, its writers held back meanwhile. written_on: the
+        ensure_schema() once for the tenant's kinds, its calls held back meanwhile. written_on: the
         graph the declarations are read from and kept on (the call's, once() for an idempotency key);
         the schema is made on the tenant's graph itself."""
         if not isinstance(declarations, list) or not 1 <= len(declarations) <= 100:

@@ -59,7 +59,7 @@ def run(graph, out: TextIO = sys.stdout) -> dict:
         "relations": {"LOCATED_IN": "r2", "USED_BY": ["blue"]},
     }
     show("remember second", remember(graph, DEVICE, by="inventory", rows=[second]))
-    show("replay both", remember(graph, DEVICE, by="inventory", rows=[first, second]))
+    show("both again", remember(graph, DEVICE, by="inventory", rows=[first, second]))
     show(
         "versions",
         [(state["valid_from"].isoformat(), state["status"]) for state in history(graph, DEVICE, "d1")],

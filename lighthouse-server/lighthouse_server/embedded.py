@@ -32,6 +32,7 @@ from redis.retry import Retry
 
 from .access import OWNER_ONLY_UMASK, AccessError, owner_only, password_of, server_config
 from .loading import NotReady, wait_until_ready
+from .problems import DatabaseUnavailable
 
 LOCK_NAME = ".lighthouse.lock"
 FSYNC_POLICIES = ("always", "everysec")
@@ -49,8 +50,14 @@ _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if os.uname().sysname == "Linux
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="falkordb-spawner")
 
 
-class ServerError(RuntimeError):
+class ServerError(DatabaseUnavailable, RuntimeError):
     """The embedded FalkorDB could not be started or reached; the message says why."""
+
+    exit_code = 2  # at the command line: the data directory or the database named cannot be used
+
+
+class DataDirectoryInUse(ServerError):
+    """Another running server holds the data directory (its lock): a command may use that server."""
 
 
 def binaries(folder: str | Path | None = None) -> tuple[Path, Path]:
@@ -236,7 +243,7 @@ def _data_folder(data_dir: str | Path) -> tuple[Path, IO, int]:
         lock.close()
         os.close(for_server)
         # Two servers appending to one file would corrupt it.
-        raise ServerError(f"the data directory {folder} is in use by another running server") from None
+        raise DataDirectoryInUse(f"the data directory {folder} is in use by another running server") from None
     with contextlib.suppress(OSError):
         for leftover in [path for path in folder.iterdir() if _LEFTOVER.match(path.name)]:
             leftover.unlink()
@@ -354,7 +361,9 @@ def start(
     except (OSError, subprocess.SubprocessError) as error:
         server.abandon()  # releases the lock
         if not isinstance(error, OSError):  # the child could not take its lock
-            raise ServerError(f"the data directory {folder} is in use by another running server") from None
+            raise DataDirectoryInUse(
+                f"the data directory {folder} is in use by another running server"
+            ) from None
         raise ServerError(f"{server_bin} could not be run: {error.strerror or error}") from None
     finally:
         if for_server is not None:

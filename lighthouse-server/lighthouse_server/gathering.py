@@ -1,5 +1,8 @@
 """Small remember calls that arrive together, written together: one library call while another is in flight.
 
+A step of the service's pipeline (service.py): every remember call without an idempotency key goes
+through the process's Gathering (parts.py).
+
 Many agents writing a row at a time would each cost the database a read and a write query of one row.
 Calls of one tenant, kind and agent that arrive while such a call is being written wait, and the next
 write takes all of them in one remember() (the library then reads and writes them in one query each):

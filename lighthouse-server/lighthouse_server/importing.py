@@ -219,7 +219,7 @@ def import_rows(
 
     source: a path, a text file, or any iterable of lines; format: "jsonl" or "csv" (see the module).
     progress(n) is called after each batch with the number of lines read since the call before it (bad
-    and blank lines included), as click's progressbar.update() takes it.
+    and blank lines included), as command.transfer.Progress.update() takes it.
     Returns {"rows": rows given to remember, "receipts": {status: count}, "bad_lines": [{"line", "error"}]}.
     Arguments are checked before anything is read or written: a bad by, format, batch or CSV header
     raises Refused (a ValueError), a kind that is not a Kind or a progress that is not callable raises

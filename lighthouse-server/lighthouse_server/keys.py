@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from lighthouse import ensure_indexes, now, tenant
 
+from .problems import InvalidArgument
 from .reading import rows
 
 SERVICE_GRAPH = "lighthouse:service"  # tenant() names "tenant:<id>", world() "world": never this
@@ -22,7 +23,7 @@ PREFIX = "lh_"
 REMEMBERED_FOR = 2.0  # seconds a checked key is trusted without asking the database again
 
 
-class KeyRefused(ValueError):
+class KeyRefused(InvalidArgument, ValueError):
     """A key request that cannot be done as asked: the message says why."""
 
 

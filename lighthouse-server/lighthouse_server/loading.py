@@ -11,11 +11,13 @@ from pathlib import Path
 
 from redis import exceptions as replies
 
+from .problems import DatabaseUnavailable
+
 LOADING_REPORT_EVERY = 1.0  # seconds between the progress reports of a long load
 _log = logging.getLogger(__name__)
 
 
-class NotReady(RuntimeError):
+class NotReady(DatabaseUnavailable, RuntimeError):
     """The server exited, or did not answer in time; the message says why (embedded.py says it as a
     ServerError)."""
 

@@ -13,19 +13,21 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Callable
 
-from lighthouse import Refused, WrongType, tenant
+from lighthouse import Once, remember, tenant
 
 from . import audit, keys
 from .answers import Answers, checked, fingerprint, settled
 from .declarations import Kinds
 from .embedders import Configured, Embedder
 from .encoding import jsonable
-from .gathering import Gathering
-from .limits import PerMinute
 from .operations import TABLE, Call, converted, paged
+from .operations.ended import with_ended
 from .operations.table import unknown_name
-from .problems import Problem, Unavailable, problem_of
+from .parts import Parts
+from .problems import InvalidArgument, Problem, problem_of
+from .quotas import PerMinute
 from .settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -44,24 +46,31 @@ def _armed(path: str, name: str) -> bool:
 
 
 class Service:
-    def __init__(self, db, settings: Settings) -> None:
+    """Who a key is, and one operation of the table run for it, over the process's parts."""
+
+    def __init__(
+        self,
+        db,
+        settings: Settings,
+        *,
+        kinds: Kinds | None = None,
+        embedder: Configured | None = None,
+        noted: Callable[[], None] | None = None,
+    ) -> None:
+        """Its parts built once, here: kinds and embedder where the process's workers hold them already,
+        noted() to wake those workers when notes were kept (parts.py)."""
+        self.parts = Parts.built(db, settings, kinds=kinds, embedder=embedder, noted=noted)
         self.db = db
+        # What the workers' functions read of the service (worker/): the same parts.
         self.settings = settings
-        self.embedding = Configured(settings)  # the embedder the settings name, loaded on first use
-        self.kinds = Kinds(db, entry_dimensions=self.embedding.dimensions)
+        self.kinds = self.parts.kinds
+        self.embedding = self.parts.embedding
         self.heavy = PerMinute(db, settings.heavy_per_minute)
         self.answers = Answers()
-        self.gathering = Gathering()
-        self.workers = None  # the serve's workers' loop, woken when notes arrive
         # A fault point for the tests alone: LIGHTHOUSE_FAULT_AFTER_WRITE names a file; a call with an
         # idempotency key of the operation that file names kills the process after its write, before its
         # answer is kept (the file is removed first, so the retry goes through).
         self.fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
-
-    def noted(self) -> None:
-        """Notes were kept: the workers of this process, idle, start their next round now."""
-        if self.workers is not None:
-            self.workers.wake()
 
     def embedder(self) -> Embedder | None:
         """The configured Embedder (function, model, dimensions), loaded on first use; else None
@@ -94,11 +103,7 @@ class Service:
         return found
 
     def health(self) -> dict:
-        try:
-            self.db.connection.ping()
-        except Exception:  # noqa: BLE001 - any failure to answer is "unreachable"
-            return {"status": "degraded", "database": "unreachable"}
-        return {"status": "ok", "database": "ok"}
+        return self.parts.health()
 
     def run(
         self, principal: keys.Principal, name: str, arguments: object, idempotency_key: object = None
@@ -114,7 +119,7 @@ class Service:
         if idempotency_key is not None and not operation.writes:
             raise Problem("invalid_argument", f"{name} only reads: an idempotency key is for writes")
         graph = tenant(self.db, principal.tenant)
-        call = Call(self, principal, graph)
+        call = Call(self.parts, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})
             call.page = page
@@ -123,10 +128,7 @@ class Service:
                 try:
                     return self._run(operation, call, library, page, arguments)
                 except Exception as error:
-                    if (
-                        isinstance(error, Refused | WrongType)
-                        or getattr(error, "code", None) == "invalid_argument"
-                    ):
+                    if isinstance(problem_of(error), InvalidArgument):
                         self.heavy.give_back(principal.key_id, mark)
                     raise
             if idempotency_key is None:
@@ -157,7 +159,7 @@ class Service:
             raise
         except Exception as error:  # noqa: BLE001 - every other error is said in the one shape
             problem = problem_of(error)
-            if problem.code in ("internal", "database_error"):
+            if problem.unexpected:
                 _log.exception("%s failed", name)
             raise problem from None
 
@@ -166,17 +168,23 @@ class Service:
         # while its schema changes: FalkorDB 4.22.1 crashed when a query, read or write, used a label's
         # index while a new index of that label was being built.
         if operation.scope != "admin":
-            self.kinds.keep_layout(call.principal.tenant)  # before the gate: it may take it to change
+            self.parts.kinds.keep_layout(call.principal.tenant)  # before the gate: it may take it to change
         gate = (
-            self.kinds.gate(call.principal.tenant).writing()
+            self.parts.kinds.gate(call.principal.tenant).using()
             if operation.scope != "admin"
             else contextlib.nullcontext()
         )
         with gate:
             if operation.answer is not None:
                 result = operation.answer(call, library)
+            elif operation.function is remember and not isinstance(call.graph, Once):
+                # Small writes arriving together go in one library call (gathering.py). A call with an
+                # idempotency key goes alone, on its once() graph, so a retry replays exactly its write.
+                result = self.parts.gathering.remember(call.graph, **library)
             else:
                 result = operation.function(graph=call.graph, **library)
+            if operation.function is remember:  # each receipt names what its full-picture row ended
+                result = with_ended(call.graph, library["kind"], library["rows"], result)
         if page is not None and not operation.pages_itself:
             result = paged(result, page)
         result = jsonable(result)

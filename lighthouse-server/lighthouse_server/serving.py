@@ -21,9 +21,11 @@ import uvicorn
 from . import keys, readiness
 from .api import BodyLimit, build
 from .database import announce, started
-from .embedded import ServerError
+from .declarations import Kinds
+from .embedders import Configured
 from .mcp import http_app
 from .mcp.refusals import OneShape
+from .problems import InvalidArgument
 from .service import Service
 from .settings import Settings
 from .supervision import Supervisor
@@ -56,14 +58,14 @@ def application(service: Service):
 
 def _held_port(host: str, port: int) -> socket.socket:
     """The service's port, bound and held until uvicorn serves on it: taken before the embedded FalkorDB
-    picks a free port of its own (which could otherwise be this one). ServerError when it is taken."""
+    picks a free port of its own (which could otherwise be this one). InvalidArgument when it is taken."""
     held = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
     try:
         held.bind((host, port))
     except OSError as error:
         held.close()
-        raise ServerError(
+        raise InvalidArgument(
             f"{host}:{port} is taken ({error.strerror}): stop what listens there or choose another port"
         ) from None
     return held
@@ -78,15 +80,15 @@ def _stop_now(_signal, _frame) -> None:
     raise KeyboardInterrupt
 
 
-def _workers(server, service: Service, say):
-    """The workers' loop on a FalkorDB connection of its own, started when it has a phase to run."""
+def _workers(server, settings: Settings, kinds: Kinds, embedder: Configured, say):
+    """The workers' loop on a FalkorDB connection of its own, started when it has a phase to run; it
+    holds the serve's kinds, so its schema changes take the same tenants' gates as the requests."""
     from .worker.loop import Loop
 
-    workers = Loop(service.settings, server.client(), kinds=service.kinds, embedder=service.embedding)
+    workers = Loop(settings, server.client(), kinds=kinds, embedder=embedder)
     say(f"workers: {workers.describe()}", flush=True)
     if not workers.runs_anything:
         return None
-    service.workers = workers
     return workers.start()
 
 
@@ -109,8 +111,11 @@ def serve(settings: Settings, *, say=print) -> int:
     try:
         db = server.client()
         keys.ensure_service_schema(db)
-        service = Service(db, settings)
-        workers = _workers(server, service, say)
+        embedder = Configured(settings)
+        kinds = Kinds(db, entry_dimensions=embedder.dimensions)
+        workers = _workers(server, settings, kinds, embedder, say)
+        noted = workers.wake if workers is not None else None
+        service = Service(db, settings, kinds=kinds, embedder=embedder, noted=noted)
         config = uvicorn.Config(
             application(service),
             host=settings.host,

@@ -14,8 +14,10 @@ import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from .problems import InvalidArgument
 
-class SettingsError(ValueError):
+
+class SettingsError(InvalidArgument, ValueError):
     """A setting that cannot be used as given: the message names it and where it came from."""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 from lighthouse import history
 from lighthouse.graphs import schema_turn
 from lighthouse_server.command import DEFAULT_GRAPH, graph_name, main
+from lighthouse_server.command.transfer import Progress
 from lighthouse_server.demo import DEVICE
 
 
@@ -189,3 +191,23 @@ def test_import_export_backup_and_restore(lighthouse, tmp_path):
         assert [row[0] for row in actions.result_set][-1] == "restored"
     again = restore()
     assert again.returncode == 2 and "restore" in again.stderr  # the data directory is not empty
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_import_progress_is_a_redrawn_line_on_a_terminal_and_its_label_once_elsewhere():
+    shown = _Terminal()
+    with Progress(200, "importing", shown) as bar:
+        bar.update(50)  # within REDRAW_S of the first drawing: not drawn again yet
+        bar.update(150)
+    lines = shown.getvalue().split("\r")[1:]
+    assert lines[0] == f"importing  [{'':<36}]    0%"
+    assert lines[-1] == f"importing  [{'#' * 36}]  100%\n"
+    assert len(lines) == 2 and bar.done == 200
+    piped = io.StringIO()
+    with Progress(0, "importing", piped) as bar:
+        bar.update(10)
+    assert piped.getvalue() == "importing\n"

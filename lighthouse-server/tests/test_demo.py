@@ -12,7 +12,7 @@ def test_the_demo_on_a_fresh_graph(graph):
     seen = run(graph, out=out)
     assert seen["remember first"] == [{"key": "d1", "status": "created"}]
     assert seen["remember second"] == [{"key": "d1", "status": "changed"}]
-    assert seen["replay both"] == [{"key": "d1", "status": "unchanged"}] * 2
+    assert seen["both again"] == [{"key": "d1", "status": "unchanged"}] * 2
     assert seen["status at noon"] == "ok"
     assert seen["late row"] == [{"key": "d1", "status": "inserted"}]
     assert seen["status at 20:00"] == "warm"

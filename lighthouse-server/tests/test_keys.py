@@ -83,7 +83,7 @@ def test_a_key_is_checked_by_its_hash(db):
     assert keys.principal(db, made["key"]) is None
     with pytest.raises(keys.KeyRefused):
         keys.create(db, "hashed", "agent", [])
-    assert not isinstance(keys.KeyRefused("x"), Problem)
+    assert keys.KeyRefused("x").code == "invalid_argument" and isinstance(keys.KeyRefused("x"), Problem)
 
 
 def test_a_key_id_is_current_until_its_key_is_revoked(db):

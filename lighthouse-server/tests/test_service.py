@@ -9,6 +9,9 @@ import pytest
 from lighthouse import tenant
 from lighthouse.graphs import schema_turn
 from lighthouse_server import keys
+from lighthouse_server.declarations import Kinds
+from lighthouse_server.embedders import Configured
+from lighthouse_server.parts import Parts
 from lighthouse_server.problems import Problem
 from lighthouse_server.service import Service
 from lighthouse_server.settings import Settings
@@ -183,3 +186,41 @@ def test_a_write_done_whose_idempotency_answer_cannot_be_kept_is_answered(servic
     monkeypatch.setattr(service.answers, "keep", refused)
     said = {"user": "u", "session_id": "s", "role": "user", "text": "hi"}
     assert service.run(principal, "say", said, "once")["status"] == "said"
+
+
+def test_the_service_runs_on_the_parts_it_was_handed(db, principal):
+    """serve's wiring: the workers' kinds and embedder are the service's, and a kept note wakes them."""
+    keys.ensure_service_schema(db)
+    woken = []
+    embedder = Configured(Settings())
+    kinds = Kinds(db, entry_dimensions=embedder.dimensions)
+    service = Service(db, Settings(), kinds=kinds, embedder=embedder, noted=lambda: woken.append(1))
+    assert service.parts.kinds is kinds and service.parts.embedding is embedder
+    assert embedder() is None and embedder.dimensions() == 0  # none configured
+    assert service.run(principal, "note", {"text": "the pump hums"})["status"] == "recorded"
+    assert (
+        service.run(principal, "notes", {"items": [{"text": "one"}, {"text": "two"}]})[1]["status"]
+        == "recorded"
+    )
+    assert woken == [1, 1]
+    alone = Parts.built(db, Settings())
+    alone.noted()  # no workers in this process: nothing to wake, and nothing fails
+    assert alone.kinds is not kinds and alone.health() == {"status": "ok", "database": "ok"}
+
+
+def test_remember_goes_through_the_gathering_step_unless_it_has_an_idempotency_key(db, principal):
+    keys.ensure_service_schema(db)
+    admin = keys.Principal("key-2", principal.tenant, "planner", frozenset({"read", "write", "admin"}))
+    service = Service(db, Settings())
+    service.run(admin, "declare_kinds", {"kinds": [{"label": "Device", "key": "serial"}]})
+    gathered = []
+    written = service.parts.gathering._write
+    service.parts.gathering._write = lambda graph, kind, rows, by: (
+        gathered.append(len(rows)) or written(graph, kind, rows, by)
+    )
+    row = {"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}
+    assert service.run(admin, "remember", {"kind": "Device", "rows": [row]})[0]["status"] == "created"
+    assert gathered == [1]
+    again = {**row, "key": "d2"}
+    done = service.run(admin, "remember", {"kind": "Device", "rows": [again]}, idempotency_key="k-1")
+    assert done[0]["status"] == "created" and gathered == [1]  # alone, on its once() graph

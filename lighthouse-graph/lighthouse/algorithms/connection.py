@@ -165,7 +165,7 @@ def _chain_query(chosen: Scope, at_a_time: bool) -> str:
 
 def _end(given: object, what: str) -> tuple[Kind, str | int]:
     if type(given) not in (tuple, list) or len(given) != 2 or not is_kind(given[0]):
-        raise Refused(f"{what}: not a reference: an end is (Kind, key), not {values.shown(given)}")
+        raise Refused(f"{what}: not a reference: an end is (Kind, key), not {values.printable(given)}")
     try:
         return given[0], values.key(given[1], f"the key of {what}")
     except Refused as error:

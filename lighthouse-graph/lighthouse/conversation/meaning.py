@@ -19,7 +19,7 @@ from ..graphs import read
 from ..kinds import VECTOR, VECTOR_MODEL, VECTOR_OF
 from ..recall.vector import EmbedderError, checked_call, vectors_of, write_chunks
 from ..values import text as checked_text
-from .talk import how_many, own_user, shown
+from .talk import how_many, message_of, own_user
 
 MESSAGE_VECTOR = "MessageVector"  # no Kind label ends in Vector
 MAX_EMBED = 1_000
@@ -114,7 +114,7 @@ def said_like(graph, user, question, embedder, model, limit=10) -> list[dict]:
     params = {"user": user, "model": model, "vector": vector, "limit": limit}
     found = []
     for stored, score in read(graph, _LIKE, params, timeout=SEARCH_TIMEOUT):
-        message = shown(stored)
+        message = message_of(stored)
         message["score"] = float(score)
         found.append(message)
     return found

@@ -13,7 +13,7 @@ from ..graphs import read
 from ..recall.rank import fuse
 from ..references import parse
 from .meaning import said_like
-from .talk import how_many, own_user, reference_key, shown, user_word
+from .talk import how_many, message_of, own_user, reference_key, user_word
 
 SEARCH_TIMEOUT = 5_000  # milliseconds: FalkorDB stops a read that takes longer
 
@@ -46,7 +46,7 @@ def said_about(graph, user, reference, limit=20) -> list[dict]:
     except Refused as error:
         raise Refused(f"reference: not a reference: {error}") from None
     params = {"reference_key": reference_key(label, key), "user": user, "limit": how_many(limit, "limit")}
-    found = [shown(row[0]) for row in read(graph, _SAID_ABOUT, params, timeout=SEARCH_TIMEOUT)]
+    found = [message_of(row[0]) for row in read(graph, _SAID_ABOUT, params, timeout=SEARCH_TIMEOUT)]
     return sorted(found, key=_newest_first)
 
 
@@ -85,7 +85,7 @@ def said(graph, user, question, limit=10, match="all", *, embedder=None, model=N
     params = {"query": f"{user_word(user)} {words}", "user": user, "limit": limit}
     found = []
     for stored, score in read(graph, _SAID, params, timeout=SEARCH_TIMEOUT):
-        message = shown(stored)
+        message = message_of(stored)
         message["score"] = float(score)
         found.append(message)
     return sorted(found, key=lambda message: (-message["score"], *_newest_first(message)))

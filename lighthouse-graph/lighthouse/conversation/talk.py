@@ -98,7 +98,7 @@ def how_many(given: object, what: str) -> int:
     return limits.whole(given, what, 1, MAX_FOUND)
 
 
-def shown(stored: dict) -> dict:
+def message_of(stored: dict) -> dict:
     """A message as the reads give it, from properties(m): its values beside the library's fields, the
     times as aware datetimes, and its mentions as reference pairs. Its key, user and words stay behind.
 
@@ -116,7 +116,7 @@ def shown(stored: dict) -> dict:
 
 def in_order(rows: list) -> list[dict]:
     """Messages from rows of [properties(m)], oldest first."""
-    return sorted((shown(row[0]) for row in rows), key=lambda message: message["seq"])
+    return sorted((message_of(row[0]) for row in rows), key=lambda message: message["seq"])
 
 
 def readable(content: dict) -> dict:
@@ -346,7 +346,7 @@ def context(graph, user, session_id, last=20) -> dict:
     if not rows:
         return {"summary": None, "upto": 0, "messages": [], "waiting": 0}
     summary, upto, low = rows[0][0], rows[0][1] or 0, rows[0][2]
-    given = sorted((shown(row[3]) for row in rows if row[3] is not None), key=lambda message: message["seq"])
+    given = in_order([row[3:4] for row in rows if row[3] is not None])
     return {"summary": summary, "upto": upto, "messages": given, "waiting": max(0, low - 1 - upto)}
 
 

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 
 from .. import values
-from ..errors import Refused, WrongType
+from ..errors import Refused, RerankerError, WrongType
 
 MAX_RANKINGS = 100
 MAX_RANKED = 10_000  # items of one ranking
@@ -22,10 +22,6 @@ MAX_RESULTS = 1_000
 MAX_DIVERSE = 100  # results that diversity picks at most, each compared with those picked before
 POOL = 10  # diversity picks from the best POOL x limit (at most 200) of the fused ranking
 MAX_K = 10_000
-
-
-class RerankerError(Refused):
-    """A reranker's answer that is not the results it was given, in another order. A Refused."""
 
 
 def identity(item: object) -> str | int:

@@ -25,7 +25,7 @@ def _in_order(item: object) -> tuple[str, object]:
 
 def _relation(kind: Kind, relation: object) -> str:
     if type(relation) is not str or relation not in kind.relations:
-        raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
+        raise Refused(f"{kind.label} has no relation {values.printable(relation)}")
     return relation
 
 

@@ -27,7 +27,7 @@ from functools import lru_cache
 from redis.exceptions import ResponseError
 
 from .. import values
-from ..errors import Refused, TooSlow, WrongType
+from ..errors import EmbedderError, Refused, TooSlow, WrongType
 from ..graphs import read
 from ..kinds import VECTOR, VECTOR_MODEL, VECTOR_OF, Kind
 from ..write.rows import text_of
@@ -46,10 +46,6 @@ MARK_SPAN = 20_000  # node ids one marking query looks at
 MAX_CARRIED = 1_000_000  # numbers of vectors and characters of text that one write query carries
 MAX_SLICES = 20  # slices of serials one embed_entries() reads
 MAX_K = 1_000  # neighbours read of the index at most, when other models' vectors crowd the nearest
-
-
-class EmbedderError(Refused):
-    """An embedder's answer that cannot be stored: nothing of it was. A Refused, so a ValueError."""
 
 
 def _checked_kind(kind: object) -> Kind:

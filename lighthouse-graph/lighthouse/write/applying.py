@@ -88,7 +88,7 @@ _PARTS = frozenset(
 )
 
 
-def _needs(kind: Kind, plans: list[dict]) -> frozenset:
+def _needs(plans: list[dict]) -> frozenset:
     """The parts of the write query that some plan of the batch uses; the others are left out of it."""
     found: set[str] = set()
     opened: set[str] = set()
@@ -382,7 +382,7 @@ def apply_plans(graph, kind: Kind, by: str, plans: list[dict]) -> set[int]:
     """Writes the plans in one query; returns the indexes of the rows whose plan was written."""
     if not plans:
         return set()
-    needs = _needs(kind, plans)
+    needs = _needs(plans)
     query, layout = positional_query(kind, needs)
     if "absent" in needs:
         _listed_content(kind, needs, plans)

@@ -164,7 +164,7 @@ def why(status: str, around: Around | None = None) -> str:
     }.get(status, status)
 
 
-def check_call(graph, kind: object, by: object, rows: object = None, what: str = "rows") -> str:
+def check_call(kind: object, by: object) -> str:
     """The identity arguments of a write: by and kind (Refused, a ValueError: API 1.4 keeps TypeError
     for containers, callables and flags, and for a kind only in impact_of_state()).
 
@@ -210,7 +210,7 @@ def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
     candidates until a person confirms or rejects them (review.py). Such a row may not hold a value named
     trust or review (the names the reads show the mark under): it is refused as invalid.
     """
-    by = check_call(graph, kind, by)
+    by = check_call(kind, by)
     if type(candidate) is not bool:
         raise WrongType(f"candidate is True or False, not {values.sort_of(candidate)}")
     listed = _listed(graph, kind, by, rows)

@@ -25,9 +25,9 @@ def _current_query(kind: Kind) -> str:
     # by its absence, so a batch of new entities costs an index lookup a row and no reply.
     # A quiet row (it repeats the State its time falls in, and that State was seen at or after its time:
     # decide() would write nothing) gets back its key alone, not a list: the client parsed 11 values a
-    # row for a replay of 10,000 rows in 0.15 s, a third of what the read took.
+    # row for 10,000 rows sent again in 0.15 s, a third of what the read took.
     # The entity node holds its current State's fingerprint and times, so the current State is only
-    # walked to for a row that is not quiet: that halved what a replay's quiet rows cost FalkorDB.
+    # walked to for a row that is not quiet: that halved what the quiet rows of a batch sent again cost FalkorDB.
     return (
         "UNWIND $rows AS row "
         f"MATCH (e:`{kind.label}` {{key: row[0]}}) "
@@ -50,7 +50,7 @@ def _current_query(kind: Kind) -> str:
         f"  coalesce(e.fp IS NOT NULL AND e.`{LINKS_FP}` = row[3], false) AS same_links "
         "WITH row, e, s, h, quiet, light, before_current, same_links, NOT light AND NOT same_links AS current_edges "
         # The first condition names no edge, so FalkorDB tests it before it walks them: alone in an OR with
-        # the others, it was tested for each edge, and a replay's read took twice as long.
+        # the others, it was tested for each edge, and the read of a batch sent again took twice as long.
         f"OPTIONAL MATCH (e)-[r{relation_types(kind)}]->(x) WHERE (current_edges OR before_current) "
         "  AND ((current_edges AND r.valid_to IS NULL) OR (before_current AND r.valid_from <= s.valid_from "
         "    AND (r.valid_to IS NULL OR r.valid_to > h.valid_from))) "

@@ -94,7 +94,7 @@ def update(graph, kind, key, t, by, values=None, relations=None, entry=None) -> 
     the current State is "stale" (its reason gives that State's start); an entity that does not exist
     yet is created with only what the update names; "busy" after 5 reads that each found another writer.
     """
-    by = check_call(graph, kind, by)
+    by = check_call(kind, by)
     raw: object = None
     try:  # exactly a str or an int, so no method of what was given runs
         checked_key = limits.written_key(key)

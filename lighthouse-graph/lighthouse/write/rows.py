@@ -181,7 +181,7 @@ def checked_key(value: object, relation: str | None = None) -> str | int:
 
 def targets(kind: Kind, relation: object, given: object) -> frozenset:
     if type(relation) is not str or relation not in kind.relations:
-        raise Refused(f"{kind.label} has no relation {values.shown(relation)}")
+        raise Refused(f"{kind.label} has no relation {values.printable(relation)}")
     listed = [] if given is None else given if type(given) in (list, tuple) else [given]  # None: no targets
     if len(listed) > values.MAX_TARGETS:
         raise Refused(f"{relation} has more than {values.MAX_TARGETS} targets")

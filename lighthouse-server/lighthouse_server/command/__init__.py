@@ -12,9 +12,7 @@ import argparse
 import sys
 from importlib import metadata
 
-from ..embedded import ServerError
-from ..problems import Problem, problem_of
-from ..settings import SettingsError
+from ..problems import FOREIGN, InvalidArgument, Problem, problem_of
 from . import cluster, demo, keys, kinds, looks, move, serve, transfer, work
 from .demo import DEFAULT_DATA, DEFAULT_GRAPH, graph_name
 
@@ -53,25 +51,25 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
     try:
         return arguments.run(arguments)
-    except (ServerError, SettingsError) as error:
-        print(f"lighthouse: {error}", file=sys.stderr)
-        return 2
-    except Problem as problem:  # 2 for what was given, as for any refusal of it below
-        print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
-        return 2 if problem.status < 500 else 1  # refused what was given: 2; the database or server: 1
     except KeyboardInterrupt as stopped:
         _said_after(stopped)
         return 130
     except Exception as error:  # said in one line (and what was done before it), never as a traceback
-        problem = problem_of(error)
-        if problem.code == "internal" and isinstance(error, ValueError | TypeError):  # what was given
-            problem = Problem("invalid_argument", str(error)[:500] or type(error).__name__)
-        if problem.code == "internal":  # here the person at the command line may read the whole message
+        problem = problem_of(error, COMMAND_LINE)
+        if problem is not error and problem.code == "internal":  # here a person may read the whole message
             print(f"lighthouse: internal: {type(error).__name__}: {str(error)[:500]}", file=sys.stderr)
         else:
             print(f"lighthouse: {problem.code}: {problem.message}", file=sys.stderr)
         _said_after(error)
-        return 2 if problem.status < 500 else 1  # refused what was given: 2; the database or server: 1
+        return problem.exit_code
+
+
+def _given(error: Exception) -> Problem:
+    return InvalidArgument(str(error)[:500] or type(error).__name__)
+
+
+# At the command line any ValueError or TypeError left is of what was given: exit 2, as for a refusal.
+COMMAND_LINE = FOREIGN | {ValueError: _given, TypeError: _given}
 
 
 def _said_after(error: BaseException) -> None:

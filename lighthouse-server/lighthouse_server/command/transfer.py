@@ -8,15 +8,51 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
-import click
 from lighthouse import tenant
 
 from .. import audit, keys
 from ..database import external, opened
 from ..declarations import Kinds
 from .options import KIND_HELP, TENANT_HELP, add_common, person, settings_of
+
+
+class Progress:
+    """A count of lines done of a total on a stream: a line redrawn at most every REDRAW_S on a terminal;
+    elsewhere (a pipe, a log) the label alone, once, when it starts."""
+
+    REDRAW_S = 0.1
+
+    def __init__(self, total: int, label: str, out) -> None:
+        self.total, self.label, self.out = max(total, 0), label, out
+        self.done = 0
+        self._drawn_at = 0.0
+        self._terminal = out.isatty()
+
+    def __enter__(self) -> Progress:
+        if self._terminal:
+            self._draw()
+        else:
+            print(self.label, file=self.out, flush=True)
+        return self
+
+    def update(self, lines: int) -> None:
+        self.done += lines
+        if self._terminal and time.monotonic() - self._drawn_at >= self.REDRAW_S:
+            self._draw()
+
+    def __exit__(self, *_raised) -> None:
+        if self._terminal:
+            self._draw()
+            print(file=self.out, flush=True)
+
+    def _draw(self) -> None:
+        self._drawn_at = time.monotonic()
+        share = min(self.done / self.total, 1.0) if self.total else 1.0
+        bar = "#" * int(share * 36)
+        print(f"\r{self.label}  [{bar:<36}]  {share:4.0%}", end="", file=self.out, flush=True)
 
 
 def _refused(what: str, error: Exception) -> int:
@@ -92,7 +128,7 @@ def _import(arguments) -> int:
         kind = Kinds(db).kind(arguments.tenant, arguments.kind)
         with open(arguments.file, "rb") as source:  # newlines, whatever the bytes between them
             lines = sum(chunk.count(b"\n") for chunk in iter(lambda: source.read(1 << 20), b""))
-        with click.progressbar(length=lines, label="importing", file=sys.stderr) as bar:
+        with Progress(lines, "importing", sys.stderr) as bar:
             done = import_rows(
                 graph=tenant(db, arguments.tenant),
                 kind=kind,

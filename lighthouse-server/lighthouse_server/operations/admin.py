@@ -10,22 +10,20 @@ from .table import Operation, Param, page_of
 
 
 def _declare(call, arguments: dict) -> list:
-    return call.service.kinds.declare(
+    return call.parts.kinds.declare(
         call.principal.tenant, arguments["kinds"], call.principal.agent, written_on=call.graph
     )
 
 
 def _kinds(call, arguments: dict) -> list:
-    declared = call.service.kinds.declared(call.principal.tenant, fresh=True)[0]
+    declared = call.parts.kinds.declared(call.principal.tenant, fresh=True)[0]
     return [declared[label] for label in sorted(declared)]
 
 
 def _audit(call, arguments: dict) -> dict:
     # Paged in the database: every record can be reached, however many there are.
     offset, size = call.page
-    return page_of(
-        audit.read(call.service.db, call.principal.tenant, offset=offset, limit=size + 1), call.page
-    )
+    return page_of(audit.read(call.parts.db, call.principal.tenant, offset=offset, limit=size + 1), call.page)
 
 
 def _export(call, arguments: dict) -> dict:

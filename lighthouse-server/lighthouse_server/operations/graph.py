@@ -7,7 +7,7 @@ import re
 from lighthouse import agent_trust, between, connection, failures, groups, important
 from redis.exceptions import ResponseError
 
-from ..problems import Problem
+from ..problems import DatabaseError, InvalidArgument, NoGraph, Problem, problem_of
 from .table import Operation, Param
 
 KINDS = Param("kinds", "kinds", "the kinds to take part", required=True)
@@ -53,15 +53,15 @@ def _cypher(call, arguments: dict) -> dict:
     _checked_parameters(parameters)
     # GRAPH.RO_QUERY: the server itself refuses any write; the tenant's graph is the only one it reaches.
     try:
-        result = call.graph.ro_query(query, parameters, timeout=call.service.settings.query_timeout_ms)
+        result = call.graph.ro_query(query, parameters, timeout=call.parts.settings.query_timeout_ms)
     except ResponseError as error:
-        said = str(error)
-        if "empty key" in said:  # nothing was written to the tenant yet
+        problem = problem_of(error)
+        if isinstance(problem, NoGraph):  # nothing was written to the tenant yet
             return {"columns": [], "rows": [], "truncated": False}
-        if any(word in said.lower() for word in ("timed out", "timeout", "read-only", "read only")):
-            raise  # said as too_slow, or as a write refused (problems.py)
-        # The query's own fault (its syntax, a missing parameter, a division by zero, its memory): 400.
-        raise Problem("invalid_argument", f"the database refused the query: {said[:400]}") from None
+        if isinstance(problem, DatabaseError):
+            # The query's own fault (its syntax, a missing parameter, a division by zero, its memory): 400.
+            raise InvalidArgument(f"the database refused the query: {str(error)[:400]}") from None
+        raise problem from None  # too_slow, or a write refused
     header = [column[1] if isinstance(column, list | tuple) else column for column in (result.header or [])]
     # Said, not silently cut: a caller told "truncated" knows to add a LIMIT or page with SKIP.
     return {
@@ -72,7 +72,7 @@ def _cypher(call, arguments: dict) -> dict:
 
 
 def _health(call, arguments: dict) -> dict:
-    return call.service.health()
+    return call.parts.health()
 
 
 OPERATIONS = [

@@ -23,7 +23,7 @@ def _meaning(call, question: str, limit: int) -> tuple[list, str]:
     """The notes nearest in meaning, and what came of asking: used, not configured, not embedded yet,
     or failing with the embedder's error (the words still answer then)."""
     try:
-        configured = call.service.embedder()
+        configured = call.parts.embedding.load()
         if configured is None:
             return [], "not configured"
         embedder, model, dimensions = configured
@@ -59,13 +59,13 @@ def _search_notes(call, arguments: dict) -> dict:
 
 def _note(call, arguments: dict) -> dict:
     receipt = note(call.graph, **arguments)
-    call.service.noted()
+    call.parts.noted()
     return receipt
 
 
 def _notes(call, arguments: dict) -> list:
     receipts = notes(call.graph, **arguments)
-    call.service.noted()
+    call.parts.noted()
     return receipts
 
 

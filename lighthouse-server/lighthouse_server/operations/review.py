@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lighthouse import candidates, confirm, recall, reject
 
-from ..problems import Unavailable
+from ..problems import ModelUnavailable
 from .recall import LIMIT, QUESTION
 from .rows import KEY, KIND
 from .table import Operation, Param
@@ -19,7 +19,7 @@ def _declared(call, arguments: dict) -> list:
     """The kinds asked for, else every kind the tenant declared."""
     if "kinds" in arguments:
         return arguments["kinds"]
-    return list(call.service.kinds.declared(call.principal.tenant)[1].values())
+    return list(call.parts.kinds.declared(call.principal.tenant)[1].values())
 
 
 def _candidates(call, arguments: dict) -> list:
@@ -36,12 +36,12 @@ def _recall(call, arguments: dict) -> dict:
         "limit": arguments.get("limit", 10),
     }
     kinds, question = _declared(call, arguments), arguments["question"]
-    if not call.service.settings.embedder:
+    if not call.parts.settings.embedder:
         return {**recall(call.graph, kinds, question, **asked), "meaning": "not configured"}
     try:
-        embedder, model, _dimensions = call.service.embedder()
+        embedder, model, _dimensions = call.parts.embedding.load()
         answer = recall(call.graph, kinds, question, embedder=embedder, model=model, **asked)
-    except Unavailable as error:
+    except ModelUnavailable as error:
         return {**recall(call.graph, kinds, question, **asked), "meaning": f"failing: {error}"[:500]}
     return {**answer, "meaning": "used"}
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from lighthouse import Once, as_of, diff_between, entity_keys, history, now, related, remember, update
+from lighthouse import as_of, diff_between, entity_keys, history, now, related, remember, update
 
 from ..problems import Problem
-from .ended import with_ended
 from .table import Operation, Param, page_of
 
 ROW_FIELDS = ("key", "t", "values", "relations", "entry")
@@ -66,17 +65,6 @@ def _as_of(call, arguments: dict) -> dict | None:
     return with_relations(call, arguments["kind"], arguments["key"], state)
 
 
-def _remember(call, arguments: dict) -> list:
-    """remember(), gathered with the small calls of the same kind and agent that arrive meanwhile; a call
-    with an idempotency key alone, on its own graph (once()), so a retry replays exactly its own write."""
-    kind, given = arguments["kind"], arguments["rows"]
-    if isinstance(call.graph, Once):
-        receipts = remember(call.graph, kind, given, arguments["by"])
-    else:
-        receipts = call.service.gathering.remember(call.graph, kind, given, arguments["by"])
-    return with_ended(call.graph, kind, given, receipts)
-
-
 def _update_rows(call, arguments: dict) -> list:
     """update() for each row in order: what a row names changes, the rest of its entity is kept."""
     given = arguments["rows"]
@@ -112,7 +100,7 @@ def _entities(call, arguments: dict) -> dict:
     kind = arguments["kind"]
     offset, size = call.page
     found = entity_keys(
-        call.graph, kind, skip=offset, limit=size + 1, timeout=call.service.settings.query_timeout_ms
+        call.graph, kind, skip=offset, limit=size + 1, timeout=call.parts.settings.query_timeout_ms
     )
     return page_of(found, call.page)
 
@@ -150,7 +138,6 @@ OPERATIONS = [
         },
         agent_as="by",
         writes=True,
-        answer=_remember,
     ),
     Operation(
         "update_rows",

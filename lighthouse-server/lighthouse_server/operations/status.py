@@ -11,7 +11,7 @@ SET_ASIDE_MOST = 1_000
 
 
 def _status(call, arguments: dict) -> dict:
-    return tenant_status(call.service, call.principal.tenant, call.graph)
+    return tenant_status(call.parts, call.principal.tenant, call.graph)
 
 
 def _replay(call, arguments: dict) -> dict:

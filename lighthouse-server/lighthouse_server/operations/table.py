@@ -11,8 +11,16 @@ import difflib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..problems import Problem
+
+if TYPE_CHECKING:
+    from falkordb import Graph
+    from lighthouse import Kind, Once
+
+    from ..keys import Principal
+    from ..parts import Parts
 
 RECORD_LABELS = ("Entry", "Episode", "Lesson", "Playbook")
 PAGE_DEFAULT, PAGE_MOST = 100, 1000
@@ -116,15 +124,15 @@ class Param:
 
 @dataclass
 class Call:
-    """What an operation runs with: the caller, its tenant's graph, and the service's parts."""
+    """What an operation runs with: the process's parts, the caller, and its tenant's graph."""
 
-    service: object
-    principal: object
-    graph: object
+    parts: Parts
+    principal: Principal
+    graph: Graph | Once  # on once() for a call with an idempotency key
     page: tuple[int, int] | None = None  # (offset, size) of a paged operation
 
-    def kind(self, label: object):
-        return self.service.kinds.kind(self.principal.tenant, label)
+    def kind(self, label: object) -> Kind:
+        return self.parts.kinds.kind(self.principal.tenant, label)
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ import threading
 import uuid
 
 import pytest
-from lighthouse_server import limits
-from lighthouse_server.limits import PREFIX, PerMinute
+from lighthouse_server import quotas
 from lighthouse_server.problems import Problem
+from lighthouse_server.quotas import PREFIX, PerMinute
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def key_ids(db):
 
 def test_the_limit_counts_per_key_and_says_when_to_come_back(db, key_ids, monkeypatch):
     moment = [1_000_000.0]
-    monkeypatch.setattr(limits.time, "time", lambda: moment[0])
+    monkeypatch.setattr(quotas.time, "time", lambda: moment[0])
     a, b = key_ids(), key_ids()
     limit = PerMinute(db, 2)
     limit.take(a, "groups")
