@@ -18,14 +18,18 @@ from .conversation import (
 from .diff import diff_between
 from .episodes import close_episode, episode, episodes_about, open_episode, record
 from .errors import LighthouseError, ReceiptMismatch, Refused, SchemaNotReady, TooSlow, WrongType
+from .evidence import cited_by, entries_by_id
 from .extraction import extract, extract_again
 from .graphs import WORLD, ensure_schema, tenant, world
 from .handoffs import accept, hand_off, handoffs_for
 from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .kinds import SELF, Kind
 from .lessons import learn, lesson, lessons_about, retire, used, weigh
+from .listing import conversation_users, entities_now, kinds_holding, recent_episodes
+from .neighbourhood import neighbourhood
 from .notes import note, notes
 from .once import Once, once, once_settled
+from .overview import overview
 from .playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from .promotion import promote
 from .read import as_of, history, related
@@ -36,8 +40,10 @@ from .recall.text import search, search_entries, search_history
 from .recall.traverse import pointing_at, similar
 from .recall.vector import embed, nearest
 from .review import candidates, confirm, reject
+from .review_context import review_context
 from .tasks import add_task, claim, complete, release, task, tasks
 from .trust import agent_trust
+from .versions import entity_diff, recent_history, relation_windows, version_diff
 from .whatif import what_if
 from .write.batches import remember
 from .write.failures import failures, record_failure
@@ -129,6 +135,21 @@ __all__ = [
     "confirm",
     "reject",
     "recall",
+    # What a person reviewing memory reads: counts, pages of lists, an entity's versions and their
+    # differences, its evidence, the graph around it, and a candidate's context.
+    "overview",
+    "entities_now",
+    "kinds_holding",
+    "recent_episodes",
+    "conversation_users",
+    "recent_history",
+    "relation_windows",
+    "entity_diff",
+    "version_diff",
+    "entries_by_id",
+    "cited_by",
+    "neighbourhood",
+    "review_context",
     "LighthouseError",
     "Refused",
     "WrongType",

@@ -1,0 +1,109 @@
+"""Lists a person pages through: a kind's entities with what holds for each now, the kinds that hold an
+entity of a key, the episodes newest first, and the users who have conversations.
+
+What holds now is the rule of the reads (read.as_of(..., rejected=False)): the newest State begun by the
+time that a person did not reject; a candidate holds, marked as one. Pages are by offset (at most
+100,000) and limit (1 to 1,000); a page asks for one more than it shows, so the caller knows whether
+another follows. Arguments are checked first (Refused or WrongType); nothing is written; database errors
+pass as ResponseError.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import clock, values
+from .algorithms.scope import checked_kinds
+from .graphs import read
+from .kinds import TRUST, Kind
+from .read import checked_entity, moment, shown
+from .recall.text import checked_kind
+
+MOST_OFFSET = 100_000  # how far a list pages by offset; past it a search finds what is wanted
+MOST_LIMIT = 1_000
+
+
+def _page(offset: object, limit: object) -> tuple[int, int]:
+    return values.whole(offset, "offset", 0, MOST_OFFSET), values.whole(limit, "limit", 1, MOST_LIMIT)
+
+
+@lru_cache(maxsize=256)
+def _entities_query(kind: Kind) -> str:
+    # The page of keys first, then per entity the newest State that counts by the time, found by its start.
+    return (
+        f"MATCH (e:`{kind.label}`:Entity) WITH e ORDER BY e.key SKIP $skip LIMIT $n "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) "
+        f"WHERE s.valid_from <= localdatetime($at) AND coalesce(s.`{TRUST}`, '') <> 'rejected' "
+        "WITH e, max(s.valid_from) AS newest "
+        "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
+        "RETURN e.key, properties(s) ORDER BY e.key"
+    )
+
+
+def entities_now(graph, kind, offset=0, limit=50, *, at=None) -> list[dict]:
+    """A page of a kind's entities by key, each with the State that holds now (or at `at`) by the rule of
+    the reads: [{"key", "state"}], state shaped as history() gives it (its "trust" says "candidate" for
+    one a model drew and nobody reviewed), or None where no State holds. One more than limit when more
+    follow."""
+    kind = checked_kind(kind)
+    offset, limit = _page(offset, limit)
+    found = read(graph, _entities_query(kind), {"skip": offset, "n": limit + 1, "at": moment(at)})
+    return [{"key": key, "state": shown(kind, props) if props else None} for key, props in found]
+
+
+def kinds_holding(graph, kinds, key) -> list[str]:
+    """The labels of the kinds (a list of Kind) that hold an entity of this key, in the order given."""
+    chosen = checked_kinds(kinds, empty=True)
+    holding = []
+    for kind in chosen:
+        key = checked_entity(kind, key)
+        if read(graph, f"MATCH (e:`{kind.label}`:Entity {{key: $key}}) RETURN 1 LIMIT 1", {"key": key}):
+            holding.append(kind.label)
+    return holding
+
+
+_EPISODES_QUERY = (
+    # The page first, then the count and end of each of its episodes (on the node, or on the tally a graph
+    # written before kept them on).
+    "MATCH (ep:Episode) WITH ep ORDER BY ep.opened_at DESC, ep.id SKIP $skip LIMIT $n "
+    "OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
+    "WITH ep, coalesce(max(tally.entries), ep.entry_count, 0) AS entry_count, "
+    "  coalesce(max(tally.closed_at), ep.closed_at) AS closed_at "
+    "RETURN ep.id, ep.by, ep.opened_at, entry_count, closed_at ORDER BY ep.opened_at DESC, ep.id"
+)
+
+
+def recent_episodes(graph, offset=0, limit=50) -> list[dict]:
+    """A page of episodes, newest opened first: [{"id", "by", "opened_at", "entry_count", "closed_at"}]
+    (closed_at None while open). One more than limit when more follow."""
+    offset, limit = _page(offset, limit)
+    found = read(graph, _EPISODES_QUERY, {"skip": offset, "n": limit + 1})
+    return [
+        {
+            "id": ident,
+            "by": by,
+            "opened_at": clock.from_store(opened),
+            "entry_count": int(count),
+            "closed_at": clock.from_store(closed),
+        }
+        for ident, by, opened, count, closed in found
+    ]
+
+
+_USERS_QUERY = (
+    "MATCH (s:Session) OPTIONAL MATCH (s)-[tally:LH_TALLY]->(s) "
+    "WITH s, max(tally.active_at) AS tallied_at "
+    "WITH s.user AS user, count(s) AS sessions, max(coalesce(tallied_at, s.active_at)) AS active "
+    "RETURN user, sessions, active ORDER BY user SKIP $skip LIMIT $n"
+)
+
+
+def conversation_users(graph, offset=0, limit=50) -> list[dict]:
+    """A page of the users who have sessions, by name: [{"user", "sessions", "active_at"}]. One more than
+    limit when more follow."""
+    offset, limit = _page(offset, limit)
+    found = read(graph, _USERS_QUERY, {"skip": offset, "n": limit + 1})
+    return [
+        {"user": user, "sessions": int(count), "active_at": clock.from_store(active)}
+        for user, count, active in found
+    ]
