@@ -10,10 +10,12 @@ from lighthouse import (
     WrongType,
     close_episode,
     conversation_users,
+    ensure_schema,
     entities_now,
     kinds_holding,
     open_episode,
     recent_episodes,
+    record,
     reject,
     say,
 )
@@ -89,3 +91,23 @@ def test_other_refusals(graph):
         kinds_holding(graph, "Device", "d1")
     with pytest.raises(Refused):
         kinds_holding(graph, KINDS, 1.5)
+
+
+def test_an_episode_whose_count_a_graph_written_before_kept_on_a_tally_edge(graph):
+    ensure_schema(graph, [])
+    for number in range(5):
+        assert (
+            open_episode(graph, f"ep{number}", "tester", at=f"2026-01-0{number + 1}T00:00:00Z")["status"]
+            == "opened"
+        )
+        for _ in range(number):
+            assert record(graph, f"ep{number}", "seen", "tester")["status"] == "recorded"
+    graph.query(
+        "MATCH (ep:Episode {id: 'ep1'}) CREATE (ep)-[:LH_TALLY {entries: ep.entry_count}]->(ep) "
+        "REMOVE ep.entry_count"
+    )
+    first = recent_episodes(graph, 0, 2)
+    assert [(one["id"], one["entry_count"]) for one in first] == [("ep4", 4), ("ep3", 3), ("ep2", 2)]
+    rest = recent_episodes(graph, 2, 2)
+    assert [(one["id"], one["entry_count"]) for one in rest] == [("ep2", 2), ("ep1", 1), ("ep0", 0)]
+    assert first[0]["opened_at"].isoformat().startswith("2026-01-05") and first[0]["closed_at"] is None

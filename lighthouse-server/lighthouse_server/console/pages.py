@@ -7,13 +7,27 @@ search answer come from the service's operations (status, recall), as the API gi
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left
 from datetime import UTC, datetime
 
-from lighthouse import as_of, failures, now, tenant, values
+from lighthouse import (
+    as_of,
+    cited_by,
+    entities_now,
+    entries_by_id,
+    failures,
+    kinds_holding,
+    now,
+    overview,
+    recent_history,
+    relation_windows,
+    tenant,
+    values,
+)
 
 from ..problems import Problem
-from . import reads, timeline
+from . import timeline
 from .rendering import page
 
 PAGE_SIZE = 50
@@ -27,6 +41,23 @@ NOT_VALUES = frozenset(
 
 def values_of(state: dict) -> dict:
     return {name: value for name, value in state.items() if name not in NOT_VALUES}
+
+
+def entry_text(values: dict) -> str:
+    """The words of an entry: a note's text, else its text values one per line, else its values as JSON."""
+    if isinstance(values.get("text"), str):
+        return values["text"]
+    texts = [f"{name}: {value}" for name, value in sorted(values.items()) if isinstance(value, str)]
+    return "\n".join(texts) if texts else json.dumps(values, ensure_ascii=False, default=str)
+
+
+def evidence_of(graph, ids: list) -> dict[str, dict]:
+    """The entries of these ids with their words ("text") beside their values."""
+    found = entries_by_id(graph, [one for one in ids if one])
+    for entry in found.values():
+        given = entry["values"]
+        entry["text"] = entry_text(given) if isinstance(given, dict) else str(given)
+    return found
 
 
 def graph_of(service, who):
@@ -57,23 +88,24 @@ def key_of(query) -> str | int:
     return key
 
 
-def overview(service, who, query):
+def overview_page(service, who, query):
     graph, kinds = graph_of(service, who), declared(service, who)
     status, status_problem = None, None
     try:
         status = service.run(who.principal, "status", {})
     except Problem as problem:
         status_problem = problem.message
+    counted = overview(graph, list(kinds.values()))
     return page(
         "overview.html",
         who,
         kinds=kinds,
-        counts=reads.counts(graph, kinds),
-        embeddings=reads.waiting_embeddings(graph, kinds),
-        notes=reads.notes_kept(graph),
-        by_reason=reads.failures_by_reason(graph),
+        counts=counted["entities"],
+        embeddings=counted["embeddings_waiting"],
+        notes=counted["notes"],
+        by_reason=counted["failures_by_reason"],
         recent=failures(graph, limit=10),
-        candidates_waiting=reads.candidates_waiting(graph, kinds),
+        candidates_waiting=counted["candidates_waiting"],
         worker_status=status,
         status_problem=status_problem,
     )
@@ -84,10 +116,13 @@ def _by_key(graph, kinds: dict, question: str) -> list[dict]:
     keys: list[object] = [question]
     if question.lstrip("-").isdecimal() and len(question) < 19:
         keys.append(int(question))
-    for label, kind in kinds.items():
-        for key in keys:
-            if reads.key_exists(graph, kind, key):
-                found.append({"kind": label, "key": key})
+    for key in keys:
+        try:
+            found += [
+                {"kind": label, "key": key} for label in kinds_holding(graph, list(kinds.values()), key)
+            ]
+        except ValueError:  # no entity can have this key (too long, say)
+            continue
     return found
 
 
@@ -140,12 +175,13 @@ def kind_page(service, who, query):
     graph = graph_of(service, who)
     kind = service.kinds.kind(who.tenant, query.get("kind"))
     offset = offset_of(query)
-    listed = reads.entities(graph, kind, offset, PAGE_SIZE)
+    listed = entities_now(graph, kind, offset, PAGE_SIZE)
+    shown = [{**one, "values": values_of(one["state"] or {})} for one in listed[:PAGE_SIZE]]
     return page(
         "kind.html",
         who,
         kind=kind,
-        entities=listed[:PAGE_SIZE],
+        entities=shown,
         offset=offset,
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
         previous_from=max(offset - PAGE_SIZE, 0) if offset else None,
@@ -164,13 +200,14 @@ def entity_facts(service, who, label: object, key: object) -> dict:
     graph = graph_of(service, who)
     kind = service.kinds.kind(who.tenant, label)
     key = values.key(key)  # Refused (said as invalid_argument) for a key no entity can have
-    states, total = reads.newest_states(graph, kind, key, STATES_SHOWN)
-    if not states and not reads.key_exists(graph, kind, key):
+    newest = recent_history(graph, kind, key, STATES_SHOWN)
+    states, total = newest["states"], newest["total"]
+    if not states and not kinds_holding(graph, [kind], key):
         raise Problem("not_found", f"there is no {kind.label} with key {str(key)[:200]!r} in this tenant")
     late = timeline.late_flags(states)
-    windows = reads.windows(graph, kind, key)
-    evidence = reads.entries(graph, [state["entry"] for state in states if state.get("entry")])
-    cites = [cite for cite in reads.citations(graph, kind, key) if cite["as_of"] is not None]
+    windows = relation_windows(graph, kind, key)
+    evidence = evidence_of(graph, [state.get("entry") for state in states])
+    cites = [cite for cite in cited_by(graph, kind, key) if cite["as_of"] is not None]
     moments = [cite["as_of"] for cite in cites]
     # Rows beside the States, never inside them: a value may be named like anything the page adds.
     rows = [
@@ -183,7 +220,8 @@ def entity_facts(service, who, label: object, key: object) -> dict:
         }
         for place, state in enumerate(states)
     ]
-    current = as_of(graph, kind, key, now())
+    # What holds now by the library's rule: a rejected State never counts.
+    current = as_of(graph, kind, key, now(), rejected=False)
     return {
         "kind": kind,
         "key": key,

@@ -3,10 +3,9 @@ sessions and messages), read only. Forgetting is in actions.py."""
 
 from __future__ import annotations
 
-from lighthouse import episode, messages, sessions
+from lighthouse import conversation_users, episode, messages, recent_episodes, sessions
 
 from ..problems import Problem
-from . import reads
 from .pages import PAGE_SIZE, graph_of, offset_of
 from .rendering import page
 
@@ -28,7 +27,7 @@ def _named(query, name: str, what: str) -> str:
 
 def episodes_page(service, who, query):
     offset = offset_of(query)
-    listed = reads.episodes(graph_of(service, who), offset, PAGE_SIZE)
+    listed = recent_episodes(graph_of(service, who), offset, PAGE_SIZE)
     return page(
         "episodes.html",
         who,
@@ -63,7 +62,7 @@ def episode_page(service, who, query):
 
 def users_page(service, who, query):
     offset = offset_of(query)
-    listed = reads.users(graph_of(service, who), offset, PAGE_SIZE)
+    listed = conversation_users(graph_of(service, who), offset, PAGE_SIZE)
     return page(
         "users.html",
         who,
