@@ -25,7 +25,7 @@ from .handoffs import accept, hand_off, handoffs_for
 from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .kinds import SELF, Kind
 from .lessons import learn, lesson, lessons_about, retire, used, weigh
-from .listing import conversation_users, entities_now, kinds_holding, recent_episodes
+from .listing import conversation_users, entities_now, kinds_holding, recent_episodes, recent_notes
 from .neighbourhood import neighbourhood
 from .notes import note, notes
 from .once import Once, once, once_settled
@@ -141,6 +141,7 @@ __all__ = [
     "entities_now",
     "kinds_holding",
     "recent_episodes",
+    "recent_notes",
     "conversation_users",
     "recent_history",
     "relation_windows",

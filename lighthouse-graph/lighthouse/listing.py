@@ -1,5 +1,6 @@
 """Lists a person pages through: a kind's entities with what holds for each now, the kinds that hold an
-entity of a key, the episodes newest first, and the users who have conversations.
+entity of a key, the episodes newest first, the notes newest first with the facts drawn from each, and
+the users who have conversations.
 
 What holds now is the rule of the reads (read.as_of(..., rejected=False)): the newest State begun by the
 time that a person did not reject; a candidate holds, marked as one. Pages are by offset (at most
@@ -10,12 +11,13 @@ pass as ResponseError.
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 
 from . import clock, values
 from .algorithms.scope import checked_kinds
 from .graphs import read
-from .kinds import TRUST, Kind
+from .kinds import STATE_KIND, TRUST, Kind
 from .read import checked_entity, moment, shown
 from .recall.text import checked_kind
 
@@ -107,3 +109,57 @@ def conversation_users(graph, offset=0, limit=50) -> list[dict]:
         {"user": user, "sessions": int(count), "active_at": clock.from_store(active)}
         for user, count, active in found
     ]
+
+
+_NOTES_QUERY = (
+    # The page of notes by arrival first, then the States drawn from each (through FROM, the evidence).
+    "MATCH (n:Entry) WHERE n.type = 'note' AND ($by IS NULL OR n.by = $by) "
+    "  AND ($since IS NULL OR n.at >= localdatetime($since)) AND ($until IS NULL OR n.at < localdatetime($until)) "
+    "WITH n ORDER BY n.serial DESC SKIP $skip LIMIT $n "
+    "OPTIONAL MATCH (s:State)-[:FROM]->(n) "
+    f"WITH n, collect(CASE WHEN s IS NULL THEN null ELSE [s.`{STATE_KIND}`, s.key, s.valid_from, s.`{TRUST}`] END) AS drawn "
+    "RETURN n.id, n.episode, n.by, n.at, n.recorded_at, n.content, n.invalidated_at, n.invalidated_why, drawn "
+    "ORDER BY n.serial DESC"
+)
+
+
+def recent_notes(graph, offset=0, limit=50, *, by=None, since=None, until=None) -> list[dict]:
+    """A page of notes, the last arrived first: [{"id", "episode", "by", "at" (when it was said),
+    "recorded_at" (when it arrived), "text", "invalidated_at", "invalidated_why", "drawn": [{"kind", "key",
+    "valid_from", "trust"}]}], drawn being the States that name the note as their evidence ("confirmed"
+    for one nobody marked). by: only notes of this writer; since, until: only notes said in [since,
+    until). One more than limit when more follow."""
+    offset, limit = _page(offset, limit)
+    params = {
+        "skip": offset,
+        "n": limit + 1,
+        "by": None if by is None else values.name(by, "by"),
+        "since": None if since is None else clock.stamp_of(clock.looked_at(since, "since")),
+        "until": None if until is None else clock.stamp_of(clock.looked_at(until, "until")),
+    }
+    listed = []
+    for ident, episode, writer, at, recorded, content, marked_at, marked_why, drawn in read(
+        graph, _NOTES_QUERY, params
+    ):
+        try:
+            text = json.loads(content).get("text") if content else None
+        except (ValueError, AttributeError):
+            text = None
+        facts = [
+            {"kind": kind, "key": key, "valid_from": clock.from_store(start), "trust": trust or "confirmed"}
+            for kind, key, start, trust in drawn
+        ]
+        listed.append(
+            {
+                "id": ident,
+                "episode": episode,
+                "by": writer,
+                "at": clock.from_store(at),
+                "recorded_at": clock.from_store(recorded),
+                "text": text,
+                "invalidated_at": clock.from_store(marked_at),
+                "invalidated_why": marked_why,
+                "drawn": sorted(facts, key=lambda fact: (fact["kind"], str(fact["key"]), fact["valid_from"])),
+            }
+        )
+    return listed

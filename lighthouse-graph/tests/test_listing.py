@@ -15,6 +15,7 @@ from lighthouse import (
     kinds_holding,
     open_episode,
     recent_episodes,
+    recent_notes,
     record,
     reject,
     say,
@@ -111,3 +112,27 @@ def test_an_episode_whose_count_a_graph_written_before_kept_on_a_tally_edge(grap
     rest = recent_episodes(graph, 2, 2)
     assert [(one["id"], one["entry_count"]) for one in rest] == [("ep2", 2), ("ep1", 1), ("ep0", 0)]
     assert first[0]["opened_at"].isoformat().startswith("2026-01-05") and first[0]["closed_at"] is None
+
+
+def test_notes_newest_first_with_the_facts_drawn_from_each_and_filters(graph):
+    notes = reviewed(graph)
+    listed = recent_notes(graph)
+    assert [one["id"] for one in listed] == [notes["second"], notes["first"]]
+    second, first = listed
+    assert second["text"] == "d1 looks broken again" and second["by"] == "ops"
+    assert second["recorded_at"].tzinfo is not None and second["at"].tzinfo is not None
+    assert [(f["kind"], f["key"], f["trust"]) for f in second["drawn"]] == [("Device", "d1", "candidate")]
+    assert [(f["kind"], f["key"], f["trust"]) for f in first["drawn"]] == [("Device", "d1", "rejected")]
+    assert first["drawn"][0]["valid_from"].isoformat().startswith("2026-01-05")
+    assert [one["id"] for one in recent_notes(graph, 0, 1)] == [notes["second"], notes["first"]]
+    assert [one["id"] for one in recent_notes(graph, 1, 1)] == [notes["first"]]
+    assert recent_notes(graph, by="somebody else") == []
+    assert len(recent_notes(graph, by="ops")) == 2
+    assert recent_notes(graph, until="2000-01-02T00:00:00Z") == []
+    assert len(recent_notes(graph, since="2000-01-02T00:00:00Z")) == 2
+    with pytest.raises(Refused):
+        recent_notes(graph, by=" padded ")
+    with pytest.raises(Refused):
+        recent_notes(graph, since="not a time")
+    with pytest.raises(Refused):
+        recent_notes(graph, 0, 0)

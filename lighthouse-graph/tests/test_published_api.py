@@ -115,6 +115,7 @@ OUR_NAMES = [
     "entities_now",
     "kinds_holding",
     "recent_episodes",
+    "recent_notes",
     "conversation_users",
     "recent_history",
     "relation_windows",
@@ -227,7 +228,7 @@ def test_the_expected_signatures_are_those_of_65_functions() -> None:
 def test_all_is_exactly_the_api_and_our_documented_additions() -> None:
     assert len(lighthouse.__all__) == len(set(lighthouse.__all__)), "a name is listed twice"
     assert set(lighthouse.__all__) == set(API_NAMES) | set(OUR_NAMES)
-    assert len(lighthouse.__all__) == 100
+    assert len(lighthouse.__all__) == 101
 
 
 def test_every_name_of_all_is_there() -> None:

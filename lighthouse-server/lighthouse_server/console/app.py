@@ -17,7 +17,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from ..problems import Problem, problem_of
-from . import actions, pages, records, review
+from . import actions, compare, graph_view, pages, records, review
 from .rendering import HEADERS, TEMPLATES, page, problem_page, refusal
 from .session import COOKIE, Sessions, check_csrf, cookie_header, signed_in_key, visitor
 
@@ -179,10 +179,14 @@ def console_app(service) -> Starlette:
         Route("/search", reading(pages.search_page)),
         Route("/kind", reading(pages.kind_page)),
         Route("/entity", reading(pages.entity_page)),
+        Route("/diff", reading(compare.diff_page)),
+        Route("/graph", reading(graph_view.graph_page)),
         Route("/review", reading(review.review_page)),
         Route("/review", acting(review.decide, review.review_again), methods=["POST"]),
         Route("/entry", reading(actions.entry_page)),
         Route("/entry/invalidate", acting(actions.invalidate, actions.entry_again), methods=["POST"]),
+        Route("/notes", reading(records.notes_page)),
+        Route("/notes/replay", acting(records.replay, records.notes_again), methods=["POST"]),
         Route("/episodes", reading(records.episodes_page)),
         Route("/episode", reading(records.episode_page)),
         Route("/conversations", reading(records.users_page)),

@@ -22,8 +22,8 @@ from lighthouse import (
     overview,
     recent_history,
     relation_windows,
+    stamp,
     tenant,
-    values,
 )
 
 from ..problems import Problem
@@ -58,6 +58,17 @@ def evidence_of(graph, ids: list) -> dict[str, dict]:
         given = entry["values"]
         entry["text"] = entry_text(given) if isinstance(given, dict) else str(given)
     return found
+
+
+def as_time(given: object, what: str) -> datetime:
+    """A time a person gave (ISO text, or "2026-01-01 00:00:00Z" as the pages show times), in UTC."""
+    try:
+        text = stamp(given.strip() if isinstance(given, str) else given)
+    except (ValueError, TypeError) as error:
+        raise Problem("invalid_argument", f"{what}: {str(error)[:300]}") from None
+    if text is None:
+        raise Problem("invalid_argument", f"{what} is needed: a time")
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
 def graph_of(service, who):
@@ -126,24 +137,40 @@ def _by_key(graph, kinds: dict, question: str) -> list[dict]:
     return found
 
 
-def _recalled(service, who, question: str) -> tuple[list[dict], list[dict], str]:
+TRUSTS = ("confirmed", "candidate")  # what the search's trust filter offers (a rejected fact never shows)
+
+
+def _recalled(service, who, question: str, chosen: dict) -> tuple[list[dict], list[dict], str]:
     """Facts and notes for a question from the recall operation (words, and meaning where the configured
-    embedder fits a kind), shaped as its JSON answer gives them; times are ISO text."""
+    embedder fits a kind), shaped as its JSON answer gives them, in its order (its fused scores rank and
+    mean nothing alone, so the page shows the rank); then filtered by trust and writer."""
     try:
         configured = service.embedder()
     except Exception:  # noqa: BLE001 - recall below says why it cannot run
         configured = None
-    answer = service.run(who.principal, "recall", {"question": question, "limit": 20})
+    arguments = {"question": question, "limit": 50 if chosen.get("trust") or chosen.get("by") else 20}
+    if chosen.get("kind"):
+        arguments["kinds"] = [chosen["kind"]]
+    if chosen.get("when"):
+        arguments["when"] = chosen["when"].isoformat()
+    answer = service.run(who.principal, "recall", arguments)
     facts = [
         {
             "kind": fact["kind"],
             "key": fact["key"],
-            "score": fact.get("score"),
             "values": values_of(fact.get("state") or {}),
-            "trust": fact.get("trust"),
+            "by": (fact.get("state") or {}).get("by"),
+            "since": (fact.get("state") or {}).get("valid_from"),
+            "trust": fact.get("trust") or "confirmed",
         }
         for fact in answer["facts"]
     ]
+    facts = [
+        fact
+        for fact in facts
+        if (not chosen.get("trust") or fact["trust"] == chosen["trust"])
+        and (not chosen.get("by") or fact["by"] == chosen["by"])
+    ][:20]
     how = "recall: words, and meaning where the embedder fits a kind" if configured else "recall: words"
     return facts, answer["notes"], how
 
@@ -151,11 +178,17 @@ def _recalled(service, who, question: str) -> tuple[list[dict], list[dict], str]
 def search_page(service, who, query):
     question = query.get("q", "").strip()[:1000]
     graph, kinds = graph_of(service, who), declared(service, who)
+    chosen = {
+        "kind": query.get("kind") if query.get("kind") in kinds else None,
+        "trust": query.get("trust") if query.get("trust") in TRUSTS else None,
+        "by": (query.get("by") or "").strip()[:200] or None,
+        "when": as_time(query["when"], "when") if query.get("when") else None,
+    }
     facts, notes, by_key, how, refused = [], [], [], "", None
     if question:
         by_key = _by_key(graph, kinds, question)
         try:
-            facts, notes, how = _recalled(service, who, question)
+            facts, notes, how = _recalled(service, who, question, chosen)
         except Problem as problem:  # the keys found still show; the page says why recall refused
             refused = problem.message
     return page(
@@ -168,6 +201,9 @@ def search_page(service, who, query):
         how=how,
         kinds=kinds,
         refused=refused,
+        chosen=chosen,
+        trusts=TRUSTS,
+        when_given=query.get("when", ""),
     )
 
 
@@ -199,7 +235,6 @@ def entity_facts(service, who, label: object, key: object) -> dict:
     """Everything an entity's page shows, read in a handful of queries."""
     graph = graph_of(service, who)
     kind = service.kinds.kind(who.tenant, label)
-    key = values.key(key)  # Refused (said as invalid_argument) for a key no entity can have
     newest = recent_history(graph, kind, key, STATES_SHOWN)
     states, total = newest["states"], newest["total"]
     if not states and not kinds_holding(graph, [kind], key):

@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import re
 
-from lighthouse import Refused, WrongType, as_of, candidates, clock, review_context, values
+from lighthouse import Refused, WrongType, as_of, candidates, review_context
 from starlette.responses import RedirectResponse
 
 from ..problems import Problem
 from .actions import keep_record
-from .pages import declared, evidence_of, graph_of, values_of
+from .pages import as_time, declared, evidence_of, graph_of, values_of
 from .rendering import SHOWN_TEXT, link, page
 from .session import check_scope
 
@@ -127,8 +127,10 @@ def _checked(service, who, decision: str, label, key, valid_from, why) -> tuple:
         raise Problem("invalid_argument", "the form names a candidate it does not describe")
     kind = service.kinds.kind(who.tenant, label)  # Problem not_found for a kind not declared
     try:
-        key = values.key(key)
-        moment = clock.parse(valid_from)
+        moment = as_time(valid_from, "valid_from")
+        # The key and the time checked as the library checks them (a time before those it can store is
+        # refused), by a read of what held then.
+        as_of(graph_of(service, who), kind, key, moment)
     except (Refused, WrongType) as error:
         raise Problem("invalid_argument", f"a candidate of the form: {str(error)[:300]}") from None
     if decision == "reject" and why is None:
