@@ -3,7 +3,8 @@ relation edges, and the differences between two versions or between two times.
 
 A difference is {"before", "after", "values": {"added", "changed", "removed"}, "relations": {"added",
 "removed"}}: before and after are States shaped as history() gives them (or None); changed maps a name to
-[old, new]; relations are [relation, target label, target key], those valid at each side's time. At two
+[old, new]; relations are [relation, target label, target key], those valid at each State's start (edges
+begin and end only where States begin). At two
 times the States compared are those that count (read.as_of(..., rejected=False)); two versions are the
 States that began at the two times, whatever their trust. Arguments are checked first (Refused or
 WrongType); nothing is written; database errors pass as ResponseError.
@@ -124,7 +125,10 @@ def entity_diff(graph, kind, key, t1, t2) -> dict:
     windows = relation_windows(graph, kind, key)
     before = as_of(graph, kind, key, first, rejected=False)
     after = as_of(graph, kind, key, second, rejected=False)
-    return differences(before, after, relations_at(windows, first), relations_at(windows, second))
+    # Edges begin and end only where States begin: a State's relations are those valid at its start (a
+    # rejected State after it may have ended them since, and does not count).
+    linked = [relations_at(windows, state["valid_from"]) if state else set() for state in (before, after)]
+    return differences(before, after, linked[0], linked[1])
 
 
 @lru_cache(maxsize=256)

@@ -56,6 +56,14 @@ def test_the_difference_between_two_times_counts_no_rejected_state(graph):
     assert entity_diff(graph, DEVICE, "d1", DAY.format(4), DAY.format(5))["values"]["changed"] == {}
     later = entity_diff(graph, DEVICE, "d1", DAY.format(4), DAY.format(7))
     assert later["values"]["changed"] == {"status": ["warm", "broken"]}
+    # The candidates named no relation, so the first of them (rejected) ended r2's window; the candidate
+    # of day 6 holds none either.
+    assert later["relations"] == {"added": [], "removed": [["LOCATED_IN", "Room", "r2"]]}
+    rejected_between = entity_diff(graph, DEVICE, "d1", DAY.format(3), "2026-01-05T12:00:00Z")
+    assert rejected_between["relations"] == {
+        "added": [],
+        "removed": [],
+    }  # the rejected State ended r2: not counted
     assert later["values"]["added"] == {"note": "dented"} and later["after"]["trust"] == "candidate"
     created = entity_diff(graph, DEVICE, "d2", "2025-12-01T00:00:00Z", DAY.format(3))
     assert created["before"] is None and created["values"]["added"] == {"status": "ok"}
