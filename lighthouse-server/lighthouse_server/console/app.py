@@ -2,7 +2,8 @@
 session's CSRF token too. Library calls run on a worker thread, as the HTTP API's do.
 
 Refusals are pages with the status of problems.py's code: no session is 401 for an action (a page sends
-the browser to the sign-in form), a wrong CSRF token or a missing scope is 403.
+the browser to the sign-in form), a wrong CSRF token or a missing scope is 403. A refused action shows
+the page its form was on again, with the reason at its top, so the visitor stays where they were.
 """
 
 from __future__ import annotations
