@@ -186,6 +186,12 @@ def test_the_graph_at_two_times_versions_compared_and_a_readable_timeline(browse
     assert "cellar" in table.locator("tr.added.relation").inner_text()
     assert "hall" in table.locator("tr.removed.relation").inner_text()
 
+    page.goto(f"{url}/console/entity?kind=Device&key=d3")
+    with page.expect_navigation():
+        page.click("#state-2 a.compare")  # what the second version changed from the first
+    changed = page.locator("#diff-table tr.changed").inner_text()
+    assert "ok" in changed and "warm" in changed and page.locator("#diff-table tr.relation").count() == 0
+
     page.goto(f"{url}/console/entity?kind=Device&key=far")
     bars = page.locator("#timeline rect.state")
     assert bars.count() == 6

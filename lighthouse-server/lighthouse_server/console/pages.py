@@ -28,7 +28,7 @@ from lighthouse import (
 
 from ..problems import Problem
 from . import timeline
-from .rendering import page
+from .rendering import link, page
 
 PAGE_SIZE = 50
 MOST_FROM = 100_000  # how far a list pages by offset; past it, search finds what is wanted
@@ -224,6 +224,11 @@ def kind_page(service, who, query):
     )
 
 
+def _quoted_time(state: dict) -> str:
+    """A State's start as the diff page's query takes it (UTC, whole seconds, "+" never needed)."""
+    return state["valid_from"].isoformat(timespec="seconds")[:19] + "Z"
+
+
 def _cited_during(cites: list[dict], moments: list, state: dict) -> list[dict]:
     """The citations whose as_of falls in the State's window; cites sorted by as_of, moments their times."""
     low = bisect_left(moments, state["valid_from"])
@@ -240,6 +245,7 @@ def entity_facts(service, who, label: object, key: object) -> dict:
     if not states and not kinds_holding(graph, [kind], key):
         raise Problem("not_found", f"there is no {kind.label} with key {str(key)[:200]!r} in this tenant")
     late = timeline.late_flags(states)
+    compare = link("/console/diff", kind=kind.label, key=key, int="1" if type(key) is int else None)
     windows = relation_windows(graph, kind, key)
     evidence = evidence_of(graph, [state.get("entry") for state in states])
     cites = [cite for cite in cited_by(graph, kind, key) if cite["as_of"] is not None]
@@ -252,6 +258,10 @@ def entity_facts(service, who, label: object, key: object) -> dict:
             "late": late[place],
             "cited_by": _cited_during(cites, moments, state),
             "evidence": evidence.get(state.get("entry")),
+            # The difference from the version before it (the first shown has none before it here).
+            "compare": compare + f"&a={_quoted_time(states[place - 1])}&b={_quoted_time(state)}"
+            if place
+            else None,
         }
         for place, state in enumerate(states)
     ]
