@@ -42,14 +42,34 @@ def _entities_query(kind: Kind) -> str:
     )
 
 
-def entities_now(graph, kind, offset=0, limit=50, *, at=None) -> list[dict]:
+@lru_cache(maxsize=256)
+def _candidate_entities_query(kind: Kind) -> str:
+    # Only entities with a candidate, found through the index on the mark; then those whose State that
+    # counts is one.
+    return (
+        f"MATCH (c:State) WHERE c.`{TRUST}` = 'candidate' AND c.`{STATE_KIND}` = $label "
+        f"MATCH (e:`{kind.label}`:Entity)-[:HAS_STATE]->(c) WITH DISTINCT e "
+        "MATCH (e)-[:HAS_STATE]->(s) "
+        f"WHERE s.valid_from <= localdatetime($at) AND coalesce(s.`{TRUST}`, '') <> 'rejected' "
+        "WITH e, max(s.valid_from) AS newest "
+        "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
+        f"WITH e, s WHERE s.`{TRUST}` = 'candidate' "
+        "RETURN e.key, properties(s) ORDER BY e.key SKIP $skip LIMIT $n"
+    )
+
+
+def entities_now(graph, kind, offset=0, limit=50, *, at=None, trust=None) -> list[dict]:
     """A page of a kind's entities by key, each with the State that holds now (or at `at`) by the rule of
     the reads: [{"key", "state"}], state shaped as history() gives it (its "trust" says "candidate" for
-    one a model drew and nobody reviewed), or None where no State holds. One more than limit when more
-    follow."""
+    one a model drew and nobody reviewed), or None where no State holds. trust="candidate": only the
+    entities whose State that holds is a candidate. One more than limit when more follow."""
     kind = checked_kind(kind)
     offset, limit = _page(offset, limit)
-    found = read(graph, _entities_query(kind), {"skip": offset, "n": limit + 1, "at": moment(at)})
+    if trust not in (None, "candidate"):
+        raise values.Refused(f"trust is None or 'candidate', not {values.shown(trust)}")
+    params = {"skip": offset, "n": limit + 1, "at": moment(at), "label": kind.label}
+    query = _entities_query(kind) if trust is None else _candidate_entities_query(kind)
+    found = read(graph, query, params)
     return [{"key": key, "state": shown(kind, props) if props else None} for key, props in found]
 
 

@@ -18,6 +18,7 @@ from lighthouse import (
     recent_notes,
     record,
     reject,
+    remember,
     say,
 )
 from reviewed_devices import DAY, reviewed
@@ -37,6 +38,20 @@ def test_what_holds_now_leaves_a_rejected_state_out_and_marks_a_candidate(graph)
     assert at_day_4["status"] == "warm"
     assert entities_now(graph, DEVICE, at=DAY.format(2))[0]["state"]["status"] == "ok"
     assert entities_now(graph, ROOM)[0] == {"key": "r1", "state": None}  # a target only: no State
+
+
+def test_only_the_entities_whose_state_that_holds_is_a_candidate(graph):
+    reviewed(graph)
+    remember(
+        graph, DEVICE, [{"key": "d0", "t": DAY.format(1), "values": {"status": "new"}}], "m", candidate=True
+    )
+    assert [one["key"] for one in entities_now(graph, DEVICE, trust="candidate")] == ["d0", "d1"]
+    assert [one["key"] for one in entities_now(graph, DEVICE, 1, 1, trust="candidate")] == ["d1"]
+    assert [one["key"] for one in entities_now(graph, DEVICE, trust="candidate", at=DAY.format(4))] == ["d0"]
+    reject(graph, DEVICE, "d1", DAY.format(6), "reviewer", "no")
+    assert [one["key"] for one in entities_now(graph, DEVICE, trust="candidate")] == ["d0"]
+    with pytest.raises(Refused):
+        entities_now(graph, DEVICE, trust="rejected")
 
 
 def test_pages_by_offset_give_one_more_when_more_follow(graph):

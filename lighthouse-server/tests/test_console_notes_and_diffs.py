@@ -89,6 +89,9 @@ def test_differences_the_graph_and_search_filters_refuse_what_they_cannot_show(l
     ).text
     assert "cand-a" not in confirmed[confirmed.index("<h2>Entities") :].split("<h2>Notes")[0]
     assert client.get("/console/search", params={"q": "hot", "when": "nope"}).status_code == 400
+    listed = client.get("/console/kind", params={"kind": "Device", "trust": "candidate"}).text
+    keys = re.findall(r'class="entity[^"]*"><td><a href="[^"]+">([^<]+)</a>', listed)
+    assert keys == ["cand-a", "cand-b"]  # pump-7's value now is no candidate
     script = client.get("/console/console.js")
     assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
     assert "securitypolicyviolation" not in script.text and "addEventListener" in script.text

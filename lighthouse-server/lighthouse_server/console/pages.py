@@ -211,12 +211,14 @@ def kind_page(service, who, query):
     graph = graph_of(service, who)
     kind = service.kinds.kind(who.tenant, query.get("kind"))
     offset = offset_of(query)
-    listed = entities_now(graph, kind, offset, PAGE_SIZE)
+    only = "candidate" if query.get("trust") == "candidate" else None
+    listed = entities_now(graph, kind, offset, PAGE_SIZE, trust=only)
     shown = [{**one, "values": values_of(one["state"] or {})} for one in listed[:PAGE_SIZE]]
     return page(
         "kind.html",
         who,
         kind=kind,
+        only=only,
         entities=shown,
         offset=offset,
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
