@@ -18,7 +18,7 @@ from . import clock, values
 from .algorithms.scope import checked_kinds
 from .graphs import read
 from .kinds import STATE_KIND, TRUST, Kind
-from .read import checked_entity, moment, shown
+from .read import COUNTED_AT, checked_entity, moment, shown
 from .recall.text import checked_kind
 
 MOST_OFFSET = 100_000  # how far a list pages by offset; past it a search finds what is wanted
@@ -35,7 +35,7 @@ def _entities_query(kind: Kind) -> str:
     return (
         f"MATCH (e:`{kind.label}`:Entity) WITH e ORDER BY e.key SKIP $skip LIMIT $n "
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) "
-        f"WHERE s.valid_from <= localdatetime($at) AND coalesce(s.`{TRUST}`, '') <> 'rejected' "
+        f"WHERE {COUNTED_AT} "
         "WITH e, max(s.valid_from) AS newest "
         "OPTIONAL MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
         "RETURN e.key, properties(s) ORDER BY e.key"
@@ -50,7 +50,7 @@ def _candidate_entities_query(kind: Kind) -> str:
         f"MATCH (c:State) WHERE c.`{TRUST}` = 'candidate' AND c.`{STATE_KIND}` = $label "
         f"MATCH (e:`{kind.label}`:Entity)-[:HAS_STATE]->(c) WITH DISTINCT e "
         "MATCH (e)-[:HAS_STATE]->(s) "
-        f"WHERE s.valid_from <= localdatetime($at) AND coalesce(s.`{TRUST}`, '') <> 'rejected' "
+        f"WHERE {COUNTED_AT} "
         "WITH e, max(s.valid_from) AS newest "
         "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
         f"WITH e, s WHERE s.`{TRUST}` = 'candidate' "
