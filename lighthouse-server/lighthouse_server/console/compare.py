@@ -1,15 +1,19 @@
 """The differences of an entity: between two of its versions (named by their start), or between what
 held at two times (the States that count then, and the relations valid then). Both come from the
-library (version_diff(), entity_diff()); without a choice the page compares the two newest versions."""
+library (version_diff(), entity_diff()); without a choice the page compares the two newest versions, and
+with only b, b and the version before it."""
 
 from __future__ import annotations
 
-from lighthouse import entity_diff, recent_history, version_diff
+from datetime import UTC, datetime, timedelta
+
+from lighthouse import as_of, entity_diff, recent_history, version_diff
 
 from ..problems import Problem
 from .pages import as_time, graph_of, key_of
 from .rendering import page
 
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # the first time the library stores
 VERSIONS_OFFERED = 500  # the newest versions the form offers to choose from
 
 
@@ -30,8 +34,14 @@ def diff_page(service, who, query):
     else:
         starts = [state["valid_from"] for state in offered]
         default_a, default_b = starts[-2] if len(starts) > 1 else starts[-1], starts[-1]
-        first = as_time(query["a"], "a") if query.get("a") else default_a
         second = as_time(query["b"], "b") if query.get("b") else default_b
+        if query.get("a"):
+            first = as_time(query["a"], "a")
+        elif query.get("b"):  # the version before b: the one whose window holds b's previous second
+            before = as_of(graph, kind, key, second - timedelta(seconds=1)) if second > EARLIEST else None
+            first = before["valid_from"] if before else second
+        else:
+            first = default_a
         try:
             changes = version_diff(graph, kind, key, first, second)
         except ValueError as error:

@@ -260,10 +260,8 @@ def entity_facts(service, who, label: object, key: object) -> dict:
             "late": late[place],
             "cited_by": _cited_during(cites, moments, state),
             "evidence": evidence.get(state.get("entry")),
-            # The difference from the version before it (the first shown has none before it here).
-            "compare": compare + f"&a={_quoted_time(states[place - 1])}&b={_quoted_time(state)}"
-            if place
-            else None,
+            # The difference from the version before it (the diff page's choice when only b is named).
+            "compare": compare + "&b=" + _quoted_time(state) if place else None,
         }
         for place, state in enumerate(states)
     ]

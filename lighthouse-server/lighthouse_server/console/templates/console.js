@@ -4,8 +4,9 @@
 
 function localTimes() {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  for (const element of document.querySelectorAll("time[datetime]")) {
-    const moment = new Date(element.getAttribute("datetime"));
+  for (const element of document.querySelectorAll("time")) {
+    // "2026-01-31 12:00:00Z", the one format of the pages, read as ISO 8601.
+    const moment = new Date(element.textContent.replace(" ", "T"));
     if (!isNaN(moment)) {
       element.title = moment.toLocaleString() + " (" + zone + ")";
     }
