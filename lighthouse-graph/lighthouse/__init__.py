@@ -18,6 +18,7 @@ from .conversation import (
 from .diff import diff_between
 from .episodes import close_episode, episode, episodes_about, open_episode, record
 from .errors import LighthouseError, ReceiptMismatch, Refused, SchemaNotReady, TooSlow, WrongType
+from .evidence import cited_by, entries_by_id
 from .extraction import extract, extract_again
 from .graphs import WORLD, ensure_schema, read_query, tenant, tenant_ids, world
 from .handoffs import accept, hand_off, handoffs_for
@@ -26,9 +27,12 @@ from .indexes import ensure_indexes
 from .kinds import SELF, Kind
 from .lessons import learn, lesson, lessons_about, retire, used, weigh
 from .model_layout import upgrade_waiting
+from .listing import conversation_users, entities_now, kinds_holding, recent_episodes, recent_notes
+from .neighbourhood import neighbourhood
 from .notes import note, notes
 from .notes_waiting import notes_after, notes_by_id, notes_waiting
 from .once import Once, once, once_settled
+from .overview import overview
 from .playbooks import playbook, playbooks_for, ran, switch, write_playbook
 from .promotion import promote
 from .read import as_of, entity_keys, history, related, state_values
@@ -39,8 +43,10 @@ from .recall.text import search, search_entries, search_history
 from .recall.traverse import pointing_at, similar
 from .recall.vector import embed, nearest
 from .review import candidates, confirm, reject
+from .review_context import review_context
 from .tasks import add_task, claim, complete, release, task, tasks
 from .trust import agent_trust
+from .versions import entity_diff, recent_history, relation_windows, version_diff
 from .whatif import what_if
 from .write.batches import remember
 from .write.failures import failures, record_failure
@@ -146,6 +152,22 @@ __all__ = [
     "read_query",
     "ensure_indexes",
     "upgrade_waiting",
+    # What a person reviewing memory reads: counts, pages of lists, an entity's versions and their
+    # differences, its evidence, the graph around it, and a candidate's context.
+    "overview",
+    "entities_now",
+    "kinds_holding",
+    "recent_episodes",
+    "recent_notes",
+    "conversation_users",
+    "recent_history",
+    "relation_windows",
+    "entity_diff",
+    "version_diff",
+    "entries_by_id",
+    "cited_by",
+    "neighbourhood",
+    "review_context",
     "LighthouseError",
     "Refused",
     "WrongType",

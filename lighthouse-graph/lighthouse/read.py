@@ -80,6 +80,10 @@ def _as_of_query(kind: Kind) -> str:
     )
 
 
+# The States of `s` that count at $at: begun by then, and not rejected by a person.
+COUNTED_AT = f"s.valid_from <= localdatetime($at) AND coalesce(s.`{TRUST}`, '') <> 'rejected'"
+
+
 @lru_cache(maxsize=256)
 def _counted_as_of_query(kind: Kind) -> str:
     # The newest State begun by the time that a person did not reject: its window, as counted, runs on
@@ -87,8 +91,7 @@ def _counted_as_of_query(kind: Kind) -> str:
     return (
         f"MATCH (e:`{kind.label}` {{key: $key}}) WITH e "
         "MATCH (e)-[:HAS_STATE]->(s) "
-        f"WHERE s.valid_from <= localdatetime($at) AND coalesce(s.`{TRUST}`, '') <> 'rejected' "
-        "RETURN properties(s) ORDER BY s.valid_from DESC LIMIT 1"
+        f"WHERE {COUNTED_AT} RETURN properties(s) ORDER BY s.valid_from DESC LIMIT 1"
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from cluster_fixture import falkordb_cluster  # noqa: F401 - the session's cluster, for the tests that ask
+from console_browser import launched_browser
 from fake_model import FakeModel
 from service_process import Lighthouse
 
@@ -40,3 +41,9 @@ def fake():
     running = FakeModel()
     yield running
     running.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, one for the session: each console browser test opens a context of its own."""
+    yield from launched_browser()

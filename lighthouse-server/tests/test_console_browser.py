@@ -4,77 +4,12 @@ see hostile text shown as text with no script run."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import shutil
-import subprocess
-import tempfile
 import time
-from pathlib import Path
 from urllib.parse import quote
 
-import pytest
+from console_browser import signed_in_page as _signed_in
 from console_world import HOSTILE, USER, kinds_of_the_example, seeded, trust_of
 from lighthouse import remember, tenant
-from playwright.sync_api import sync_playwright
-
-CHROMIUM = Path("/usr/bin/chromium")
-# The network here is closed: without these Chromium stalls on its own background fetches.
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _installed() -> None:
-    """Debian's Chromium, installed with apt-get on a machine that lacks it (as root; one test process at
-    a time), so the README's test command needs nothing else; else the tests fail saying what is missing."""
-    if CHROMIUM.exists():
-        return
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        with open(Path(tempfile.gettempdir()) / "lighthouse-tests-chromium.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not CHROMIUM.exists():
-                quiet = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-                subprocess.run(["apt-get", "update", "-qq"], env=quiet, check=False, timeout=600)
-                subprocess.run(
-                    ["apt-get", "install", "-y", "-qq", "chromium"], env=quiet, check=False, timeout=900
-                )
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: the console's browser tests need Debian's chromium (apt-get install chromium)"
-        )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _installed()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS, headless=True)
-        yield launched
-        launched.close()
-
-
-def _signed_in(browser, lighthouse, key: str):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{lighthouse.url}/console/")
-    assert page.url.endswith("/console/sign-in")
-    page.fill("input[name=key]", key)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{lighthouse.url}/console/")
-    cookie = next(c for c in context.cookies() if c["name"] == "lh_console")
-    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/console"
-    assert page.evaluate("document.cookie") == ""  # HttpOnly: no script reads it
-    return page, errors
 
 
 def test_sign_in_find_read_the_timeline_and_review(browser, lighthouse, tmp_path):

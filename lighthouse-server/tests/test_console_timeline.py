@@ -54,3 +54,21 @@ def test_lanes_past_the_most_are_counted_not_drawn():
     shown = drawn([], windows, now=T0 + DAY)
     assert len(shown.lanes) == MOST_LANES + 1 and shown.not_drawn == 5
     assert drawn([], [], now=T0).lanes[0].bars == []
+
+
+def test_one_version_far_from_the_others_leaves_them_readable():
+    near = [_state(day, day, day + 4) for day in range(0, 17, 4)]
+    far = _state(400, 400)
+    shown = drawn([*near, far], [], now=T0 + 401 * DAY)
+    bars = shown.lanes[0].bars
+    plot = WIDTH - LEFT - RIGHT
+    # Linear, each of the five near versions would be 4 / 440 of the axis (7 px); cut short, the long
+    # stretch leaves each of them a fifth of it or so.
+    assert all(bar.width > plot / 15 for bar in bars[:5]), [bar.width for bar in bars]
+    assert [bar.x for bar in bars] == sorted(bar.x for bar in bars)
+    assert len(shown.breaks) == 1 and "380 days not drawn to scale" in shown.breaks[0][1]
+    assert shown.ticks[0][1] == "2026-01-01" and shown.ticks[-1][1] >= "2027-02"
+    even = drawn([_state(day, day, day + 1) for day in range(10)], [], now=T0 + 20 * DAY)
+    assert even.breaks == []  # evenly spaced versions keep a plain linear axis
+    widths = [bar.width for bar in even.lanes[0].bars[:-1]]
+    assert max(widths) - min(widths) < 0.05

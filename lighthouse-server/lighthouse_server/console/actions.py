@@ -12,8 +12,7 @@ from lighthouse import impact_of_entry, now, sessions
 from starlette.responses import RedirectResponse
 
 from ..problems import Problem
-from . import reads
-from .pages import graph_of
+from .pages import evidence_of, graph_of
 from .rendering import link, page
 from .session import MOST_DECISIONS, check_scope
 
@@ -38,10 +37,14 @@ def entry_page(service, who, query):
     if not entry_id:
         raise Problem("invalid_argument", "an entry is named by its id")
     graph = graph_of(service, who)
-    entry = reads.entries(graph, [entry_id]).get(entry_id)
+    entry = evidence_of(graph, [entry_id]).get(entry_id)
     if entry is None:
         raise Problem("not_found", "there is no such entry in this tenant")
     return page("entry.html", who, entry=entry, impact=impact_of_entry(graph, entry_id))
+
+
+def entry_again(service, who, form):
+    return entry_page(service, who, {"id": form.get("entry_id") or ""})
 
 
 def invalidate(service, who, form):
@@ -84,6 +87,10 @@ def forget_page(service, who, query):
         at_limit=at_limit and session_id is None,
         messages=sum(one["messages"] or 0 for one in found),
     )
+
+
+def forget_again(service, who, form):
+    return forget_page(service, who, {"user": form.get("user") or "", "session": form.get("session")})
 
 
 def _forgotten(receipt: dict, session_id: str | None) -> tuple[str, str]:

@@ -2,7 +2,8 @@
 session's CSRF token too. Library calls run on a worker thread, as the HTTP API's do.
 
 Refusals are pages with the status of problems.py's code: no session is 401 for an action (a page sends
-the browser to the sign-in form), a wrong CSRF token or a missing scope is 403.
+the browser to the sign-in form), a wrong CSRF token or a missing scope is 403. A refused action shows
+the page its form was on again, with the reason at its top, so the visitor stays where they were.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from ..problems import Problem, problem_of
-from . import actions, pages, records, review
-from .rendering import HEADERS, TEMPLATES, page, problem_page
+from . import actions, compare, graph_view, pages, records, review
+from .rendering import HEADERS, TEMPLATES, page, problem_page, refusal
 from .session import COOKIE, Sessions, check_csrf, cookie_header, signed_in_key, visitor
 
 _log = logging.getLogger(__name__)
@@ -81,7 +82,10 @@ def console_app(service) -> Starlette:
 
         return endpoint
 
-    def acting(handler):
+    def acting(handler, again=None):
+        """again(service, who, form): the page the form was on, shown again with the reason when the
+        action is refused, so that the visitor stays where they were."""
+
         async def endpoint(request: Request):
             if _foreign(request):
                 return problem_page(FOREIGN)
@@ -101,7 +105,19 @@ def console_app(service) -> Starlette:
                     check_csrf(who, form.get("csrf"))
                     return handler(service, who, form)
                 except Exception as error:  # noqa: BLE001 - every refusal is a page in one shape
-                    return _refusal(error, who)
+                    if (
+                        who is None
+                        or again is None
+                        or problem_of(error).code in ("internal", "database_error")
+                    ):
+                        return _refusal(error, who)
+                    token = refusal.set(problem_of(error))
+                    try:
+                        return again(service, who, form)
+                    except Exception:  # noqa: BLE001 - the page itself cannot be shown: the refusal alone
+                        return _refusal(error, who)
+                    finally:
+                        refusal.reset(token)
 
             return await anyio.to_thread.run_sync(run)
 
@@ -145,30 +161,40 @@ def console_app(service) -> Starlette:
         )
 
     stylesheet = (TEMPLATES / "console.css").read_bytes()
+    script = (TEMPLATES / "console.js").read_bytes()
 
     async def css(request: Request):
         return Response(stylesheet, media_type="text/css", headers={"Cache-Control": "max-age=300"})
 
+    async def js(request: Request):
+        headers = {"Cache-Control": "max-age=300", "X-Content-Type-Options": "nosniff"}
+        return Response(script, media_type="text/javascript", headers=headers)
+
     routes = [
-        Route("/", reading(pages.overview)),
+        Route("/", reading(pages.overview_page)),
         Route("/sign-in", sign_in_form, methods=["GET"]),
         Route("/sign-in", sign_in, methods=["POST"]),
         Route("/sign-out", acting(sign_out), methods=["POST"]),
         Route("/console.css", css),
+        Route("/console.js", js),
         Route("/search", reading(pages.search_page)),
         Route("/kind", reading(pages.kind_page)),
         Route("/entity", reading(pages.entity_page)),
+        Route("/diff", reading(compare.diff_page)),
+        Route("/graph", reading(graph_view.graph_page)),
         Route("/review", reading(review.review_page)),
-        Route("/review", acting(review.decide), methods=["POST"]),
+        Route("/review", acting(review.decide, review.review_again), methods=["POST"]),
         Route("/entry", reading(actions.entry_page)),
-        Route("/entry/invalidate", acting(actions.invalidate), methods=["POST"]),
+        Route("/entry/invalidate", acting(actions.invalidate, actions.entry_again), methods=["POST"]),
+        Route("/notes", reading(records.notes_page)),
+        Route("/notes/replay", acting(records.replay, records.notes_again), methods=["POST"]),
         Route("/episodes", reading(records.episodes_page)),
         Route("/episode", reading(records.episode_page)),
         Route("/conversations", reading(records.users_page)),
         Route("/conversations/user", reading(records.user_page)),
         Route("/conversations/session", reading(records.session_page)),
         Route("/forget", reading(actions.forget_page)),
-        Route("/forget", acting(actions.forget), methods=["POST"]),
+        Route("/forget", acting(actions.forget, actions.forget_again), methods=["POST"]),
     ]
     app = Starlette(routes=routes)
 

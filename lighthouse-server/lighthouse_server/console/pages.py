@@ -7,14 +7,28 @@ search answer come from the service's operations (status, recall), as the API gi
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left
 from datetime import UTC, datetime
 
-from lighthouse import as_of, failures, now, tenant, values
+from lighthouse import (
+    as_of,
+    cited_by,
+    entities_now,
+    entries_by_id,
+    failures,
+    kinds_holding,
+    now,
+    overview,
+    recent_history,
+    relation_windows,
+    stamp,
+    tenant,
+)
 
 from ..problems import Problem
-from . import reads, timeline
-from .rendering import page
+from . import timeline
+from .rendering import link, page
 
 PAGE_SIZE = 50
 MOST_FROM = 100_000  # how far a list pages by offset; past it, search finds what is wanted
@@ -27,6 +41,34 @@ NOT_VALUES = frozenset(
 
 def values_of(state: dict) -> dict:
     return {name: value for name, value in state.items() if name not in NOT_VALUES}
+
+
+def entry_text(values: dict) -> str:
+    """The words of an entry: a note's text, else its text values one per line, else its values as JSON."""
+    if isinstance(values.get("text"), str):
+        return values["text"]
+    texts = [f"{name}: {value}" for name, value in sorted(values.items()) if isinstance(value, str)]
+    return "\n".join(texts) if texts else json.dumps(values, ensure_ascii=False, default=str)
+
+
+def evidence_of(graph, ids: list) -> dict[str, dict]:
+    """The entries of these ids with their words ("text") beside their values."""
+    found = entries_by_id(graph, [one for one in ids if one])
+    for entry in found.values():
+        given = entry["values"]
+        entry["text"] = entry_text(given) if isinstance(given, dict) else str(given)
+    return found
+
+
+def as_time(given: object, what: str) -> datetime:
+    """A time a person gave (ISO text, or "2026-01-01 00:00:00Z" as the pages show times), in UTC."""
+    try:
+        text = stamp(given.strip() if isinstance(given, str) else given)
+    except (ValueError, TypeError) as error:
+        raise Problem("invalid_argument", f"{what}: {str(error)[:300]}") from None
+    if text is None:
+        raise Problem("invalid_argument", f"{what} is needed: a time")
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
 def graph_of(service, who):
@@ -57,23 +99,24 @@ def key_of(query) -> str | int:
     return key
 
 
-def overview(service, who, query):
+def overview_page(service, who, query):
     graph, kinds = graph_of(service, who), declared(service, who)
     status, status_problem = None, None
     try:
         status = service.run(who.principal, "status", {})
     except Problem as problem:
         status_problem = problem.message
+    counted = overview(graph, list(kinds.values()))
     return page(
         "overview.html",
         who,
         kinds=kinds,
-        counts=reads.counts(graph, kinds),
-        embeddings=reads.waiting_embeddings(graph, kinds),
-        notes=reads.notes_kept(graph),
-        by_reason=reads.failures_by_reason(graph),
+        counts=counted["entities"],
+        embeddings=counted["embeddings_waiting"],
+        notes=counted["notes"],
+        by_reason=counted["failures_by_reason"],
         recent=failures(graph, limit=10),
-        candidates_waiting=reads.candidates_waiting(graph, kinds),
+        candidates_waiting=counted["candidates_waiting"],
         worker_status=status,
         status_problem=status_problem,
     )
@@ -84,31 +127,50 @@ def _by_key(graph, kinds: dict, question: str) -> list[dict]:
     keys: list[object] = [question]
     if question.lstrip("-").isdecimal() and len(question) < 19:
         keys.append(int(question))
-    for label, kind in kinds.items():
-        for key in keys:
-            if reads.key_exists(graph, kind, key):
-                found.append({"kind": label, "key": key})
+    for key in keys:
+        try:
+            found += [
+                {"kind": label, "key": key} for label in kinds_holding(graph, list(kinds.values()), key)
+            ]
+        except ValueError:  # no entity can have this key (too long, say)
+            continue
     return found
 
 
-def _recalled(service, who, question: str) -> tuple[list[dict], list[dict], str]:
+TRUSTS = ("confirmed", "candidate")  # what the search's trust filter offers (a rejected fact never shows)
+
+
+def _recalled(service, who, question: str, chosen: dict) -> tuple[list[dict], list[dict], str]:
     """Facts and notes for a question from the recall operation (words, and meaning where the configured
-    embedder fits a kind), shaped as its JSON answer gives them; times are ISO text."""
+    embedder fits a kind), shaped as its JSON answer gives them, in its order (its fused scores rank and
+    mean nothing alone, so the page shows the rank); then filtered by trust and writer."""
     try:
         configured = service.embedder()
     except Exception:  # noqa: BLE001 - recall below says why it cannot run
         configured = None
-    answer = service.run(who.principal, "recall", {"question": question, "limit": 20})
+    arguments = {"question": question, "limit": 50 if chosen.get("trust") or chosen.get("by") else 20}
+    if chosen.get("kind"):
+        arguments["kinds"] = [chosen["kind"]]
+    if chosen.get("when"):
+        arguments["when"] = chosen["when"].isoformat()
+    answer = service.run(who.principal, "recall", arguments)
     facts = [
         {
             "kind": fact["kind"],
             "key": fact["key"],
-            "score": fact.get("score"),
             "values": values_of(fact.get("state") or {}),
-            "trust": fact.get("trust"),
+            "by": (fact.get("state") or {}).get("by"),
+            "since": (fact.get("state") or {}).get("valid_from"),
+            "trust": fact.get("trust") or "confirmed",
         }
         for fact in answer["facts"]
     ]
+    facts = [
+        fact
+        for fact in facts
+        if (not chosen.get("trust") or fact["trust"] == chosen["trust"])
+        and (not chosen.get("by") or fact["by"] == chosen["by"])
+    ][:20]
     how = "recall: words, and meaning where the embedder fits a kind" if configured else "recall: words"
     return facts, answer["notes"], how
 
@@ -116,11 +178,17 @@ def _recalled(service, who, question: str) -> tuple[list[dict], list[dict], str]
 def search_page(service, who, query):
     question = query.get("q", "").strip()[:1000]
     graph, kinds = graph_of(service, who), declared(service, who)
+    chosen = {
+        "kind": query.get("kind") if query.get("kind") in kinds else None,
+        "trust": query.get("trust") if query.get("trust") in TRUSTS else None,
+        "by": (query.get("by") or "").strip()[:200] or None,
+        "when": as_time(query["when"], "when") if query.get("when") else None,
+    }
     facts, notes, by_key, how, refused = [], [], [], "", None
     if question:
         by_key = _by_key(graph, kinds, question)
         try:
-            facts, notes, how = _recalled(service, who, question)
+            facts, notes, how = _recalled(service, who, question, chosen)
         except Problem as problem:  # the keys found still show; the page says why recall refused
             refused = problem.message
     return page(
@@ -133,6 +201,9 @@ def search_page(service, who, query):
         how=how,
         kinds=kinds,
         refused=refused,
+        chosen=chosen,
+        trusts=TRUSTS,
+        when_given=query.get("when", ""),
     )
 
 
@@ -140,16 +211,24 @@ def kind_page(service, who, query):
     graph = graph_of(service, who)
     kind = service.kinds.kind(who.tenant, query.get("kind"))
     offset = offset_of(query)
-    listed = reads.entities(graph, kind, offset, PAGE_SIZE)
+    only = "candidate" if query.get("trust") == "candidate" else None
+    listed = entities_now(graph, kind, offset, PAGE_SIZE, trust=only)
+    shown = [{**one, "values": values_of(one["state"] or {})} for one in listed[:PAGE_SIZE]]
     return page(
         "kind.html",
         who,
         kind=kind,
-        entities=listed[:PAGE_SIZE],
+        only=only,
+        entities=shown,
         offset=offset,
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
         previous_from=max(offset - PAGE_SIZE, 0) if offset else None,
     )
+
+
+def _quoted_time(state: dict) -> str:
+    """A State's start as the diff page's query takes it (UTC, whole seconds, "+" never needed)."""
+    return state["valid_from"].isoformat(timespec="seconds")[:19] + "Z"
 
 
 def _cited_during(cites: list[dict], moments: list, state: dict) -> list[dict]:
@@ -163,14 +242,15 @@ def entity_facts(service, who, label: object, key: object) -> dict:
     """Everything an entity's page shows, read in a handful of queries."""
     graph = graph_of(service, who)
     kind = service.kinds.kind(who.tenant, label)
-    key = values.key(key)  # Refused (said as invalid_argument) for a key no entity can have
-    states, total = reads.newest_states(graph, kind, key, STATES_SHOWN)
-    if not states and not reads.key_exists(graph, kind, key):
+    newest = recent_history(graph, kind, key, STATES_SHOWN)
+    states, total = newest["states"], newest["total"]
+    if not states and not kinds_holding(graph, [kind], key):
         raise Problem("not_found", f"there is no {kind.label} with key {str(key)[:200]!r} in this tenant")
     late = timeline.late_flags(states)
-    windows = reads.windows(graph, kind, key)
-    evidence = reads.entries(graph, [state["entry"] for state in states if state.get("entry")])
-    cites = [cite for cite in reads.citations(graph, kind, key) if cite["as_of"] is not None]
+    compare = link("/console/diff", kind=kind.label, key=key, int="1" if type(key) is int else None)
+    windows = relation_windows(graph, kind, key)
+    evidence = evidence_of(graph, [state.get("entry") for state in states])
+    cites = [cite for cite in cited_by(graph, kind, key) if cite["as_of"] is not None]
     moments = [cite["as_of"] for cite in cites]
     # Rows beside the States, never inside them: a value may be named like anything the page adds.
     rows = [
@@ -180,10 +260,13 @@ def entity_facts(service, who, label: object, key: object) -> dict:
             "late": late[place],
             "cited_by": _cited_during(cites, moments, state),
             "evidence": evidence.get(state.get("entry")),
+            # The difference from the version before it (the diff page's choice when only b is named).
+            "compare": compare + "&b=" + _quoted_time(state) if place else None,
         }
         for place, state in enumerate(states)
     ]
-    current = as_of(graph, kind, key, now())
+    # What holds now by the library's rule: a rejected State never counts.
+    current = as_of(graph, kind, key, now(), rejected=False)
     return {
         "kind": kind,
         "key": key,

@@ -1,14 +1,17 @@
-"""The console's pages of records: episodes with their entries in order, and conversations (a user's
-sessions and messages), read only. Forgetting is in actions.py."""
+"""The console's pages of records: notes with what was drawn from each (and replaying one set aside),
+episodes with their entries in order, and conversations (a user's sessions and messages). Forgetting is
+in actions.py."""
 
 from __future__ import annotations
 
-from lighthouse import episode, messages, sessions
+from lighthouse import conversation_users, episode, messages, recent_episodes, recent_notes, sessions
+from starlette.responses import RedirectResponse
 
 from ..problems import Problem
-from . import reads
-from .pages import PAGE_SIZE, graph_of, offset_of
-from .rendering import page
+from .actions import keep_record
+from .pages import PAGE_SIZE, as_time, graph_of, offset_of
+from .rendering import link, page
+from .session import check_scope
 
 MOST_MESSAGES = 1_000  # what messages() gives at most in one call
 ENTRIES_SHOWN = 500  # entries of an episode one page shows
@@ -28,7 +31,7 @@ def _named(query, name: str, what: str) -> str:
 
 def episodes_page(service, who, query):
     offset = offset_of(query)
-    listed = reads.episodes(graph_of(service, who), offset, PAGE_SIZE)
+    listed = recent_episodes(graph_of(service, who), offset, PAGE_SIZE)
     return page(
         "episodes.html",
         who,
@@ -63,7 +66,7 @@ def episode_page(service, who, query):
 
 def users_page(service, who, query):
     offset = offset_of(query)
-    listed = reads.users(graph_of(service, who), offset, PAGE_SIZE)
+    listed = conversation_users(graph_of(service, who), offset, PAGE_SIZE)
     return page(
         "users.html",
         who,
@@ -92,3 +95,68 @@ def session_page(service, who, query):
     # A long session is read backwards a thousand messages at a time.
     earlier = said[0]["seq"] if len(said) == MOST_MESSAGES and said[0]["seq"] > 1 else None
     return page("session.html", who, user=user, session_id=session_id, messages=said, earlier=earlier)
+
+
+MOST_SET_ASIDE = 1_000  # set-aside notes the notes page reads, to say which of its notes are
+
+
+def _filters(query) -> dict:
+    """The filters of the notes page as the library takes them, each checked."""
+    chosen = {}
+    if query.get("by"):
+        chosen["by"] = query["by"].strip()[:200]
+    for name in ("since", "until"):
+        if query.get(name):
+            chosen[name] = as_time(query[name], name)
+    return chosen
+
+
+def notes_page(service, who, query):
+    offset = offset_of(query)
+    chosen = _filters(query)
+    try:
+        listed = recent_notes(graph_of(service, who), offset, PAGE_SIZE, **chosen)
+    except ValueError as error:
+        raise Problem("invalid_argument", str(error)[:300]) from None
+    aside, aside_problem = {}, None
+    try:
+        for one in service.run(who.principal, "set_aside", {"limit": MOST_SET_ASIDE}):
+            aside[one["note"]] = one
+    except Problem as problem:  # the notes still show; the page says why their state cannot
+        aside_problem = problem.message
+    wanted = {name: query.get(name) for name in ("by", "since", "until") if query.get(name)}
+    return page(
+        "notes.html",
+        who,
+        notes=listed[:PAGE_SIZE],
+        aside=aside,
+        aside_problem=aside_problem,
+        filters=wanted,
+        done=REPLAYED.get(query.get("done")),
+        next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
+        previous_from=max(offset - PAGE_SIZE, 0) if offset else None,
+    )
+
+
+REPLAYED = {
+    "replayed": "Given back: the worker reads the note again first, asking the model anew.",
+    "not_set_aside": "Nothing was given back: that note is not set aside.",
+    "unknown": "Nothing was given back: there is no such note.",
+}
+
+
+def notes_again(service, who, form):
+    return notes_page(service, who, {})
+
+
+def replay(service, who, form):
+    check_scope(who, "write", "replaying a note set aside")
+    note_id = form.get("note")
+    if type(note_id) is not str or not note_id or len(note_id) > 400:
+        raise Problem("invalid_argument", "the form names no note")
+    receipt = service.run(who.principal, "replay", {"note": note_id})
+    keep_record(
+        who,
+        {"action": "replay", "what": note_id, "why": None, "status": receipt.get("status"), "reason": None},
+    )
+    return RedirectResponse(link("/console/notes", done=receipt.get("status")), status_code=303)

@@ -1,5 +1,7 @@
-"""Review of what a model drew: the candidates, oldest first, each beside the note it came from, and
-confirming or rejecting one or several at once (a rejection needs a reason).
+"""Review of what a model drew: the candidates, oldest first, each beside the State it would replace (as
+a difference of values and relations), the note it came from with the words that support it marked, and
+the earlier rejections it repeats; confirming or rejecting one or several at once (a rejection needs a
+reason). After a decision the page opens on the candidate that took the decided one's place.
 
 Every decision goes through the service's confirm and reject operations (scope, gate, the same checks
 as the API); the library keeps who, when and why on the State. Every item of a form is checked before
@@ -10,30 +12,81 @@ decision is read back with one as_of() at the State's start.
 from __future__ import annotations
 
 import json
+import re
 
-from lighthouse import Refused, WrongType, as_of, candidates, clock, values
+from lighthouse import Refused, WrongType, as_of, candidates, review_context
 from starlette.responses import RedirectResponse
 
 from ..problems import Problem
-from . import reads
 from .actions import keep_record
-from .pages import declared, graph_of, values_of
-from .rendering import page
+from .pages import as_time, declared, evidence_of, graph_of, values_of
+from .rendering import SHOWN_TEXT, link, page
 from .session import check_scope
 
-SHOWN = 100  # candidates one page shows
+SHOWN = 50  # candidates one page shows, each beside what it would replace
+MOST_PHRASES = 40  # what one note is searched for
 MOST_PICKED = 100  # decisions one post makes
 MOST_WHY = 2_000  # characters of a reason, as the library keeps them
+
+
+def _phrases(item: dict, changes: dict) -> list[str]:
+    """What to look for in the note: the key, each value the candidate adds or changes, and the words of
+    those values (three letters or more)."""
+    claimed = [
+        *changes["values"]["added"].values(),
+        *(pair[1] for pair in changes["values"]["changed"].values()),
+    ]
+    claimed += [link[2] for link in changes["relations"]["added"]]
+    found = [str(item["key"])]
+    for value in claimed:
+        text = value if isinstance(value, str) else str(value) if isinstance(value, int | float) else ""
+        if text:
+            found.append(text)
+            found += [word for word in re.findall(r"\w{3,}", text)]
+    return [one for one in dict.fromkeys(found) if one.strip()][:MOST_PHRASES]
+
+
+def highlighted(text: str, phrases: list[str]) -> list[tuple[str, bool]]:
+    """The text in pieces, (piece, whether it is one of the phrases), each found case-insensitively."""
+    spans = []
+    folded = text.casefold()
+    for phrase in phrases:
+        wanted, start = phrase.casefold(), 0
+        while wanted and (place := folded.find(wanted, start)) >= 0 and len(spans) < 500:
+            spans.append((place, place + len(wanted)))
+            start = place + len(wanted)
+    pieces, at = [], 0
+    for begin, end in sorted(spans):
+        if end <= at:
+            continue
+        begin = max(begin, at)
+        if begin > at:
+            pieces.append((text[at:begin], False))
+        pieces.append((text[begin:end], True))
+        at = end
+    if at < len(text):
+        pieces.append((text[at:], False))
+    return pieces
+
+
+def _cursor(query) -> int:
+    given = query.get("at", "0")
+    return int(given) if given.isdecimal() and given.isascii() and len(given) < 4 else 0
 
 
 def review_page(service, who, query):
     kinds = declared(service, who)
     graph = graph_of(service, who)
-    found = candidates(graph, list(kinds.values()), limit=SHOWN) if kinds else []
-    evidence = reads.entries(graph, [item["state"]["entry"] for item in found if item["state"].get("entry")])
+    only = query.get("kind") or None
+    looked_in = [kinds[only]] if only in kinds else list(kinds.values())
+    found = candidates(graph, looked_in, limit=SHOWN) if looked_in else []
+    evidence = evidence_of(graph, [item["state"].get("entry") for item in found])
     items = []
     for number, item in enumerate(found):
         state = item["state"]
+        context = review_context(graph, kinds[item["kind"]], item["key"], state["valid_from"])
+        note = evidence.get(state.get("entry"))
+        changed = set(context["changes"]["values"]["added"]) | set(context["changes"]["values"]["changed"])
         items.append(
             {
                 "number": number,
@@ -41,11 +94,23 @@ def review_page(service, who, query):
                 "key": item["key"],
                 "state": state,
                 "values": values_of(state),
-                "evidence": evidence.get(state.get("entry")),
+                "replaces": context["replaces"],
+                "changes": context["changes"],
+                "unchanged": {n: v for n, v in values_of(state).items() if n not in changed},
+                "repeats": context["repeats"],
+                "evidence": note,
+                "note_pieces": highlighted(note["text"][:SHOWN_TEXT], _phrases(item, context["changes"]))
+                if note
+                else [],
                 "token": json.dumps([item["kind"], item["key"], state["valid_from"].isoformat()]),
             }
         )
-    return page("review.html", who, items=items, kinds=kinds)
+    current = min(_cursor(query), max(len(items) - 1, 0))
+    return page("review.html", who, items=items, kinds=kinds, only=only, current=current)
+
+
+def review_again(service, who, form):
+    return review_page(service, who, {"at": form.get("at") or "0", "kind": form.get("kind") or ""})
 
 
 def _described(form, number: str) -> tuple[object, object, object]:
@@ -62,8 +127,10 @@ def _checked(service, who, decision: str, label, key, valid_from, why) -> tuple:
         raise Problem("invalid_argument", "the form names a candidate it does not describe")
     kind = service.kinds.kind(who.tenant, label)  # Problem not_found for a kind not declared
     try:
-        key = values.key(key)
-        moment = clock.parse(valid_from)
+        moment = as_time(valid_from, "valid_from")
+        # The key and the time checked as the library checks them (a time before those it can store is
+        # refused), by a read of what held then.
+        as_of(graph_of(service, who), kind, key, moment)
     except (Refused, WrongType) as error:
         raise Problem("invalid_argument", f"a candidate of the form: {str(error)[:300]}") from None
     if decision == "reject" and why is None:
@@ -73,7 +140,7 @@ def _checked(service, who, decision: str, label, key, valid_from, why) -> tuple:
     return kind, key, valid_from, moment, why
 
 
-def _chosen(service, who, form) -> tuple[str, list[tuple]]:
+def _chosen(service, who, form) -> tuple[str, list[tuple], list[str]]:
     """The decision and the States it names, each (kind, key, valid_from, moment, why), every one checked
     before anything is written: Problem when any item would be refused, so no batch is half done."""
     act = form.get("act")
@@ -90,7 +157,7 @@ def _chosen(service, who, form) -> tuple[str, list[tuple]]:
         label, key, valid_from = _described(form, number)
         why = (form.get(f"why-{number}") or "").strip() or (form.get("why") or "").strip() or None
         decisions.append(_checked(service, who, decision, label, key, valid_from, why))
-    return decision, decisions
+    return decision, decisions, [number for number in numbers if number.isdecimal() and len(number) < 4]
 
 
 def _review_record(graph, kind, key, moment) -> dict | None:
@@ -103,7 +170,7 @@ def _review_record(graph, kind, key, moment) -> dict | None:
 
 def decide(service, who, form):
     check_scope(who, "review", "confirming or rejecting a fact")
-    decision, decisions = _chosen(service, who, form)
+    decision, decisions, picked = _chosen(service, who, form)
     graph = graph_of(service, who)
     for kind, key, valid_from, moment, why in decisions:
         arguments = {"kind": kind.label, "key": key, "valid_from": valid_from, "why": why}
@@ -121,4 +188,8 @@ def decide(service, who, form):
                 "link": (kind.label, key),
             },
         )
-    return RedirectResponse("/console/review", status_code=303)
+    # The candidate after the one decided has taken its place: the page opens on it.
+    first = min(int(number) for number in picked) if picked else 0
+    return RedirectResponse(
+        link("/console/review", at=first or None, kind=form.get("kind") or None), status_code=303
+    )
