@@ -26,8 +26,8 @@ from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .indexes import ensure_indexes
 from .kinds import SELF, Kind
 from .lessons import learn, lesson, lessons_about, retire, used, weigh
-from .model_layout import upgrade_waiting
 from .listing import conversation_users, entities_now, kinds_holding, recent_episodes, recent_notes
+from .model_layout import upgrade_waiting
 from .neighbourhood import neighbourhood
 from .notes import note, notes
 from .notes_waiting import notes_after, notes_by_id, notes_waiting
