@@ -14,7 +14,7 @@ import sys
 from ..embedded import ServerError
 from ..problems import Problem, problem_of
 from ..settings import SettingsError
-from . import demo, keys, kinds, looks, serve, transfer, work
+from . import cluster, demo, keys, kinds, looks, serve, transfer, work
 from .demo import DEFAULT_DATA, DEFAULT_GRAPH, graph_name
 
 __all__ = ["DEFAULT_DATA", "DEFAULT_GRAPH", "graph_name", "main", "parser"]
@@ -25,7 +25,7 @@ def parser() -> argparse.ArgumentParser:
         prog="lighthouse", description="Lighthouse: temporal graph memory on FalkorDB."
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for area in (demo, serve, keys, kinds, looks, transfer, work):
+    for area in (demo, serve, keys, kinds, looks, transfer, work, cluster):
         area.add(commands)
     _described(top)
     return top
