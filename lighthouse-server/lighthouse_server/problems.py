@@ -7,8 +7,8 @@ command line prints the message. The codes are stable: clients may branch on the
 from __future__ import annotations
 
 from lighthouse import Refused, TooSlow, WrongType
+from redis.exceptions import ClusterError, ReadOnlyError, RedisClusterException, ResponseError, TryAgainError
 from redis.exceptions import ConnectionError as DatabaseDown
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as DatabaseTimeout
 
 # code -> HTTP status. The one table of them: tests pin it.
@@ -30,6 +30,9 @@ CODES = {
 }
 
 
+# A cluster shard failing over: its master gone, a replica not yet promoted, a demoted master's refusal.
+_FAILING_OVER = ClusterError | RedisClusterException | TryAgainError | ReadOnlyError
+_FAILOVER_REPLIES = ("CLUSTERDOWN", "MOVED", "ASK", "TRYAGAIN", "NOREPLICAS", "READONLY", "MASTERDOWN")
 DATABASE_RETRY_AFTER = 1  # seconds a client of database_unavailable is told to wait
 
 
@@ -74,7 +77,9 @@ def problem_of(error: BaseException) -> Problem:
         return Problem("invalid_argument", "what was given is nested too deep")
     if isinstance(error, Unavailable):
         return Problem("model_unavailable", str(error)[:500] or "the configured model cannot answer")
-    if isinstance(error, DatabaseDown | DatabaseTimeout | ConnectionRefusedError):
+    if isinstance(error, DatabaseDown | DatabaseTimeout | ConnectionRefusedError | _FAILING_OVER) or (
+        isinstance(error, ResponseError) and str(error).startswith(_FAILOVER_REPLIES)
+    ):
         # a serve starts its embedded FalkorDB again within seconds (supervision.py): worth a retry soon
         return Problem(
             "database_unavailable", "the database cannot be reached", retry_after=DATABASE_RETRY_AFTER

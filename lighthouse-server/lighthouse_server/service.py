@@ -17,7 +17,7 @@ import time
 
 from lighthouse import Refused, WrongType, tenant
 
-from . import audit, keys
+from . import audit, keys, topology
 from .answers import Answers, checked, fingerprint, settled
 from .declarations import Kinds
 from .encoding import jsonable
@@ -57,6 +57,7 @@ class Service:
         self.fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
         self._embedder: tuple | None = None
         self._embedder_lock = threading.Lock()
+        self._replication = threading.local()  # what the last write of each thread's call waited for
 
     def entry_dimensions(self) -> int:
         """The size of the vectors the configured embedder gives (0 without one, or when it cannot say):
@@ -127,16 +128,38 @@ class Service:
         return found
 
     def health(self) -> dict:
-        try:
-            self.db.connection.ping()
-        except Exception:  # noqa: BLE001 - any failure to answer is "unreachable"
-            return {"status": "degraded", "database": "unreachable"}
-        return {"status": "ok", "database": "ok"}
+        """status and database "ok", or "degraded" and why; the topology (single or cluster) and, on a
+        cluster, each shard's slots, nodes and state (topology.py)."""
+        return topology.health(self.db)
 
     def run(
         self, principal: keys.Principal, name: str, arguments: object, idempotency_key: object = None
     ) -> object:
-        """The operation's result as JSON values; Problem for every refusal of the service's own."""
+        """The operation's result as JSON values; Problem for every refusal of the service's own.
+
+        With wait_replicas, a write is answered once that many replicas hold it, or wait_ms passed:
+        replicated() then says how many did (the HTTP answer's Lighthouse-Replicated header)."""
+        self._replication.said = None
+        answer = self._answered(principal, name, arguments, idempotency_key)
+        wanted = self.settings.wait_replicas
+        if wanted and name in TABLE and TABLE[name].writes:
+            try:
+                acked = topology.replicated(
+                    self.db, tenant(self.db, principal.tenant).name, wanted, self.settings.wait_ms
+                )
+            except Exception as error:  # noqa: BLE001 - the write is on its master, its replicas unknown
+                raise problem_of(error) from None
+            self._replication.said = (acked, wanted)
+        return answer
+
+    def replicated(self) -> tuple[int, int] | None:
+        """(replicas that hold it, replicas waited for) of this thread's last write; None when none was
+        waited for (wait_replicas 0, or a read)."""
+        return getattr(self._replication, "said", None)
+
+    def _answered(
+        self, principal: keys.Principal, name: str, arguments: object, idempotency_key: object
+    ) -> object:
         operation = TABLE.get(name)
         if operation is None:
             raise Problem("not_found", f"no operation {str(name)[:100]!r}")
@@ -152,7 +175,7 @@ class Service:
             library, page = converted(operation, call, arguments if arguments is not None else {})
             call.page = page
             if operation.heavy:  # after the arguments' check, and given back when the library refuses them
-                mark = self.heavy.take(principal.key_id, name)
+                mark = self.heavy.take(principal.key_id, name, principal.tenant)
                 try:
                     return self._run(operation, call, library, page, arguments)
                 except Exception as error:
@@ -160,7 +183,7 @@ class Service:
                         isinstance(error, Refused | WrongType)
                         or getattr(error, "code", None) == "invalid_argument"
                     ):
-                        self.heavy.give_back(principal.key_id, mark)
+                        self.heavy.give_back(principal.key_id, mark, principal.tenant)
                     raise
             if idempotency_key is None:
                 return self._run(operation, call, library, page, arguments)

@@ -10,6 +10,7 @@ README's table of settings.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -27,6 +28,9 @@ class Settings:
     host: str = "127.0.0.1"  # where HTTP and MCP listen
     port: int = 8765
     falkordb_url: str = ""  # redis://host:port of a FalkorDB already running; empty: start the embedded one
+    falkordb_cluster: str = ""  # host:port,host:port: seed nodes of a FalkorDB cluster, tried in turn
+    wait_replicas: int = 0  # replicas that must hold a write before it is acknowledged (0: none waited for)
+    wait_ms: int = 100  # how long a write waits for them; past it the answer says it is not yet replicated
     fsync: str = "everysec"  # the append-only file's policy: everysec or always
     body_limit: int = 8 * 1024 * 1024  # bytes of one HTTP request body
     body_timeout_s: int = 30  # how long a request's whole body may take to arrive (408 past it)
@@ -56,6 +60,9 @@ ENVIRONMENT = {
     "host": "LIGHTHOUSE_HOST",
     "port": "LIGHTHOUSE_PORT",
     "falkordb_url": "FALKORDB_URL",
+    "falkordb_cluster": "LIGHTHOUSE_FALKORDB_CLUSTER",
+    "wait_replicas": "LIGHTHOUSE_WAIT_REPLICAS",
+    "wait_ms": "LIGHTHOUSE_WAIT_MS",
     "fsync": "LIGHTHOUSE_FSYNC",
     "body_limit": "LIGHTHOUSE_BODY_LIMIT",
     "body_timeout_s": "LIGHTHOUSE_BODY_TIMEOUT_S",
@@ -75,6 +82,7 @@ ENVIRONMENT = {
     "embeddings_key": "LIGHTHOUSE_EMBEDDINGS_KEY",
 }
 MODEL_NAME_MOST = 180
+_SEED = re.compile(r"\A[A-Za-z0-9._-]{1,253}:[0-9]{1,5}\Z")
 CONFIG_VARIABLE = "LIGHTHOUSE_CONFIG"  # the TOML file, when --config does not name one
 _RANGES = {
     "port": (1, 65_535),
@@ -86,6 +94,8 @@ _RANGES = {
     "model_attempts": (1, 100),
     "prompt_entities": (0, 200),
     "worker_interval_ms": (10, 600_000),
+    "wait_replicas": (0, 16),
+    "wait_ms": (1, 60_000),
 }
 
 
@@ -113,6 +123,10 @@ def _typed(name: str, raw: object, source: str) -> object:
         raise SettingsError(f"{name} ({source}) must be an http:// or https:// URL, not {raw!r}")
     if name == "fsync" and raw not in ("everysec", "always"):
         raise SettingsError(f"fsync ({source}) is everysec or always, not {raw!r}")
+    if name == "falkordb_cluster" and raw and not all(_SEED.match(seed.strip()) for seed in raw.split(",")):
+        raise SettingsError(
+            f"falkordb_cluster ({source}) is host:port,host:port (seed nodes), not {raw[:200]!r}"
+        )
     if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):
         # not said back: the URL may carry a password
         raise SettingsError(

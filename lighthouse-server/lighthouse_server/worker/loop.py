@@ -21,6 +21,7 @@ from lighthouse.graphs import TENANT_PREFIX  # the one name tenant() gives a ten
 from ..declarations import Kinds
 from ..service import Service
 from ..settings import Settings
+from ..topology import graph_names  # on a cluster, every primary's
 from . import extraction, progress
 from .claim import claim, lease_for, me, release
 from .embedding import embed_pending
@@ -32,7 +33,7 @@ _log = logging.getLogger(__name__)
 
 def tenant_ids(db) -> list[str]:
     """Every tenant with a graph, sorted."""
-    return sorted(name[len(TENANT_PREFIX) :] for name in db.list_graphs() if name.startswith(TENANT_PREFIX))
+    return sorted(name[len(TENANT_PREFIX) :] for name in graph_names(db) if name.startswith(TENANT_PREFIX))
 
 
 class Loop:
