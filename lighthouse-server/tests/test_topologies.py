@@ -165,3 +165,38 @@ def test_a_write_waits_for_replicas_and_says_how_many_hold_it(any_db, tenants):
     assert service.replicated() == ((1, 1) if topology.is_cluster(any_db) else (0, 1))
     service.run(writer, "messages", {"user": "u", "session_id": "s"})
     assert service.replicated() is None  # a read waits for nothing
+
+
+def test_the_status_command_on_a_cluster_says_each_shard_and_every_tenant(
+    falkordb_cluster, cluster_db, monkeypatch, capsys, tmp_path
+):
+    from lighthouse_server.command import main
+
+    names = [f"c{uuid.uuid4().hex[:10]}" for _ in range(4)]
+    for name in names:
+        tenant(cluster_db, name).query("CREATE (:Marker)")
+    # a seed that does not answer is passed over: the next one is tried
+    seeds = ["127.0.0.1:1", *reversed(falkordb_cluster.seeds)]
+    monkeypatch.setenv("LIGHTHOUSE_FALKORDB_CLUSTER", ",".join(seeds))
+    try:
+        assert main(["status", "--data", str(tmp_path / "unused")]) == 0
+        said = capsys.readouterr()
+        health = json.loads(said.err.split("lighthouse status: database: ", 1)[1].splitlines()[0])
+        assert (
+            health["topology"] == "cluster" and [shard["state"] for shard in health["shards"]] == ["ok"] * 3
+        )
+        listed = {json.loads(line)["tenant"] for line in said.out.splitlines()}
+        assert set(names) <= listed
+    finally:
+        for name in names:
+            with contextlib.suppress(Exception), schema_turn(tenant(cluster_db, name), 10.0):
+                tenant(cluster_db, name).delete()
+
+
+def test_a_cluster_none_of_whose_seeds_answers_is_said(monkeypatch, capsys, tmp_path):
+    from lighthouse_server.command import main
+
+    monkeypatch.setenv("LIGHTHOUSE_FALKORDB_CLUSTER", "127.0.0.1:1,127.0.0.1:2")
+    assert main(["status", "--data", str(tmp_path)]) == 2
+    said = capsys.readouterr().err
+    assert "no seed node of falkordb_cluster answers" in said and "127.0.0.1:2" in said
