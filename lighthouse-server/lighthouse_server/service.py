@@ -28,7 +28,9 @@ from .problems import Problem, Unavailable, problem_of
 from .settings import Settings
 
 _log = logging.getLogger(__name__)
-AUDIT_ATTEMPTS = 3  # writes of an audit record before the caller is told it was not kept
+AUDIT_ATTEMPTS = 3
+LAGGING = frozenset({"search", "search_history", "search_entries", "recall", "search_notes"})
+READ_OWN_WRITES_S = 5.0  # after a write, the same key's reads stay on the master this long  # writes of an audit record before the caller is told it was not kept
 
 
 def _armed(path: str, name: str) -> bool:
@@ -57,6 +59,7 @@ class Service:
         self.fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
         self._embedder: tuple | None = None
         self._embedder_lock = threading.Lock()
+        self._wrote: dict[str, float] = {}  # key id -> when its last write began, in this process
         self._replication = threading.local()  # what the last write of each thread's call waited for
 
     def entry_dimensions(self) -> int:
@@ -152,6 +155,15 @@ class Service:
             self._replication.said = (acked, wanted)
         return answer
 
+    def _lagging(self, operation, principal: keys.Principal) -> bool:
+        """Whether this read goes to a replica: read_replicas = "lagging", a read that may lag (the heavy
+        questions, search, recall), and no write of the same key in READ_OWN_WRITES_S (a caller reads
+        its own writes on the master)."""
+        if self.settings.read_replicas != "lagging" or operation.name not in LAGGING and not operation.heavy:
+            return False
+        wrote = self._wrote.get(principal.key_id)
+        return wrote is None or time.monotonic() - wrote > READ_OWN_WRITES_S
+
     def replicated(self) -> tuple[int, int] | None:
         """(replicas that hold it, replicas waited for) of this thread's last write; None when none was
         waited for (wait_replicas 0, or a read)."""
@@ -170,6 +182,10 @@ class Service:
         if idempotency_key is not None and not operation.writes:
             raise Problem("invalid_argument", f"{name} only reads: an idempotency key is for writes")
         graph = tenant(self.db, principal.tenant)
+        if operation.writes:
+            self._wrote[principal.key_id] = time.monotonic()
+        elif self._lagging(operation, principal):
+            graph = topology.on_replica(self.db, graph.name) or graph
         call = Call(self, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})

@@ -31,6 +31,7 @@ class Settings:
     falkordb_cluster: str = ""  # host:port,host:port: seed nodes of a FalkorDB cluster, tried in turn
     wait_replicas: int = 0  # replicas that must hold a write before it is acknowledged (0: none waited for)
     wait_ms: int = 100  # how long a write waits for them; past it the answer says it is not yet replicated
+    read_replicas: str = ""  # "lagging": the reads that may lag (heavy, search, recall) on replicas
     fsync: str = "everysec"  # the append-only file's policy: everysec or always
     body_limit: int = 8 * 1024 * 1024  # bytes of one HTTP request body
     body_timeout_s: int = 30  # how long a request's whole body may take to arrive (408 past it)
@@ -63,6 +64,7 @@ ENVIRONMENT = {
     "falkordb_cluster": "LIGHTHOUSE_FALKORDB_CLUSTER",
     "wait_replicas": "LIGHTHOUSE_WAIT_REPLICAS",
     "wait_ms": "LIGHTHOUSE_WAIT_MS",
+    "read_replicas": "LIGHTHOUSE_READ_REPLICAS",
     "fsync": "LIGHTHOUSE_FSYNC",
     "body_limit": "LIGHTHOUSE_BODY_LIMIT",
     "body_timeout_s": "LIGHTHOUSE_BODY_TIMEOUT_S",
@@ -127,6 +129,8 @@ def _typed(name: str, raw: object, source: str) -> object:
         raise SettingsError(
             f"falkordb_cluster ({source}) is host:port,host:port (seed nodes), not {raw[:200]!r}"
         )
+    if name == "read_replicas" and raw not in ("", "lagging"):
+        raise SettingsError(f"read_replicas ({source}) is lagging or empty, not {raw!r}")
     if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):
         # not said back: the URL may carry a password
         raise SettingsError(

@@ -8,7 +8,10 @@ server" asks each primary: GRAPH.LIST answers only the graphs of the node asked.
 from __future__ import annotations
 
 import contextlib
+import time
 
+from falkordb import Graph
+from redis import Redis
 from redis import exceptions as replies
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
@@ -137,6 +140,60 @@ def replicated(db, graph_name: str, wanted: int, wait_ms: int) -> int:
     pipe.set(marker, "1", px=60_000)
     pipe.execute_command("WAIT", wanted, wait_ms)
     return min(int(pipe.execute()[-1]), wanted)
+
+
+class _ReplicaClient:
+    """What a falkordb Graph sends its queries through, on a replica of the graph's shard (READONLY
+    on each of its connections: a replica answers GRAPH.RO_QUERY then, and redirects anything else)."""
+
+    def __init__(self, address: str, kwargs: dict) -> None:
+        def read_only(connection) -> None:
+            connection.on_connect()
+            connection.send_command("READONLY")
+            connection.read_response()
+
+        host, _, port = address.rpartition(":")
+        self.connection = Redis(
+            host=host,
+            port=int(port),
+            username=kwargs.get("username"),
+            password=kwargs.get("password"),
+            decode_responses=True,
+            redis_connect_func=read_only,
+        )
+        self.execute_command = self.connection.execute_command
+
+
+_replicas: dict[str, _ReplicaClient] = {}
+_followers: dict[str, tuple[float, str | None]] = {}  # master -> (when asked, an online replica of it)
+FOLLOWERS_FOR_S = 5.0  # how long the replica found for a master is used before CLUSTER SHARDS again
+
+
+def on_replica(db, graph_name: str):
+    """The graph, read on an online replica of its shard; None on one server or a shard without one
+    (a replica that has received no write since its sync says "loading" and is not used). Found by
+    CLUSTER SHARDS, asked again every FOLLOWERS_FOR_S; the client's slot map, from CLUSTER SLOTS, leaves
+    such replicas out."""
+    if not is_cluster(db):
+        return None
+    primary = db.connection.get_node_from_key(graph_name)
+    asked, address = _followers.get(primary.name, (0.0, None))
+    if time.monotonic() - asked > FOLLOWERS_FOR_S:
+        address = None
+        for shard in shards(db):
+            if any(node["address"] == primary.name and node["role"] == "master" for node in shard["nodes"]):
+                online = [
+                    n["address"] for n in shard["nodes"] if n["role"] == "replica" and n["health"] == "online"
+                ]
+                address = online[0] if online else None
+        _followers[primary.name] = (time.monotonic(), address)
+    if address is None:
+        return None
+    client = _replicas.get(address)
+    if client is None:
+        kwargs = primary.redis_connection.connection_pool.connection_kwargs
+        client = _replicas.setdefault(address, _ReplicaClient(address, kwargs))
+    return Graph(client, graph_name)
 
 
 def _name(db) -> str:

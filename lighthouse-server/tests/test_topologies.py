@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 import uuid
 
 import pytest
@@ -200,3 +201,48 @@ def test_a_cluster_none_of_whose_seeds_answers_is_said(monkeypatch, capsys, tmp_
     assert main(["status", "--data", str(tmp_path)]) == 2
     said = capsys.readouterr().err
     assert "no seed node of falkordb_cluster answers" in said and "127.0.0.1:2" in said
+
+
+def _replica_online(db, graph_name: str) -> bool:
+    primary = db.connection.get_node_from_key(graph_name).name
+    for shard in topology.shards(db):
+        if shard["nodes"][0]["address"] == primary:
+            return any(node["role"] == "replica" and node["health"] == "online" for node in shard["nodes"])
+    return False
+
+
+def _ro_queries(node) -> int:
+    with node.connection() as connection:
+        return int(connection.info("commandstats").get("cmdstat_graph.RO_QUERY", {}).get("calls", 0))
+
+
+def test_lagging_reads_go_to_a_replica_and_a_writer_reads_its_own_writes(falkordb_cluster, cluster_db):
+    service = _service(cluster_db, read_replicas="lagging", wait_replicas=1, wait_ms=2000)
+    name = f"r{uuid.uuid4().hex[:10]}"
+    writer, reader = _writer(name), keys.Principal(f"other-{name}", name, "reader", frozenset({"read"}))
+    service.run(writer, "declare_kinds", {"kinds": [{"label": "Device", "key": "serial", "text": ["note"]}]})
+    row = {"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"note": "the pump room sensor"}}
+    service.run(writer, "remember", {"kind": "Device", "rows": [row]})
+    assert service.replicated() == (1, 1)
+    graph_name = tenant(cluster_db, name).name
+    deadline = time.monotonic() + 30  # a replica says "online" once the cluster's gossip carries its offset
+    while not _replica_online(cluster_db, graph_name) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    replica = topology.on_replica(cluster_db, graph_name).client.connection.get_connection_kwargs()
+    node = next(one for one in falkordb_cluster.nodes if one.port == replica["port"])
+    before = _ro_queries(node)
+    own = service.run(writer, "search", {"kind": "Device", "question": "pump"})  # on the master
+    assert _ro_queries(node) == before
+    other = service.run(reader, "search", {"kind": "Device", "question": "pump"})  # on the replica
+    assert _ro_queries(node) > before
+    assert other == own and json.dumps(other).count("d1") >= 1
+    with pytest.raises(Problem) as refused:
+        service.run(reader, "remember", {"kind": "Device", "rows": [row]})
+    assert refused.value.code == "forbidden"  # the replica path never carries a write: the scope refuses
+
+
+def test_read_replicas_on_one_server_reads_the_server(db):
+    service = _service(db, read_replicas="lagging")
+    reader = keys.Principal("k-one", f"r{uuid.uuid4().hex[:10]}", "reader", frozenset({"read"}))
+    assert topology.on_replica(db, "tenant:x") is None
+    assert service.run(reader, "search_notes", {"question": "pump"}) is not None
