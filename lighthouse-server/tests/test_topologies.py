@@ -236,6 +236,10 @@ def test_lagging_reads_go_to_a_replica_and_a_writer_reads_its_own_writes(falkord
     other = service.run(reader, "search", {"kind": "Device", "question": "pump"})  # on the replica
     assert _ro_queries(node) > before
     assert other == own and json.dumps(other).count("d1") >= 1
+    assert service.run(reader, "recall", {"question": "pump"}) is not None  # on the replica too
+    with pytest.raises(Problem) as heavy:  # a heavy question read there: the library's own refusal
+        service.run(reader, "groups", {"kinds": ["Device"]})
+    assert heavy.value.code == "invalid_argument" and "no relation" in heavy.value.message
     with pytest.raises(Problem) as refused:
         service.run(reader, "remember", {"kind": "Device", "rows": [row]})
     assert refused.value.code == "forbidden"  # the replica path never carries a write: the scope refuses
