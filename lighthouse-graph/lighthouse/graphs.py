@@ -68,8 +68,20 @@ def read_query(graph, query, parameters=None, timeout=None) -> list[list]:
 
 
 def tenant_ids(db) -> list[str]:
-    """Every tenant whose graph exists (the ids tenant() takes), sorted; one call to the server."""
-    return sorted(name[len(TENANT_PREFIX) :] for name in db.list_graphs() if name.startswith(TENANT_PREFIX))
+    """Every tenant whose graph exists (the ids tenant() takes), sorted; one call to the server, or on a
+    cluster one to each primary (each lists only the graphs of its own slots)."""
+    return sorted(name[len(TENANT_PREFIX) :] for name in graph_names(db) if name.startswith(TENANT_PREFIX))
+
+
+def graph_names(db) -> set[str]:
+    """Every graph of the database; on a cluster, GRAPH.LIST of each primary together."""
+    connection = db.connection
+    if not hasattr(connection, "get_primaries"):  # one server
+        return set(db.list_graphs())
+    answers = connection.execute_command("GRAPH.LIST", target_nodes=connection.get_primaries())
+    if not isinstance(answers, dict):  # one primary: its own answer
+        answers = {"one": answers}
+    return {name.decode() if isinstance(name, bytes) else name for names in answers.values() for name in names}
 
 
 def world(db, *, name: str = WORLD):
@@ -171,8 +183,27 @@ def _unique(graph, label: str, prop: str) -> None:
 
 # FalkorDB 4.22.1 crashed (SIGSEGV) when two clients changed the schema of two graphs of one server at
 # the same time (unique constraints, and relation-type indexes, seen in the tests' server logs). A key on
-# the server itself makes every client of it, in any process, take its turn.
+# the server itself makes every client of it, in any process, take its turn. On a Redis Cluster each
+# shard is a server of its own: its turn is a key that lives on it (turn_key()), so the shards' schema
+# changes go on side by side and two on one shard take turns.
 _SCHEMA_TURN = "lighthouse:schema-turn"
+_TAGS_TRIED = 100_000  # hash tags {0}, {1}, ... tried for one of the shard's slots: ~shards tries needed
+
+
+def turn_key(graph) -> str:
+    """The schema turn's key for the server that holds graph: one key per server; on a cluster, the
+    first of lighthouse:schema-turn:{0}, {1}, ... whose slot that graph's shard serves, so every client
+    of the shard picks the same one."""
+    cluster = getattr(getattr(graph, "client", None), "connection", None)
+    if not hasattr(cluster, "nodes_manager"):
+        return _SCHEMA_TURN
+    slots = cluster.nodes_manager.slots_cache
+    owner = slots[cluster.keyslot(graph.name)][0].name
+    for number in range(_TAGS_TRIED):
+        key = f"{_SCHEMA_TURN}:{{{number}}}"
+        if slots[cluster.keyslot(key)][0].name == owner:
+            return key
+    return f"{_SCHEMA_TURN}:{{{graph.name}}}"  # unreachable with every slot served: the graph's own
 
 
 @contextmanager
@@ -180,17 +211,17 @@ def schema_turn(graph, wait: float):
     """The server's turn to change a schema (or to delete a graph, which drops its indexes: a crash of the
     tests' server came while one graph was deleted and another's constraint made). SchemaNotReady when
     another client keeps it for wait seconds."""
-    turn, deadline = uuid.uuid4().hex, time.monotonic() + max(wait, 1.0)
-    while not graph.execute_command("SET", _SCHEMA_TURN, turn, "NX", "PX", 60_000):
+    turn, deadline, key = uuid.uuid4().hex, time.monotonic() + max(wait, 1.0), turn_key(graph)
+    while not graph.execute_command("SET", key, turn, "NX", "PX", 60_000):
         if time.monotonic() >= deadline:
-            raise SchemaNotReady(f"schema not ready: another client kept {_SCHEMA_TURN} for {wait:g} s")
+            raise SchemaNotReady(f"schema not ready: another client kept {key} for {wait:g} s")
         time.sleep(0.005)
     try:
         yield
     finally:
         # Only our own turn is given back: one that expired and was taken by another stays theirs.
-        if graph.execute_command("GET", _SCHEMA_TURN) in (turn, turn.encode()):
-            graph.execute_command("DEL", _SCHEMA_TURN)
+        if graph.execute_command("GET", key) in (turn, turn.encode()):
+            graph.execute_command("DEL", key)
 
 
 def build_in_schema_turn(graph, statements: list[str], lacking: list[tuple[str, str]], wait: float) -> None:

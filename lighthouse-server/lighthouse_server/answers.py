@@ -18,6 +18,7 @@ from lighthouse import now, once, once_settled
 
 from .problems import Problem
 from .reading import rows
+from .topology import tagged
 
 _log = logging.getLogger(__name__)
 ANSWER = "`lh.Answer`"  # no Kind label can hold a dot
@@ -173,10 +174,17 @@ class _Renewer:
 _RENEWER = _Renewer()
 
 
+def held_key(graph_name: str, ident: str) -> str:
+    """The key of a hold, with the hash tag of the tenant's graph: on a cluster, on its shard."""
+    return tagged(
+        graph_name, "lighthouse:answer:" + hashlib.sha256(f"{graph_name}\x1f{ident}".encode()).hexdigest()
+    )
+
+
 @contextmanager
 def _held_on_server(graph, ident: str):
     turn = uuid.uuid4().hex
-    held = "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1f{ident}".encode()).hexdigest()
+    held = held_key(graph.name, ident)
     deadline = time.monotonic() + WAIT_MOST_S
     pause = WAITS_S[0]
     while not graph.execute_command("SET", held, turn, "NX", "PX", HOLD_MS):

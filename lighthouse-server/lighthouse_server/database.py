@@ -30,10 +30,32 @@ _HOST = re.compile(r"\A[A-Za-z0-9._:\[\]-]{1,253}\Z")
 
 
 def external(settings: Settings) -> Server | None:
+    """The FalkorDB that falkordb_url or falkordb_cluster names (a server or any node of a cluster: the
+    client finds the cluster's nodes from it), once it answers; None when neither is set."""
+    if settings.falkordb_cluster:
+        return _seed(settings.falkordb_cluster)
     if not settings.falkordb_url:
         return None
     named = _named({"FALKORDB_URL": settings.falkordb_url})
     return _answering(named, f"at {named.host}:{named.port}")
+
+
+def _seed(seeds: str) -> Server:
+    """The first seed node of falkordb_cluster that answers, with FALKORDB_PASSWORD (and
+    FALKORDB_USERNAME) of the environment when the cluster requires one; else ServerError naming all."""
+    failures = []
+    for seed in seeds.split(","):
+        host, _, port = seed.strip().rpartition(":")
+        named = Server(
+            _checked_host(host, "falkordb_cluster"), checked_port(int(port), "port of falkordb_cluster")
+        )
+        named.password = os.environ.get("FALKORDB_PASSWORD") or None
+        named.username = os.environ.get("FALKORDB_USERNAME") or None
+        try:
+            return _answering(named, f"at {named.host}:{named.port}")
+        except ServerError as error:
+            failures.append(str(error))
+    raise ServerError("no seed node of falkordb_cluster answers: " + "; ".join(failures)[:1000])
 
 
 def _answering(server: Server, named: str) -> Server:

@@ -119,7 +119,10 @@ class Server:
 
     def client(self) -> FalkorDB:
         """A FalkorDB client (it connects at once: the server must be answering)."""
-        return FalkorDB(host=self.host, port=self.port, password=self.password, username=self.username)
+        from .topology import without_resends  # a cluster's client made safe for writes
+
+        found = FalkorDB(host=self.host, port=self.port, password=self.password, username=self.username)
+        return found if self.process is not None else without_resends(found)
 
     def connection(self, timeout: float = 5.0) -> Redis:
         """A plain connection (connecting on first use) without retries: with, each SHUTDOWN waited 4 s."""

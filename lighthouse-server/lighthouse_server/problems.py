@@ -34,10 +34,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lighthouse import Refused, TooSlow, WrongType
+from redis.exceptions import ClusterError, ReadOnlyError, RedisClusterException, ResponseError, TryAgainError
 from redis.exceptions import ConnectionError as DatabaseDown
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as DatabaseTimeout
 
+# A cluster shard failing over: its master gone, a replica not yet promoted, a demoted master's refusal.
+_FAILOVER_REPLIES = ("CLUSTERDOWN", "MOVED", "ASK", "TRYAGAIN", "NOREPLICAS", "READONLY", "MASTERDOWN")
 DATABASE_RETRY_AFTER = 1  # seconds a client of database_unavailable is told to wait
 _OF_CODE: dict[str, type[Problem]] = {}
 
@@ -214,6 +216,8 @@ DATABASE_REPLIES: tuple[tuple[str, Callable[[str], Problem]], ...] = (
 
 def _database_reply(error: ResponseError) -> Problem:
     said = str(error)
+    if said.startswith(_FAILOVER_REPLIES):
+        return _database_down(error)
     for words, problem in DATABASE_REPLIES:
         if words in said.lower():
             return problem(said)
@@ -231,6 +235,10 @@ FOREIGN: dict[type[BaseException], Callable] = {
     DatabaseDown: _database_down,
     DatabaseTimeout: _database_down,
     ConnectionRefusedError: _database_down,
+    ClusterError: _database_down,  # a shard failing over: worth a retry soon
+    RedisClusterException: _database_down,
+    TryAgainError: _database_down,
+    ReadOnlyError: _database_down,
     ResponseError: _database_reply,
 }
 

@@ -1,6 +1,7 @@
 """Calls per key and minute for the heavy operations: a sliding window kept on the database server.
 
-The window of each key is a sorted set of its calls' times under `lighthouse:heavy:<key id>`, trimmed,
+The window of each key is a sorted set of its calls' times under `lighthouse:heavy:<key id>:{tenant:<id>}`
+(the hash tag of its tenant's graph: on a cluster, on that graph's shard), trimmed,
 counted and added to by one script that the server runs whole, so every process serving the same
 database counts the same calls and two of them cannot both take the last one. Times are the callers'
 wall clocks (one machine, or machines in step).
@@ -12,7 +13,10 @@ import math
 import time
 import uuid
 
+from lighthouse import tenant
+
 from .problems import Problem
+from .topology import tagged
 
 WINDOW = 60.0
 PREFIX = "lighthouse:heavy:"
@@ -38,13 +42,16 @@ class PerMinute:
         self.db = db
         self.most = most
 
-    def take(self, key_id: str, what: str) -> str:
+    def window(self, key_id: str, tenant_id: str) -> str:
+        return tagged(tenant(self.db, tenant_id).name, PREFIX + key_id)
+
+    def take(self, key_id: str, what: str, tenant_id: str) -> str:
         """Counts one call of the key (its mark in the window, for give_back()), or raises Problem
         rate_limited with the seconds to wait."""
         moment = time.time()
         mark = uuid.uuid4().hex
         answer = self.db.connection.eval(
-            _TAKE, 1, PREFIX + key_id, repr(moment), repr(WINDOW), str(self.most), mark
+            _TAKE, 1, self.window(key_id, tenant_id), repr(moment), repr(WINDOW), str(self.most), mark
         )
         if int(answer[0]) == 1:
             return mark
@@ -56,6 +63,6 @@ class PerMinute:
             retry_after=wait,
         )
 
-    def give_back(self, key_id: str, mark: str) -> None:
+    def give_back(self, key_id: str, mark: str, tenant_id: str) -> None:
         """Uncounts a call that was refused for its arguments: a malformed call costs none of the budget."""
-        self.db.connection.zrem(PREFIX + key_id, mark)
+        self.db.connection.zrem(self.window(key_id, tenant_id), mark)

@@ -12,12 +12,13 @@ import json
 import logging
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 
 from lighthouse import Once, remember, tenant
 
-from . import audit, keys
+from . import audit, keys, topology
 from .answers import Answers, checked, fingerprint, settled
 from .declarations import Kinds
 from .embedders import Configured, Embedder
@@ -31,7 +32,9 @@ from .quotas import PerMinute
 from .settings import Settings
 
 _log = logging.getLogger(__name__)
-AUDIT_ATTEMPTS = 3  # writes of an audit record before the caller is told it was not kept
+AUDIT_ATTEMPTS = 3
+LAGGING = frozenset({"search", "search_history", "search_entries", "recall", "search_notes"})
+READ_OWN_WRITES_S = 5.0  # after a write, the same key's reads stay on the master this long  # writes of an audit record before the caller is told it was not kept
 
 
 def _armed(path: str, name: str) -> bool:
@@ -71,6 +74,8 @@ class Service:
         # idempotency key of the operation that file names kills the process after its write, before its
         # answer is kept (the file is removed first, so the retry goes through).
         self.fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
+        self._wrote: dict[str, float] = {}  # key id -> when its last write began, in this process
+        self._replication = threading.local()  # what the last write of each thread's call waited for
 
     def embedder(self) -> Embedder | None:
         """The configured Embedder (function, model, dimensions), loaded on first use; else None
@@ -103,12 +108,47 @@ class Service:
         return found
 
     def health(self) -> dict:
-        return self.parts.health()
+        """status and database "ok", or "degraded" and why; the topology (single or cluster) and, on a
+        cluster, each shard's slots, nodes and state (topology.py)."""
+        return topology.health(self.db)
 
     def run(
         self, principal: keys.Principal, name: str, arguments: object, idempotency_key: object = None
     ) -> object:
-        """The operation's result as JSON values; Problem for every refusal of the service's own."""
+        """The operation's result as JSON values; Problem for every refusal of the service's own.
+
+        With wait_replicas, a write is answered once that many replicas hold it, or wait_ms passed:
+        replicated() then says how many did (the HTTP answer's Lighthouse-Replicated header)."""
+        self._replication.said = None
+        answer = self._answered(principal, name, arguments, idempotency_key)
+        wanted = self.settings.wait_replicas
+        if wanted and name in TABLE and TABLE[name].writes:
+            try:
+                acked = topology.replicated(
+                    self.db, tenant(self.db, principal.tenant).name, wanted, self.settings.wait_ms
+                )
+            except Exception as error:  # noqa: BLE001 - the write is on its master, its replicas unknown
+                raise problem_of(error) from None
+            self._replication.said = (acked, wanted)
+        return answer
+
+    def _lagging(self, operation, principal: keys.Principal) -> bool:
+        """Whether this read goes to a replica: read_replicas = "lagging", a read that may lag (the heavy
+        questions, search, recall), and no write of the same key in READ_OWN_WRITES_S (a caller reads
+        its own writes on the master)."""
+        if self.settings.read_replicas != "lagging" or operation.name not in LAGGING and not operation.heavy:
+            return False
+        wrote = self._wrote.get(principal.key_id)
+        return wrote is None or time.monotonic() - wrote > READ_OWN_WRITES_S
+
+    def replicated(self) -> tuple[int, int] | None:
+        """(replicas that hold it, replicas waited for) of this thread's last write; None when none was
+        waited for (wait_replicas 0, or a read)."""
+        return getattr(self._replication, "said", None)
+
+    def _answered(
+        self, principal: keys.Principal, name: str, arguments: object, idempotency_key: object
+    ) -> object:
         operation = TABLE.get(name)
         if operation is None:
             raise Problem("not_found", unknown_name("operation", name, TABLE))
@@ -119,17 +159,21 @@ class Service:
         if idempotency_key is not None and not operation.writes:
             raise Problem("invalid_argument", f"{name} only reads: an idempotency key is for writes")
         graph = tenant(self.db, principal.tenant)
+        if operation.writes:
+            self._wrote[principal.key_id] = time.monotonic()
+        elif self._lagging(operation, principal):
+            graph = topology.on_replica(self.db, graph.name) or graph
         call = Call(self.parts, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})
             call.page = page
             if operation.heavy:  # after the arguments' check, and given back when the library refuses them
-                mark = self.heavy.take(principal.key_id, name)
+                mark = self.heavy.take(principal.key_id, name, principal.tenant)
                 try:
                     return self._run(operation, call, library, page, arguments)
                 except Exception as error:
                     if isinstance(problem_of(error), InvalidArgument):
-                        self.heavy.give_back(principal.key_id, mark)
+                        self.heavy.give_back(principal.key_id, mark, principal.tenant)
                     raise
             if idempotency_key is None:
                 return self._run(operation, call, library, page, arguments)

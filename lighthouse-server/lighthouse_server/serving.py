@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 
 import uvicorn
 
-from . import keys, readiness
+from . import keys, readiness, topology
 from .api import BodyLimit, build
 from .database import announce, started
 from .declarations import Kinds
@@ -131,9 +131,8 @@ def serve(settings: Settings, *, say=print) -> int:
         )
         web = uvicorn.Server(config)
         announced = announce(server, settings.port, settings.host)
-        where = (
-            f"data in {server.data_dir}" if server.data_dir else f"FalkorDB at {server.host}:{server.port}"
-        )
+        shape = "FalkorDB cluster through" if topology.is_cluster(db) else "FalkorDB at"
+        where = f"data in {server.data_dir}" if server.data_dir else f"{shape} {server.host}:{server.port}"
         say(
             f"Lighthouse on http://{settings.host}:{settings.port} (API /v1, MCP /mcp, docs /docs, console /console); {where}",
             flush=True,
@@ -161,4 +160,8 @@ def serve(settings: Settings, *, say=print) -> int:
             supervisor.stop()  # no start again of what is being stopped
         else:
             server.stop()
-        say("stopped; the database was saved", flush=True)
+        # Only the embedded server is this process's to save; an external one or a cluster runs on.
+        said = (
+            "the database was saved" if server.process else "the database runs on, saved by its own settings"
+        )
+        say(f"stopped; {said}", flush=True)

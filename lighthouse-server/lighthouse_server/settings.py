@@ -10,6 +10,7 @@ is made from the Settings class below (its docstrings, defaults and ENVIRONMENT)
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -35,6 +36,17 @@ class Settings:
     falkordb_url: str = ""
     """`redis://host:port` of a FalkorDB already running (`redis://:password@host:port` for one that
     requires a password); empty starts the embedded one"""
+    falkordb_cluster: str = ""
+    """`host:port,host:port`: seed nodes of a FalkorDB cluster, tried in turn (the password from
+    `FALKORDB_PASSWORD`); empty: `falkordb_url` or the embedded server"""
+    wait_replicas: int = 0
+    """replicas that must hold a write before it is acknowledged (0: none waited for); the answer's
+    `Lighthouse-Replicated: n/m` header says how many did"""
+    wait_ms: int = 100
+    """how long a write waits for those replicas; past it the answer says it is not yet replicated"""
+    read_replicas: str = ""
+    """`lagging`: the reads that may lag (search, recall, the heavy questions) go to a replica, except a
+    key's own reads for 5 s after its write; empty: every read on the master"""
     fsync: str = "everysec"
     """the append-only file's policy (`--fsync`): `everysec` may lose about the last second of
     acknowledged writes on a power loss or kernel crash, and up to two seconds of them on a crash of the
@@ -92,6 +104,10 @@ ENVIRONMENT = {
     "host": "LIGHTHOUSE_HOST",
     "port": "LIGHTHOUSE_PORT",
     "falkordb_url": "FALKORDB_URL",
+    "falkordb_cluster": "LIGHTHOUSE_FALKORDB_CLUSTER",
+    "wait_replicas": "LIGHTHOUSE_WAIT_REPLICAS",
+    "wait_ms": "LIGHTHOUSE_WAIT_MS",
+    "read_replicas": "LIGHTHOUSE_READ_REPLICAS",
     "fsync": "LIGHTHOUSE_FSYNC",
     "body_limit": "LIGHTHOUSE_BODY_LIMIT",
     "body_timeout_s": "LIGHTHOUSE_BODY_TIMEOUT_S",
@@ -112,6 +128,7 @@ ENVIRONMENT = {
     "mcp_tools": "LIGHTHOUSE_MCP_TOOLS",
 }
 MODEL_NAME_MOST = 180
+_SEED = re.compile(r"\A[A-Za-z0-9._-]{1,253}:[0-9]{1,5}\Z")
 CONFIG_VARIABLE = "LIGHTHOUSE_CONFIG"  # the TOML file, when --config does not name one
 _RANGES = {
     "port": (1, 65_535),
@@ -123,6 +140,8 @@ _RANGES = {
     "model_attempts": (1, 100),
     "prompt_entities": (0, 200),
     "worker_interval_ms": (10, 600_000),
+    "wait_replicas": (0, 16),
+    "wait_ms": (1, 60_000),
 }
 
 
@@ -152,6 +171,12 @@ def _typed(name: str, raw: object, source: str) -> object:
         raise SettingsError(f"mcp_tools ({source}) is agent or all, not {raw!r}")
     if name == "fsync" and raw not in ("everysec", "always"):
         raise SettingsError(f"fsync ({source}) is everysec or always, not {raw!r}")
+    if name == "falkordb_cluster" and raw and not all(_SEED.match(seed.strip()) for seed in raw.split(",")):
+        raise SettingsError(
+            f"falkordb_cluster ({source}) is host:port,host:port (seed nodes), not {raw[:200]!r}"
+        )
+    if name == "read_replicas" and raw not in ("", "lagging"):
+        raise SettingsError(f"read_replicas ({source}) is lagging or empty, not {raw!r}")
     if name == "falkordb_url" and raw and not raw.startswith(("redis://", "rediss://")):
         # not said back: the URL may carry a password
         raise SettingsError(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from cluster_fixture import falkordb_cluster  # noqa: F401 - the session's cluster, for the tests that ask
+from cluster_fixture import any_db, cluster_db, falkordb_cluster  # noqa: F401 - for the tests that ask
 from console_browser import launched_browser
 from fake_model import FakeModel
 from service_process import Lighthouse

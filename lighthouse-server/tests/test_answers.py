@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from lighthouse_server.answers import Answers, checked, fingerprint
+from lighthouse_server.answers import Answers, checked, fingerprint, held_key
 from lighthouse_server.problems import Problem
 from lighthouse_server.reading import rows
 
@@ -97,16 +97,12 @@ def test_two_processes_take_turns_with_one_idempotency_key(graph):
     assert second_in.wait(10)
     holder.join(10)
     waiter.join(10)
-    import hashlib
-
-    held = "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1fk\x1fretry".encode()).hexdigest()
+    held = held_key(graph.name, "k\x1fretry")
     assert graph.execute_command("EXISTS", held) == 0  # nothing left held
 
 
 def _hold_name(graph, ident: str) -> str:
-    import hashlib
-
-    return "lighthouse:answer:" + hashlib.sha256(f"{graph.name}\x1f{ident}".encode()).hexdigest()
+    return held_key(graph.name, ident)
 
 
 def test_a_hold_whose_process_was_killed_ends_within_its_lease(graph):

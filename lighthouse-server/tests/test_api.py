@@ -28,7 +28,8 @@ def test_openapi_lists_every_operation_and_docs_are_served(lighthouse):
 
 
 def test_health_needs_no_key(lighthouse):
-    assert httpx.get(f"{lighthouse.url}/health").json() == {"status": "ok", "database": "ok"}
+    said = httpx.get(f"{lighthouse.url}/health").json()
+    assert said == {"status": "ok", "database": "ok", "topology": "single"}
 
 
 def test_every_auth_refusal_reads_and_writes_nothing(lighthouse):

@@ -44,6 +44,8 @@ def test_on_a_data_directory_of_its_own(tmp_path):
     status = json.loads(one.stdout)
     assert status["tenant"] == "acme" and status["extraction"]["state"] == "not configured"
     assert status["embedding"]["state"] == "not configured"
+    said = json.loads(one.stderr.split("lighthouse status: database: ", 1)[1].splitlines()[0])
+    assert said == {"status": "ok", "database": "ok", "topology": "single"}
     replayed = here.command("replay", "acme/1", "--tenant", "acme")
     assert replayed.returncode == 2 and json.loads(replayed.stdout)["status"] == "unknown"
     listed = here.command("set-aside", "--tenant", "acme")

@@ -8,7 +8,9 @@ import uuid
 import pytest
 from lighthouse_server import quotas
 from lighthouse_server.problems import Problem
-from lighthouse_server.quotas import PREFIX, PerMinute
+from lighthouse_server.quotas import PerMinute
+
+TENANT = "limits"  # the tenant whose keys these are: its window carries its hash tag
 
 
 @pytest.fixture
@@ -22,7 +24,7 @@ def key_ids(db):
 
     yield new
     for key_id in made:
-        db.connection.delete(PREFIX + key_id)
+        db.connection.delete(PerMinute(db, 1).window(key_id, TENANT))
 
 
 def test_the_limit_counts_per_key_and_says_when_to_come_back(db, key_ids, monkeypatch):
@@ -30,29 +32,29 @@ def test_the_limit_counts_per_key_and_says_when_to_come_back(db, key_ids, monkey
     monkeypatch.setattr(quotas.time, "time", lambda: moment[0])
     a, b = key_ids(), key_ids()
     limit = PerMinute(db, 2)
-    limit.take(a, "groups")
-    limit.take(a, "groups")
-    limit.take(b, "groups")
+    limit.take(a, "groups", TENANT)
+    limit.take(a, "groups", TENANT)
+    limit.take(b, "groups", TENANT)
     with pytest.raises(Problem) as refused:
-        limit.take(a, "groups")
+        limit.take(a, "groups", TENANT)
     assert refused.value.code == "rate_limited" and refused.value.retry_after == 60
     moment[0] += 30
     with pytest.raises(Problem) as refused:
-        limit.take(a, "between")
+        limit.take(a, "between", TENANT)
     assert refused.value.retry_after == 30 and "between" in refused.value.message
     moment[0] += 30
-    limit.take(a, "groups")  # the first two calls left the window
+    limit.take(a, "groups", TENANT)  # the first two calls left the window
 
 
 def test_two_processes_share_one_window(db, key_ids):
     # Two PerMinute objects stand for two serve processes on one database: together they take `most`.
     key_id = key_ids()
     first, second = PerMinute(db, 3), PerMinute(db, 3)
-    first.take(key_id, "groups")
-    second.take(key_id, "groups")
-    first.take(key_id, "groups")
+    first.take(key_id, "groups", TENANT)
+    second.take(key_id, "groups", TENANT)
+    first.take(key_id, "groups", TENANT)
     with pytest.raises(Problem):
-        second.take(key_id, "groups")
+        second.take(key_id, "groups", TENANT)
 
 
 def test_racing_callers_take_exactly_the_limit(db, key_ids):
@@ -64,7 +66,7 @@ def test_racing_callers_take_exactly_the_limit(db, key_ids):
     def call() -> None:
         barrier.wait()
         try:
-            limit.take(key_id, "groups")
+            limit.take(key_id, "groups", TENANT)
             taken.append(1)
         except Problem:
             refused.append(1)
@@ -79,6 +81,6 @@ def test_racing_callers_take_exactly_the_limit(db, key_ids):
 
 def test_the_window_expires_on_the_server(db, key_ids):
     key_id = key_ids()
-    PerMinute(db, 1).take(key_id, "groups")
-    remaining = db.connection.pttl(PREFIX + key_id)
+    PerMinute(db, 1).take(key_id, "groups", TENANT)
+    remaining = db.connection.pttl(PerMinute(db, 1).window(key_id, TENANT))
     assert 0 < remaining <= 60_000

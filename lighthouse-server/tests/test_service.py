@@ -89,7 +89,7 @@ def test_a_heavy_call_refused_for_its_arguments_costs_none_of_the_budget(service
 
 
 def test_health_says_the_database_answers(service):
-    assert service.health() == {"status": "ok", "database": "ok"}
+    assert service.health() == {"status": "ok", "database": "ok", "topology": "single"}
     assert _code(lambda: service.principal(None)) == "unauthorized"
     assert _code(lambda: service.principal("lh_unknown")) == "unauthorized"
 

@@ -51,6 +51,14 @@ def test_every_setting_has_its_variable() -> None:
         ({"LIGHTHOUSE_PROMPT_ENTITIES": "201"}, "prompt_entities"),
         ({"LIGHTHOUSE_WORKER_INTERVAL_MS": "5"}, "worker_interval_ms"),
         ({"LIGHTHOUSE_MCP_TOOLS": "some"}, "mcp_tools (LIGHTHOUSE_MCP_TOOLS) is agent or all"),
+        (
+            {"LIGHTHOUSE_FALKORDB_CLUSTER": "host"},
+            "falkordb_cluster (LIGHTHOUSE_FALKORDB_CLUSTER) is host:port",
+        ),
+        ({"LIGHTHOUSE_FALKORDB_CLUSTER": "a:1,b"}, "falkordb_cluster"),
+        ({"LIGHTHOUSE_WAIT_REPLICAS": "17"}, "wait_replicas (LIGHTHOUSE_WAIT_REPLICAS) must be from 0 to 16"),
+        ({"LIGHTHOUSE_WAIT_MS": "0"}, "wait_ms"),
+        ({"LIGHTHOUSE_READ_REPLICAS": "all"}, "read_replicas (LIGHTHOUSE_READ_REPLICAS) is lagging or empty"),
     ],
 )
 def test_a_setting_that_cannot_be_used_is_refused_by_name(environ: dict, says: str) -> None:

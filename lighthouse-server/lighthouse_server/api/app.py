@@ -53,11 +53,15 @@ async def _call(service, request: Request, name: str, arguments: object) -> JSON
 
     # The key check and the operation in one trip to a worker thread: each trip costs the event loop
     # a hand-off and a wake-up, about a tenth of a millisecond.
-    def checked_and_run() -> object:
+    def checked_and_run() -> tuple[object, tuple[int, int] | None]:
         principal = service.principal(secret, tenant_named=tenant_named)
-        return service.run(principal, name, arguments, idempotency_key)
+        return service.run(principal, name, arguments, idempotency_key), service.replicated()
 
-    return JSONResponse({"result": await anyio.to_thread.run_sync(checked_and_run)})
+    result, replicated = await anyio.to_thread.run_sync(checked_and_run)
+    # With wait_replicas: how many replicas hold the write, of how many waited for ("0/1": it is on
+    # its master only, neither lost nor yet safe from the master's loss).
+    headers = None if replicated is None else {"Lighthouse-Replicated": f"{replicated[0]}/{replicated[1]}"}
+    return JSONResponse({"result": result}, headers=headers)
 
 
 def _route(app: FastAPI, service, operation: Operation) -> None:

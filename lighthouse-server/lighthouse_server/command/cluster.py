@@ -25,25 +25,37 @@ def add(commands) -> None:
         "joined into one cluster; they run on after the command. Point serve at it with "
         "falkordb_cluster = the seeds it prints. A folder holding a stopped cluster starts it again.",
     )
-    start.add_argument("--masters", type=int, default=3, help="shards, each holding some tenants (default 3)")
-    start.add_argument("--replicas", type=int, default=1, help="replicas of each master (default 1)")
+    start.add_argument(
+        "--masters",
+        type=int,
+        default=3,
+        help="shards, each holding some tenants: a whole number from 1 (default 3)",
+    )
+    start.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="replicas that follow each master: a whole number from 0 (default 1)",
+    )
     start.add_argument(
         "--base-port",
         type=int,
         default=None,
-        help="first node's port, the others after it (default: free ports)",
+        help="the first node's port, a whole number; the others follow it (default: free ports)",
     )
     start.add_argument(
         "--min-replicas-to-write",
         type=int,
         default=0,
-        help="a master refuses writes while fewer replicas follow it (default 0: never refuses)",
+        help="a master refuses writes while fewer replicas follow it: a whole number (default 0: never refuses)",
     )
     stop = actions.add_parser("stop", help="stop the cluster kept in --data, its data saved")
     status = actions.add_parser("status", help="each node of the cluster kept in --data: role, state, slots")
     for sub in (start, stop, status):
         sub.add_argument(
-            "--data", default=DEFAULT_FOLDER, help=f"the cluster's folder (default: ./{DEFAULT_FOLDER})"
+            "--data",
+            default=DEFAULT_FOLDER,
+            help=f"the folder the cluster keeps its nodes in, a path (default: ./{DEFAULT_FOLDER})",
         )
     start.set_defaults(run=run_start)
     stop.set_defaults(run=run_stop)

@@ -13,7 +13,7 @@ import sys
 
 import httpx
 
-from .. import keys, readiness
+from .. import keys, readiness, topology
 from ..database import opened
 from ..problems import CODES, Problem
 from ..service import Service
@@ -90,6 +90,8 @@ def _as_person(arguments, tenant_ids, operation: str, given: dict) -> list:
     settings = settings_of(arguments)
     with opened(settings, reading=True) as db:
         keys.ensure_service_schema(db)
+        if operation == "status":  # the database's shape first: one server, or each shard's state
+            print(f"lighthouse status: database: {json.dumps(topology.health(db))}", file=sys.stderr)
         service = Service(db, settings)
         chosen = every_tenant(db) if tenant_ids is None else tenant_ids
         return [

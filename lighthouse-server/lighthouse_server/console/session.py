@@ -2,19 +2,26 @@
 
 The cookie holds only a random token of 256 bits; the key itself is never stored (the session keeps the
 key's id). Every request asks the key store for the key as it is now, so a revoked key ends its sessions
-at their next request. Sessions live in this process: a restart signs everyone out.
+at their next request. Once a service has checked a key or a cookie (signed_in_key(), visitor()), its
+sessions live in the database, beside the tenant's graph (its hash tag): a session started on one serve
+process holds on every other on the same database, and across restarts. The decisions a session shows
+stay in the process that made them. Sessions() never bound to a database keep them in this process.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
 
+from lighthouse import Refused, tenant
+
 from .. import keys
 from ..problems import Problem
+from ..topology import tagged
 
 COOKIE = "lh_console"
 IDLE_SECONDS = 8 * 3600  # a session nobody used for this long is over
@@ -48,19 +55,49 @@ class Visitor:
         return scope in self.principal.scopes
 
 
+_checking = threading.local()  # the database of the service that checked a key, for the start() after it
+
+
+def _names(db, token: str) -> tuple[str, str, str] | None:
+    """(the session's key, its key's index prefix, the token's hash): beside the tenant's graph; None for
+    a token whose tenant part is no tenant id (a cookie is what a browser sent)."""
+    try:
+        graph = tenant(db, token.partition(".")[0]).name
+    except Refused:
+        return None
+    hashed = hashlib.sha256(token.encode()).hexdigest()
+    return tagged(graph, f"lighthouse:console-session:{hashed}"), graph, hashed
+
+
 class Sessions:
-    def __init__(self) -> None:
+    def __init__(self, db=None) -> None:
         self._by_token: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self._db = db
+        self._decisions: dict[str, list[dict]] = {}  # of the sessions kept in the database, shown here
+
+    def bind(self, db) -> None:
+        """Keeps the sessions in db from now on (the first service that checks a key or cookie binds)."""
+        if self._db is None and db is not None:
+            self._db = db
+
+    def _database(self):
+        self.bind(getattr(_checking, "db", None))
+        _checking.db = None  # handed over once: never to a later Sessions of this thread
+        return self._db
 
     def start(self, principal: keys.Principal) -> Session:
+        # The tenant opens the token (ids have no dot): it names the shard its session lives on.
         session = Session(
-            token=secrets.token_urlsafe(32),
+            token=f"{principal.tenant}.{secrets.token_urlsafe(32)}",
             csrf=secrets.token_urlsafe(32),
             key_id=principal.key_id,
             tenant=principal.tenant,
             seen=time.monotonic(),
         )
+        if self._database() is not None:
+            self._kept(session)
+            return session
         with self._lock:
             own = [one for one in self._by_token.values() if one.key_id == principal.key_id]
             if len(own) >= MOST_PER_KEY:
@@ -73,9 +110,44 @@ class Sessions:
             self._by_token[session.token] = session
         return session
 
-    def find(self, token: object) -> Session | None:
-        if type(token) is not str or not token or len(token) > 100:
+    def _kept(self, session: Session) -> None:
+        """The session in the database, and the oldest of its key's past MOST_PER_KEY dropped."""
+        name, graph, hashed = _names(self._db, session.token)
+        index = tagged(graph, f"lighthouse:console-sessions:{session.key_id}")
+        connection = self._db.connection
+        fields = {"csrf": session.csrf, "key_id": session.key_id, "tenant": session.tenant}
+        connection.hset(name, mapping=fields)
+        connection.pexpire(name, IDLE_SECONDS * 1000)
+        connection.zadd(index, {hashed: time.time()})
+        connection.pexpire(index, IDLE_SECONDS * 1000)
+        for dropped, _ in connection.zpopmin(index, max(0, connection.zcard(index) - MOST_PER_KEY)):
+            connection.delete(tagged(graph, f"lighthouse:console-session:{dropped}"))
+
+    def _found(self, token: str) -> Session | None:
+        named = _names(self._db, token)
+        if named is None:
             return None
+        name, graph, hashed = named
+        connection = self._db.connection
+        fields = connection.hgetall(name)
+        if not fields:
+            self._decisions.pop(hashed, None)
+            return None
+        connection.pexpire(name, IDLE_SECONDS * 1000)  # idle time counts from the last request
+        connection.zadd(
+            tagged(graph, f"lighthouse:console-sessions:{fields['key_id']}"), {hashed: time.time()}
+        )
+        with self._lock:
+            if hashed not in self._decisions and len(self._decisions) >= MOST_SESSIONS:
+                self._decisions.pop(next(iter(self._decisions)))
+            decisions = self._decisions.setdefault(hashed, [])
+        return Session(token, fields["csrf"], fields["key_id"], fields["tenant"], time.monotonic(), decisions)
+
+    def find(self, token: object) -> Session | None:
+        if type(token) is not str or not token or len(token) > 120:
+            return None
+        if self._database() is not None:
+            return self._found(token)
         with self._lock:
             session = self._by_token.get(token)
             if session is None:
@@ -87,6 +159,17 @@ class Sessions:
             return session
 
     def end(self, token: object) -> None:
+        if self._database() is not None and type(token) is str:
+            named = _names(self._db, token)
+            if named is None:
+                return
+            name, graph, hashed = named
+            key_id = self._db.connection.hget(name, "key_id")
+            self._db.connection.delete(name)
+            if key_id:
+                self._db.connection.zrem(tagged(graph, f"lighthouse:console-sessions:{key_id}"), hashed)
+            self._decisions.pop(hashed, None)
+            return
         with self._lock:
             self._by_token.pop(token, None)  # type: ignore[arg-type]
 
@@ -95,6 +178,7 @@ def signed_in_key(service, secret: object) -> keys.Principal:
     """The principal of a key given at sign-in; Problem unauthorized for a bad key, forbidden without read."""
     if type(secret) is not str or not secret.strip():
         raise Problem("unauthorized", "give an API key to sign in")
+    _checking.db = service.db  # the session start() keeps next goes in this service's database
     principal = service.principal(secret.strip())
     if "read" not in principal.scopes:
         raise Problem("forbidden", "this key has no read scope: the console needs it")
@@ -105,6 +189,7 @@ def visitor(service, sessions: Sessions, cookies) -> Visitor | None:
     """Who the request's session cookie belongs to, or None; a revoked key (or one that lost read) ends
     the session here."""
     token = cookies.get(COOKIE)
+    sessions.bind(service.db)
     session = sessions.find(token)
     if session is None:
         return None
