@@ -61,6 +61,7 @@ SUITES = {
     "shapes": "beside_shapes",
     "growth": "growth",
     "instructions": "python_cost",
+    "cluster": "cluster",
 }
 # What the workloads and suites share (not run by themselves).
 SHARED_MODULES = (

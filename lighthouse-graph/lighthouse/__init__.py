@@ -17,7 +17,15 @@ from .conversation import (
 )
 from .diff import diff_between
 from .episodes import close_episode, episode, episodes_about, open_episode, record
-from .errors import LighthouseError, ReceiptMismatch, Refused, SchemaNotReady, TooSlow, WrongType
+from .errors import (
+    EmbedderError,
+    LighthouseError,
+    ReceiptMismatch,
+    Refused,
+    SchemaNotReady,
+    TooSlow,
+    WrongType,
+)
 from .evidence import cited_by, entries_by_id
 from .extraction import extract, extract_again
 from .graphs import WORLD, ensure_schema, read_query, tenant, tenant_ids, world
@@ -174,4 +182,5 @@ __all__ = [
     "SchemaNotReady",
     "ReceiptMismatch",
     "TooSlow",
+    "EmbedderError",
 ]

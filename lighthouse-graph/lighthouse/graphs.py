@@ -81,7 +81,9 @@ def graph_names(db) -> set[str]:
     answers = connection.execute_command("GRAPH.LIST", target_nodes=connection.get_primaries())
     if not isinstance(answers, dict):  # one primary: its own answer
         answers = {"one": answers}
-    return {name.decode() if isinstance(name, bytes) else name for names in answers.values() for name in names}
+    return {
+        name.decode() if isinstance(name, bytes) else name for names in answers.values() for name in names
+    }
 
 
 def world(db, *, name: str = WORLD):

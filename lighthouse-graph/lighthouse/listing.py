@@ -66,7 +66,7 @@ def entities_now(graph, kind, offset=0, limit=50, *, at=None, trust=None) -> lis
     kind = checked_kind(kind)
     offset, limit = _page(offset, limit)
     if trust not in (None, "candidate"):
-        raise values.Refused(f"trust is None or 'candidate', not {values.shown(trust)}")
+        raise values.Refused(f"trust is None or 'candidate', not {values.printable(trust)}")
     params = {"skip": offset, "n": limit + 1, "at": moment(at), "label": kind.label}
     query = _entities_query(kind) if trust is None else _candidate_entities_query(kind)
     found = read(graph, query, params)

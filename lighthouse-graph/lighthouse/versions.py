@@ -146,7 +146,7 @@ def version_began(graph, kind: Kind, key, given: object, name: str) -> dict:
     rows = read(graph, _began_query(kind), {"key": key, "from": start})
     if not rows:
         raise values.Refused(
-            f"{kind.label} {values.shown(key)} has no version beginning at {start}Z ({name})"
+            f"{kind.label} {values.printable(key)} has no version beginning at {start}Z ({name})"
         )
     return shown(kind, rows[0][0])
 

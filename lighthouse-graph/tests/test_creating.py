@@ -32,7 +32,7 @@ def _general(kind: Kind, rows, trust):
         if trust is not None:
             plan["trust"] = trust
         plans.append(plan)
-    needs = _needs(kind, plans)
+    needs = _needs(plans)
     query, layout = positional_query(kind, needs)
     _listed_content(kind, needs, plans)
     return needs, [list(map(plan.get, layout)) for plan in plans]

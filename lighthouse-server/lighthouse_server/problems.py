@@ -5,18 +5,18 @@ command line prints the code and the message and exits with the class's exit cod
 clients may branch on them. Each exception of the service is a Problem, and its class carries its code,
 HTTP status and exit code:
 
-    Problem
+    Problem                                                    (exit 1 unless said)
     ├── InvalidArgument          invalid_argument      400 (exit 2)
     │   └── settings.SettingsError, keys.KeyRefused, backup.BackupError
     ├── InvalidBody              invalid_body          422 (exit 2)
-    ├── Unauthorized             unauthorized          401
-    ├── Forbidden                forbidden             403
-    ├── NotFound                 not_found             404
+    ├── Unauthorized             unauthorized          401 (exit 2)
+    ├── Forbidden                forbidden             403 (exit 2)
+    ├── NotFound                 not_found             404 (exit 2)
     │   └── NoGraph (a graph nothing was written to)
-    ├── MethodNotAllowed         method_not_allowed    405
-    ├── BodyTimeout              body_timeout          408
-    ├── BodyTooLarge             body_too_large        413
-    ├── RateLimited              rate_limited          429
+    ├── MethodNotAllowed         method_not_allowed    405 (exit 2)
+    ├── BodyTimeout              body_timeout          408 (exit 2)
+    ├── BodyTooLarge             body_too_large        413 (exit 2)
+    ├── RateLimited              rate_limited          429 (exit 2)
     ├── DatabaseError            database_error        500
     ├── Internal                 internal              500
     ├── DatabaseUnavailable      database_unavailable  503 (Retry-After)
@@ -49,7 +49,7 @@ class Problem(Exception):
 
     code = "internal"
     status = 500
-    exit_code = 1  # of the command line: 2 for what was given, 1 for the rest
+    exit_code = 1  # of the command line: 2 for a refusal of what was given (4xx), 1 for the rest
     unexpected = False  # logged with its traceback where it is met: a fault of the service, not the caller
     retry_after: int | None = None  # seconds, for rate_limited and database_unavailable
 
@@ -106,19 +106,19 @@ class InvalidBody(Problem):
 class Unauthorized(Problem):
     """No API key, or one that is not known or was revoked."""
 
-    code, status = "unauthorized", 401
+    code, status, exit_code = "unauthorized", 401, 2
 
 
 class Forbidden(Problem):
     """A key without the scope, or of another tenant."""
 
-    code, status = "forbidden", 403
+    code, status, exit_code = "forbidden", 403, 2
 
 
 class NotFound(Problem):
     """No such operation, kind, key, tenant or page."""
 
-    code, status = "not_found", 404
+    code, status, exit_code = "not_found", 404, 2
 
 
 class NoGraph(NotFound):
@@ -128,25 +128,25 @@ class NoGraph(NotFound):
 class MethodNotAllowed(Problem):
     """A method the path does not answer."""
 
-    code, status = "method_not_allowed", 405
+    code, status, exit_code = "method_not_allowed", 405, 2
 
 
 class BodyTimeout(Problem):
     """A body that did not all arrive in time."""
 
-    code, status = "body_timeout", 408
+    code, status, exit_code = "body_timeout", 408, 2
 
 
 class BodyTooLarge(Problem):
     """A body over the limit."""
 
-    code, status = "body_too_large", 413
+    code, status, exit_code = "body_too_large", 413, 2
 
 
 class RateLimited(Problem):
     """A heavy operation asked more often than the key's quota allows."""
 
-    code, status = "rate_limited", 429
+    code, status, exit_code = "rate_limited", 429, 2
 
 
 class DatabaseError(Problem):

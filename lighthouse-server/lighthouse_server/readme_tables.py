@@ -28,13 +28,14 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 
 from . import operations, settings
+from .problems import InvalidArgument
 
 README = Path(__file__).resolve().parents[2] / "README.md"  # the repository's README, in a checkout
 _MARKERS = re.compile(r"<!-- generated: (?P<name>[a-z_]+) -->\n(?P<body>.*?)<!-- end: (?P=name) -->\n", re.S)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"])")
 
 
-class ReadmeError(ValueError):
+class ReadmeError(InvalidArgument, ValueError):
     """The README's markers, or the code a table is made from, cannot give a table: the message says why."""
 
 

@@ -43,7 +43,9 @@ def fake():
     running.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium, one for the session: each console browser test opens a context of its own."""
+    """Debian's Chromium, one for a module: each console browser test opens a context of its own. Not one
+    for the session: Playwright's sync API holds an asyncio loop in the thread while it runs, and the MCP
+    tests after it run loops of their own there."""
     yield from launched_browser()

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import anyio
 import httpx2
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from service_process import Lighthouse
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 ENTRIES = [
@@ -37,14 +39,24 @@ async def _a_note_through(client: Client) -> dict:
     assert {"note", "recall"} <= listed
     answer = await client.call_tool("note", {"text": "the pump in room 2 hums"})
     assert not answer.is_error, answer.content
-    return json.loads(answer.content[0].text)
+    return json.loads(answer.content[0].text)["result"]  # a tool answers {"result": ...}
 
 
 def test_the_readme_has_a_stdio_and_an_http_entry():
     assert [("command" in entry, "url" in entry) for entry in ENTRIES] == [(True, False), (False, True)]
 
 
-def test_the_stdio_entry_works_from_another_directory(lighthouse, tmp_path, monkeypatch):
+@pytest.fixture
+def own_serve(tmp_path):
+    """A serve of this test's own: the stdio process the entry starts works on its data directory, and
+    the session's serve (and its workers) stay out of it."""
+    running = Lighthouse(tmp_path / "data").start()
+    yield running
+    running.stop()
+
+
+def test_the_stdio_entry_works_from_another_directory(own_serve, tmp_path, monkeypatch):
+    lighthouse = own_serve
     key = lighthouse.key(f"c{uuid.uuid4().hex[:10]}")
     entry = _filled(
         ENTRIES[0],

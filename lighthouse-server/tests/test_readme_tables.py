@@ -65,7 +65,7 @@ def test_every_operation_is_a_row_in_the_table_order_with_its_area(monkeypatch):
     table = readme_tables.operations_table()
     rows = [line for line in table.splitlines()[2:]]
     assert [row.split("`")[1] for row in rows] == list(TABLE)
-    assert "| rows | `update_rows` | `write` | yes |" in table
+    assert "|  | `update_rows` | `write` | yes |" in table
     added = Operation("weather", None, "read", (), "object", "Says the weather. Then more words.")
     monkeypatch.setitem(TABLE, "weather", added)
     assert (

@@ -196,7 +196,7 @@ def test_the_service_runs_on_the_parts_it_was_handed(db, principal):
     kinds = Kinds(db, entry_dimensions=embedder.dimensions)
     service = Service(db, Settings(), kinds=kinds, embedder=embedder, noted=lambda: woken.append(1))
     assert service.parts.kinds is kinds and service.parts.embedding is embedder
-    assert embedder() is None and embedder.dimensions() == 0  # none configured
+    assert embedder.load() is None and embedder.dimensions() == 0  # none configured
     assert service.run(principal, "note", {"text": "the pump hums"})["status"] == "recorded"
     assert (
         service.run(principal, "notes", {"items": [{"text": "one"}, {"text": "two"}]})[1]["status"]

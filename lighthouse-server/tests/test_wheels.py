@@ -177,7 +177,7 @@ def test_the_installed_wheels_serve_a_write_and_a_read(installed, tmp_path):
         async def noted() -> dict:
             async with Client(parameters) as client:
                 answer = await client.call_tool("note", {"text": "installed from wheels"})
-                return json.loads(answer.content[0].text)
+                return json.loads(answer.content[0].text)["result"]  # a tool answers {"result": ...}
 
         assert anyio.run(noted)["status"] == "recorded"
         docs = httpx.get(f"{running.url}/docs", timeout=30)  # its files came with the wheel

@@ -294,3 +294,19 @@ def test_an_error_is_told_by_its_class_not_by_its_name():
     assert said(EmbedderUnavailable("numpy is missing")) == "numpy is missing"
     assert said(EmbeddingsFailedElsewhere("boom")) == "EmbeddingsFailed: boom"
     assert said(ValueError("")) == "ValueError: no message"
+
+
+def test_a_graph_refused_alone_leaves_the_embedder_working_for_the_others(db, graph, fake):
+    # A tenant that kept a note before any schema (no kinds declared): its round is refused by the
+    # library, and the next tenant's round still asks the embedder, with no rest in between.
+    service = _service(db, fake)
+    bare = db.select_graph(f"{graph.name}-bare")
+    try:
+        assert note(bare, "written before any schema", by="ann")["status"] == "recorded"
+        refused = embed_pending(bare, [], service.embedding)
+        assert refused["state"] == "failing" and "resting_s" not in refused
+        _world(graph)
+        done = embed_pending(graph, [MEMO, ROOM], service.embedding)
+        assert done["state"] == "ok" and done["embedded"] == 3, done
+    finally:
+        bare.delete()

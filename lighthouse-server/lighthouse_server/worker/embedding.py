@@ -18,7 +18,17 @@ import threading
 import time
 from datetime import UTC, datetime
 
-from lighthouse import Refused, embed, embed_entries, ensure_schema, entry_dimensions, now, vectors_waiting
+from lighthouse import (
+    EmbedderError,
+    LighthouseError,
+    Refused,
+    embed,
+    embed_entries,
+    ensure_schema,
+    entry_dimensions,
+    now,
+    vectors_waiting,
+)
 
 # One schema change at a time in this process, declarations' and ours (see declarations.py).
 from ..declarations import SCHEMA_LOCK
@@ -188,7 +198,10 @@ def embed_pending(
                 done["embedded"] += done["entries"]["embedded"]
     except Exception as error:  # noqa: BLE001 - the round ends; the status says why
         errors.append(said(error))
-        _rest(configured, said(error))
+        # The embedder rests after its own failures; a refusal about this graph alone (a graph without
+        # its schema yet) leaves it working for every other tenant.
+        if not isinstance(error, LighthouseError) or isinstance(error, EmbedderError):
+            _rest(configured, said(error))
     else:
         with _rests_lock:
             _rests.pop(configured.endpoint, None)

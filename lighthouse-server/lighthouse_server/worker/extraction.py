@@ -32,7 +32,7 @@ import json
 import threading
 from collections import Counter
 
-from lighthouse import Kind, Refused, ensure_schema, notes_after, notes_by_id, now
+from lighthouse import Kind, ensure_schema, notes_after, notes_by_id, now
 
 from ..declarations import SCHEMA_LOCK
 from ..reading import rows
@@ -246,10 +246,7 @@ def replay(graph, note_id: object) -> dict:
     {"note", "status": "replayed"}, or "unknown" (no such note), or "not_set_aside"."""
     if not isinstance(note_id, str) or not 0 < len(note_id) <= 200:
         return {"note": note_id if isinstance(note_id, str) else None, "status": "unknown"}
-    try:
-        known = notes_by_id(graph, [note_id])
-    except Refused:  # not an id the library gives a note
-        known = []
+    known = notes_by_id(graph, [note_id])  # Refused for what is no note id at all (a NUL, a lone surrogate)
     if not known:
         return {"note": note_id, "status": "unknown"}
     found = rows(graph, f"MATCH (x:{EXTRACTION} {{note: $note}}) RETURN x.state", {"note": note_id})
