@@ -31,6 +31,7 @@ from redis import ConnectionPool, Redis
 from redis import exceptions as replies
 
 from .backup import MANIFEST, BackupError, _empty_directory, _write_json, manifest_json
+from .topology import graph_names, is_cluster
 
 FORMAT = "lighthouse-graphs"  # the manifest's "format"; a snapshot backup's is the number 1
 VERSION = 1
@@ -40,24 +41,8 @@ NODES = "MATCH (n) RETURN count(n)"
 EDGES = "MATCH ()-[r]->() RETURN count(r)"
 
 
-def is_cluster(db) -> bool:
-    """Whether the FalkorDB client db talks to a Redis Cluster (it wraps a RedisCluster)."""
-    return hasattr(db.connection, "get_primaries")
-
-
 def _text(value: object) -> object:
     return value.decode() if isinstance(value, bytes) else value
-
-
-def graph_names(db) -> list[str]:
-    """Every graph of the database, sorted: on a cluster, GRAPH.LIST of each primary together."""
-    if not is_cluster(db):
-        return sorted(_text(name) for name in db.connection.execute_command("GRAPH.LIST"))
-    found: set[str] = set()
-    for node in db.connection.get_primaries():
-        answer = db.connection.execute_command("GRAPH.LIST", target_nodes=node)
-        found.update(_text(name) for name in answer)
-    return sorted(found)
 
 
 def _servers(db) -> list[Redis]:

@@ -22,7 +22,8 @@ from redis import exceptions as replies
 from .backup import BackupError
 from .database import _answering, _checked_host, _named
 from .embedded import Server, ServerError, checked_port
-from .graph_backup import dumped, graph_names, is_cluster, versions
+from .graph_backup import dumped, versions
+from .topology import graph_names, is_cluster
 
 CHUNK = 50_000  # node ids read per query: the rows of one chunk are held in memory
 _LAST_NODE = "MATCH (n) RETURN max(id(n))"

@@ -132,14 +132,18 @@ class Service:
             self._replication.said = (acked, wanted)
         return answer
 
-    def _lagging(self, operation, principal: keys.Principal) -> bool:
-        """Whether this read goes to a replica: read_replicas = "lagging", a read that may lag (the heavy
-        questions, search, recall), and no write of the same key in READ_OWN_WRITES_S (a caller reads
-        its own writes on the master)."""
-        if self.settings.read_replicas != "lagging" or operation.name not in LAGGING and not operation.heavy:
-            return False
+    def reading(self, principal: keys.Principal, *, lagging: bool):
+        """The key's tenant graph for a read: on an online replica of its shard when read_replicas =
+        "lagging", the read may lag (the heavy questions, search, recall, the console's pages) and the key
+        wrote nothing in READ_OWN_WRITES_S (a caller reads its own writes on the master); else on the
+        master."""
+        graph = tenant(self.db, principal.tenant)
+        if not lagging or self.settings.read_replicas != "lagging":
+            return graph
         wrote = self._wrote.get(principal.key_id)
-        return wrote is None or time.monotonic() - wrote > READ_OWN_WRITES_S
+        if wrote is not None and time.monotonic() - wrote <= READ_OWN_WRITES_S:
+            return graph
+        return topology.on_replica(self.db, graph.name) or graph
 
     def replicated(self) -> tuple[int, int] | None:
         """(replicas that hold it, replicas waited for) of this thread's last write; None when none was
@@ -158,11 +162,11 @@ class Service:
             )
         if idempotency_key is not None and not operation.writes:
             raise Problem("invalid_argument", f"{name} only reads: an idempotency key is for writes")
-        graph = tenant(self.db, principal.tenant)
         if operation.writes:
             self._wrote[principal.key_id] = time.monotonic()
-        elif self._lagging(operation, principal):
-            graph = topology.on_replica(self.db, graph.name) or graph
+        graph = self.reading(
+            principal, lagging=not operation.writes and (operation.name in LAGGING or operation.heavy)
+        )
         call = Call(self.parts, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})

@@ -16,7 +16,7 @@ from lighthouse.graphs import schema_turn, turn_key
 from lighthouse_server import keys, topology
 from lighthouse_server.answers import held_key
 from lighthouse_server.export import write_jsonl
-from lighthouse_server.limits import PerMinute
+from lighthouse_server.quotas import PerMinute
 from lighthouse_server.problems import Problem
 from lighthouse_server.service import Service
 from lighthouse_server.settings import Settings
@@ -243,6 +243,17 @@ def test_lagging_reads_go_to_a_replica_and_a_writer_reads_its_own_writes(falkord
     with pytest.raises(Problem) as refused:
         service.run(reader, "remember", {"kind": "Device", "rows": [row]})
     assert refused.value.code == "forbidden"  # the replica path never carries a write: the scope refuses
+    # The console's pages read where the service does: the reader's on the replica, the writer's own on
+    # the master right after its write.
+    from types import SimpleNamespace
+
+    from lighthouse_server.console.pages import graph_of
+
+    read_there = graph_of(service, SimpleNamespace(principal=reader))
+    assert read_there.client.connection.get_connection_kwargs()["port"] == node.port
+    service.run(writer, "remember", {"kind": "Device", "rows": [row]})
+    own_page = graph_of(service, SimpleNamespace(principal=writer))
+    assert own_page.name == graph_name and topology.is_cluster(own_page.client)  # the cluster's master
 
 
 def test_read_replicas_on_one_server_reads_the_server(db):

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from lighthouse import tenant
+from lighthouse import tenant, tenant_ids
 
 from .. import audit, keys
 from ..database import external, opened
@@ -155,7 +155,7 @@ def _export(arguments) -> int:
 
     with opened(settings_of(arguments), reading=True) as db:
         graph = tenant(db, arguments.tenant)
-        if graph.name not in db.list_graphs():
+        if arguments.tenant not in tenant_ids(db):  # every primary's graphs on a cluster
             raise ValueError(f"the tenant {arguments.tenant!r} has no graph here: nothing was written for it")
         counts = write_jsonl(graph, arguments.out or sys.stdout)
     print(json.dumps(counts), file=sys.stderr)

@@ -23,7 +23,6 @@ from lighthouse import (
     recent_history,
     relation_windows,
     stamp,
-    tenant,
 )
 
 from ..problems import Problem
@@ -72,7 +71,9 @@ def as_time(given: object, what: str) -> datetime:
 
 
 def graph_of(service, who):
-    return tenant(service.db, who.tenant)
+    """The tenant's graph for the console's reads: on a replica with read_replicas = "lagging", except
+    right after the key's own decisions (service.reading())."""
+    return service.reading(who.principal, lagging=True)
 
 
 def declared(service, who) -> dict:
