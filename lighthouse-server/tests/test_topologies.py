@@ -12,12 +12,12 @@ import uuid
 
 import pytest
 from lighthouse import tenant
-from lighthouse.graphs import schema_turn, turn_key
+from lighthouse.schema_turns import schema_turn, turn_key
 from lighthouse_server import keys, topology
 from lighthouse_server.answers import held_key
 from lighthouse_server.export import write_jsonl
-from lighthouse_server.quotas import PerMinute
 from lighthouse_server.problems import Problem
+from lighthouse_server.quotas import PerMinute
 from lighthouse_server.service import Service
 from lighthouse_server.settings import Settings
 from lighthouse_server.worker.loop import tenant_ids
