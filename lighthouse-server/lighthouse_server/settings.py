@@ -45,8 +45,8 @@ class Settings:
     wait_ms: int = 100
     """how long a write waits for those replicas; past it the answer says it is not yet replicated"""
     read_replicas: str = ""
-    """`lagging`: the reads that may lag (search, recall, the heavy questions) go to a replica, except a
-    key's own reads for 5 s after its write; empty: every read on the master"""
+    """`lagging`: the reads that may lag (search, recall, the heavy questions, the console's pages) go to
+    a replica, except a key's own reads for 5 s after its write; empty: every read on the master"""
     fsync: str = "everysec"
     """the append-only file's policy (`--fsync`): `everysec` may lose about the last second of
     acknowledged writes on a power loss or kernel crash, and up to two seconds of them on a crash of the
