@@ -33,30 +33,34 @@ from .wire import parameters_header, read_rows
 REPLY = "`lh.Reply`"
 
 
-# One cell of a row as it is kept: toJSON() cannot write a localdatetime, so a time goes as its text, in
-# a list or a map too; a node as its id, labels and properties (each time in them as text).
+# A row as it is kept: toJSON() cannot write a localdatetime, so a time goes as its text, in a list or a
+# map too; a node as its id, labels and properties (each time in them as text). FalkorDB 4.22.1 types
+# every branch of a CASE, so each reads a value of its own type or an empty one. The expression is
+# written once for every cell of a row (a comprehension), and binds each value it reads again to a name:
+# FalkorDB compiles a plan once per query text and graph, in time that grows fast with the text and with
+# comprehensions nested; a clause written out per cell took seconds to compile after a restart.
 def _time(v: str) -> str:
-    as_time = f"CASE typeOf({v}) WHEN 'Datetime' THEN {v} ELSE null END"
-    return f"CASE typeOf({v}) WHEN 'Datetime' THEN {{lh_time: toString({as_time})}} ELSE {v} END"
-
-
-def _map(v: str) -> str:
-    return f"[lh_k IN keys({v}) | [lh_k, {_time(v + '[lh_k]')}]]"
-
-
-def _cell(v: str) -> str:
-    """FalkorDB 4.22.1 types every branch of a CASE: each reads a value of its own type or an empty one."""
-    as_list = f"CASE typeOf({v}) WHEN 'List' THEN {v} ELSE [] END"
-    as_map = f"CASE typeOf({v}) WHEN 'Map' THEN {v} ELSE {{}} END"
-    as_node = f"CASE typeOf({v}) WHEN 'Node' THEN {v} ELSE null END"
     return (
-        f"CASE typeOf({v}) WHEN 'Datetime' THEN {_time(v)} "
-        f"WHEN 'List' THEN {{lh_list: [lh_i IN {as_list} | {_time('lh_i')}]}} "
-        f"WHEN 'Map' THEN {{lh_map: {_map(as_map)}}} "
-        f"WHEN 'Node' THEN {{lh_node: [id({as_node}), labels({as_node}), "
-        f"{_map(f'coalesce(properties({as_node}), {{}})')}]}} "
-        f"ELSE {v} END"
+        f"CASE typeOf({v}) WHEN 'Datetime' THEN "
+        f"{{lh_time: toString(CASE typeOf({v}) WHEN 'Datetime' THEN {v} END)}} ELSE {v} END"
     )
+
+
+def _map(m: str) -> str:
+    return f"[lh_m IN [{m}] | [lh_k IN keys(lh_m) | [lh_k, {_time('lh_m[lh_k]')}]]][0]"
+
+
+_NODE = "CASE typeOf(lh_x) WHEN 'Node' THEN lh_x END"
+_AS_MAP = "CASE typeOf(lh_x) WHEN 'Map' THEN lh_x ELSE {} END"
+_CELL = (
+    "CASE typeOf(lh_x) "
+    "WHEN 'List' THEN {lh_list: [lh_i IN CASE typeOf(lh_x) WHEN 'List' THEN lh_x ELSE [] END | "
+    f"{_time('lh_i')}]}} "
+    f"WHEN 'Map' THEN {{lh_map: {_map(_AS_MAP)}}} "
+    f"WHEN 'Node' THEN {{lh_node: [id({_NODE}), labels({_NODE}), {_map(f'coalesce(properties({_NODE}), {{}})')}]}} "
+    f"ELSE {_time('lh_x')} END"
+)
+_KEPT_ROW = f"[lh_x IN lh_row | {_CELL}]"  # per row, before collect(): one comprehension less to compile
 
 
 _LOAD = f"MATCH (r:{REPLY} {{request: $request}}) RETURN r.step, r.sig, r.rows, r.reads"
@@ -282,12 +286,12 @@ def _keeping(q: str) -> str:
             name, expression = f"lh_c{number}", item
         names.append(name)
         projected.append(f"{expression} AS {name}")
-    cells = ", ".join(_cell(f"lh_row[{number}]") for number in range(len(names)))
     shown = ", ".join(f"lh_row[{number}] AS {name}" for number, name in enumerate(names))
     return (
         f"{q[:start]}WITH {'DISTINCT ' if distinct else ''}{', '.join(projected)} {q[tail_at:]} "
-        f"WITH collect([{', '.join(names)}]) AS lh_rows "
-        + keep(f"toJSON([lh_row IN lh_rows | [{cells}]])")
+        f"WITH [{', '.join(names)}] AS lh_row "
+        f"WITH collect(lh_row) AS lh_rows, collect({_KEPT_ROW}) AS lh_kept "
+        + keep("toJSON(lh_kept)")
         + f" WITH lh_rows UNWIND lh_rows AS lh_row RETURN {shown}"
     )
 

@@ -206,3 +206,31 @@ def test_a_header_is_not_part_of_what_a_step_is():
         _without_header('CYPHER a="x y" b=[1, "RETURN"] c={k:1} MATCH (n) RETURN n') == "MATCH (n) RETURN n"
     )
     assert _without_header("MATCH (n) RETURN n") == "MATCH (n) RETURN n"
+
+
+def test_every_kind_of_value_a_write_answers_is_replayed_as_it_was(graph):
+    """A node (with a time among its properties), a time, a list and a map holding times, and plain
+    values, in two rows: the replay gives what the write gave."""
+    q = (
+        "CREATE (n:Probe {x: 1, t: localdatetime('2026-01-01T00:00:00')}) "
+        "WITH n UNWIND [1, 2] AS k "
+        "RETURN n, localdatetime('2026-01-02T00:00:00') AS at, [k, localdatetime('2026-01-03T00:00:00')], "
+        "{a: localdatetime('2026-01-04T00:00:00'), b: 'x'} AS m, null, 'text', 2.5, true, k ORDER BY k"
+    )
+    first = once(graph, "req-values").query(q).result_set
+    again = once(graph, "req-values").query(q).result_set
+    assert read(graph, "MATCH (n:Probe) RETURN count(n)") == [[1]]
+    assert [row[1:] for row in again] == [row[1:] for row in first]
+    assert [(n.id, n.labels, n.properties) for n, *_ in again] == [
+        (n.id, n.labels, n.properties) for n, *_ in first
+    ]
+    assert first[1][2][1].year == 2026 and first[1][3]["b"] == "x" and first[1][-1] == 2
+
+
+def test_the_reply_clause_does_not_grow_with_the_columns():
+    """FalkorDB compiles each query text once per graph, in time that grows fast with the text: the
+    clause that keeps a reply is written once per query, not once per column."""
+    one, five = "MATCH (n) RETURN n.a", "MATCH (n) RETURN n.a, n.b, n.c, n.d, n.e"
+    added_to_one, added_to_five = len(_keeping(one)) - len(one), len(_keeping(five)) - len(five)
+    assert added_to_one < 1500
+    assert added_to_five - added_to_one < 4 * 50  # each column named three times, no more
