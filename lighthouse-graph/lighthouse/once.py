@@ -57,7 +57,8 @@ _CELL = (
     "WHEN 'List' THEN {lh_list: [lh_i IN CASE typeOf(lh_x) WHEN 'List' THEN lh_x ELSE [] END | "
     f"{_time('lh_i')}]}} "
     f"WHEN 'Map' THEN {{lh_map: {_map(_AS_MAP)}}} "
-    f"WHEN 'Node' THEN {{lh_node: [id({_NODE}), labels({_NODE}), {_map(f'coalesce(properties({_NODE}), {{}})')}]}} "
+    f"WHEN 'Node' THEN [lh_n IN [{_NODE}] | "
+    f"{{lh_node: [id(lh_n), labels(lh_n), {_map('coalesce(properties(lh_n), {})')}]}}][0] "
     f"ELSE {_time('lh_x')} END"
 )
 _KEPT_ROW = f"[lh_x IN lh_row | {_CELL}]"  # per row, before collect(): one comprehension less to compile
