@@ -6,6 +6,7 @@ nowhere else, and no operation edits or deletes one.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
@@ -27,12 +28,16 @@ ACTIONS = (
 )
 
 
-def write(db, *, tenant: str, action: str, who: str, key_id: str | None, what: dict) -> dict:
-    """Stores one record and gives it back."""
+def write(
+    db, *, tenant: str, action: str, who: str, key_id: str | None, what: dict, once_for: str | None = None
+) -> dict:
+    """Stores one record and gives it back. once_for: the request of a call made again with its
+    idempotency key (lighthouse.once()): the record of that request is written once, however often the
+    call is made again, since its id is drawn from it (a record already there is left as it is)."""
     if action not in ACTIONS:
         raise ValueError(f"no audit action {action!r}")
     record = {
-        "id": secrets.token_hex(8),
+        "id": secrets.token_hex(8) if once_for is None else _drawn_id(once_for),
         "at": now(),
         "tenant": tenant,
         "action": action,
@@ -41,13 +46,25 @@ def write(db, *, tenant: str, action: str, who: str, key_id: str | None, what: d
         "what": json.dumps(jsonable(what), ensure_ascii=False, sort_keys=True)[:20_000],
         "serial": time.time_ns(),  # the order of writing: `at` is in whole seconds
     }
-    service_graph(db).query(
-        "CREATE (:AuditRecord {id: $id, at: $at, tenant: $tenant, action: $action, who: $who, "
-        "key_id: $key_id, what: $what, serial: $serial})",
-        record,
-    )
+    if once_for is None:
+        service_graph(db).query(
+            "CREATE (:AuditRecord {id: $id, at: $at, tenant: $tenant, action: $action, who: $who, "
+            "key_id: $key_id, what: $what, serial: $serial})",
+            record,
+        )
+    else:
+        service_graph(db).query(
+            "MERGE (a:AuditRecord {tenant: $tenant, id: $id}) ON CREATE SET a.at = $at, a.action = $action, "
+            "a.who = $who, a.key_id = $key_id, a.what = $what, a.serial = $serial",
+            record,
+        )
     del record["serial"]
     return record
+
+
+def _drawn_id(request: str) -> str:
+    """An id of the same form as a drawn one, the same for every call of the request."""
+    return hashlib.sha256(f"audit\x1f{request}".encode()).hexdigest()[:16]
 
 
 def read(db, tenant: str, *, offset: int = 0, limit: int = 100) -> list[dict]:

@@ -252,6 +252,8 @@ class Service:
                     who=call.principal.agent,
                     key_id=call.principal.key_id,
                     what={"operation": operation.name, "arguments": arguments, "answer": result},
+                    # a call made again with its idempotency key after a crash past its record: not twice
+                    once_for=call.graph.request if isinstance(call.graph, Once) else None,
                 )
                 return
             except Exception as error:  # noqa: BLE001 - said below, once the attempts are spent

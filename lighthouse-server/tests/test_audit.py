@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import httpx
 import pytest
 from lighthouse_server import audit
@@ -48,3 +50,26 @@ def test_no_tenant_reaches_the_audit_records_and_nothing_edits_them(lighthouse):
 def test_an_unknown_action_is_a_bug(db):
     with pytest.raises(ValueError, match="no audit action"):
         audit.write(db, tenant="x", action="key_stolen", who="a", key_id=None, what={})
+
+
+def test_the_record_of_a_request_made_again_is_written_once(db):
+    """A call made again with its idempotency key (once_for: its request) after a crash past its record
+    finds that record: one record, the first one; another request, or none, is a record of its own."""
+    tenant = f"again-{uuid.uuid4().hex[:8]}"
+    first = audit.write(
+        db, tenant=tenant, action="user_forgotten", who="a", key_id="k1", what={"n": 1}, once_for="idem:r1"
+    )
+    again = audit.write(
+        db, tenant=tenant, action="user_forgotten", who="a", key_id="k1", what={"n": 1}, once_for="idem:r1"
+    )
+    assert again["id"] == first["id"] and len(first["id"]) == 16
+    audit.write(db, tenant=tenant, action="user_forgotten", who="a", key_id="k1", what={}, once_for="idem:r2")
+    audit.write(db, tenant=tenant, action="user_forgotten", who="a", key_id="k1", what={})
+    records = audit.read(db, tenant)
+    assert [record["id"] for record in records][0] == first["id"] and len(records) == 3
+    assert records[0]["at"] == first["at"] and records[0]["what"] == {"n": 1}
+    # the same request under another tenant is that tenant's own record
+    other = audit.write(
+        db, tenant=tenant + "x", action="user_forgotten", who="a", key_id="k1", what={}, once_for="idem:r1"
+    )
+    assert len(audit.read(db, tenant + "x")) == 1 and other["id"] == first["id"]

@@ -13,7 +13,7 @@ import uuid
 import httpx
 import pytest
 from lighthouse.graphs import read, tenant
-from lighthouse_server import keys
+from lighthouse_server import audit, keys
 from service_process import KINDS, Lighthouse
 
 # Each write of the table, in an order in which each finds what it is about; the body of each call.
@@ -107,6 +107,9 @@ def test_every_write_killed_before_its_answer_is_kept_once_and_answered_on_retry
         assert again.json() == answer.json(), operation
         assert read(graph, "MATCH (r:`lh.Reply`) RETURN count(r)") == [[0]], operation
         _said_as_first(operation, answer.json()["result"])
+    # the administrative calls, each killed past its audit record and made again: one record each
+    actions = [record["action"] for record in audit.read(db, name)]
+    assert sorted(actions) == ["kind_declared", "session_forgotten", "user_forgotten"], actions
 
 
 def _said_as_first(operation: str, result) -> None:

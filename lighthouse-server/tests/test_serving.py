@@ -116,7 +116,9 @@ def test_a_database_that_stops_answering_is_503(tmp_path, serves):
     key = keys.create(external.client(), "down", "planner", list(keys.SCOPES))["key"]
     external.stop()
     time.sleep(0.5)
-    assert httpx.get(f"{running.url}/health").status_code == 503
+    health = httpx.get(f"{running.url}/health")
+    assert health.status_code == 503 and health.json()["status"] == "degraded"
+    assert health.headers["retry-after"] == str(DATABASE_RETRY_AFTER)
     time.sleep(2.5)  # the key's check is remembered for 2 s
     answer = running.post("kinds", {}, key)
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "database_unavailable"

@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException
 from ..console import console_app
 from ..operations import TABLE, Operation
 from ..operations.table import unknown_name
-from ..problems import Problem
+from ..problems import DATABASE_RETRY_AFTER, Problem
 from . import reference
 
 VERSION = metadata.version("lighthouse-server")
@@ -136,7 +136,10 @@ def build(service, *, lifespan=None) -> FastAPI:
     )
     async def health():
         answer = await anyio.to_thread.run_sync(service.health)
-        return JSONResponse(answer, status_code=200 if answer["status"] == "ok" else 503)
+        if answer["status"] == "ok":
+            return JSONResponse(answer)
+        # as every other 503 of a database away: when to look again (a supervised server is back in seconds)
+        return JSONResponse(answer, status_code=503, headers={"Retry-After": str(DATABASE_RETRY_AFTER)})
 
     @app.get("/v1/audit", tags=["admin"], summary="the tenant's audit records (admin scope)")
     async def audit(request: Request):
