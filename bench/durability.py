@@ -12,12 +12,10 @@ the same data directory) or serve's redis-server child; for the latter it waits 
 serve to answer /health by itself and, when it does not, kills and starts serve and says so. After the
 rounds the writers stop, and the graph is read directly: per kind, how many acknowledged writes are
 absent (lost) and how many markers are stored more than once (duplicated), and per round the time from
-the kill to a serve that answers /health again (its start, or its own recovery) and from then to the
-first answered call (a retry, which waits out the holds the killed process left).
-
-Open: on a quiet machine a retry was answered up to 9.8 s after a killed serve served again, and up to
-11.4 s after serve healed its FalkorDB, with few retries between: the wait is inside serve once its
-FalkorDB is back, not in the writers' pauses, and is not yet found.
+the kill to a serve that answers /health again (its start, or its own recovery), from then to the
+first answered call, and from then to the last answer of the calls the kill cut (calls_cut: each a
+retry with its key, which waits out the hold the killed process left and, on a FalkorDB started again,
+the compiling of each query's plan anew).
 """
 
 from __future__ import annotations
@@ -105,6 +103,7 @@ class Writers:
         self.stop = threading.Event()
         self.acknowledged: dict[str, list[str]] = collections.defaultdict(list)  # kind -> markers
         self.answered_at: list[float] = []  # monotonic times of answered calls
+        self.calls: list[list] = []  # [sent at, answered at or None] of each call, monotonic
         self.retries = 0
         self.errors: collections.Counter = collections.Counter()
         self._lock = threading.Lock()
@@ -126,12 +125,16 @@ class Writers:
     def send(self, name: str, body: dict) -> dict:
         """The call, sent again with the same key until it is answered."""
         headers = {"Authorization": f"Bearer {self.key}", "Idempotency-Key": uuid.uuid4().hex}
+        call = [time.monotonic(), None]
+        with self._lock:
+            self.calls.append(call)
         while True:
             try:
                 answer = httpx.post(f"{self.serve.url}/v1/{name}", json=body, headers=headers, timeout=30)
                 if answer.status_code == 200:
                     with self._lock:
-                        self.answered_at.append(time.monotonic())
+                        call[1] = time.monotonic()
+                        self.answered_at.append(call[1])
                     return answer.json()["result"]
                 with self._lock:
                     self.errors[f"{name} {answer.status_code}"] += 1
@@ -218,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     for number in range(options.rounds):
         time.sleep(options.every_s)
         killed_at = time.monotonic()
+        with writers._lock:  # the calls the kill cuts: sent before it, not answered
+            cut = [call for call in writers.calls if call[1] is None]
         restarted_serve = False
         if options.kill == "serve":
             serve.kill()
@@ -237,11 +242,19 @@ def main(argv: list[str] | None = None) -> int:
             with writers._lock:
                 first = next((at for at in writers.answered_at if at >= back_from), None)
             time.sleep(0.02)
+        while True:  # each cut call answered (a retry with its key); one answered before the kill counts 0
+            with writers._lock:
+                if all(call[1] is not None for call in cut):
+                    last = max([back_from] + [call[1] for call in cut])
+                    break
+            time.sleep(0.02)
         rounds.append(
             {
                 "round": number + 1,
                 "kill_to_serving_s": round(back_from - killed_at, 2),
                 "serving_to_first_answer_s": round(first - back_from, 2),
+                "calls_cut": len(cut),
+                "serving_to_last_cut_answered_s": round(last - back_from, 2),
                 "serve_restarted_by_this_script": restarted_serve,
             }
         )
