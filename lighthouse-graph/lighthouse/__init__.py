@@ -50,6 +50,7 @@ from .note_extraction import (
 )
 from .note_extraction_hold import hold_extraction, leave_extraction
 from .note_extraction_reads import extraction_progress, extraction_states, notes_set_aside
+from .note_extraction_rows import write_note_rows
 from .notes import note, notes
 from .notes_waiting import notes_after, notes_by_id, notes_waiting
 from .once import Once, once, once_settled
@@ -171,6 +172,7 @@ __all__ = [
     "leave_extraction",
     "notes_to_extract",
     "keep_note_answer",
+    "write_note_rows",
     "finish_note",
     "hold_note_back",
     "set_note_aside",

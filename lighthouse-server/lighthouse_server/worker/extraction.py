@@ -37,6 +37,7 @@ from lighthouse import (
     notes_to_extract,
     set_note_aside,
     skip_note,
+    write_note_rows,
 )
 
 from ..declarations import SCHEMA_LOCK
@@ -139,18 +140,18 @@ def extract_notes(
         if fresh and not keep_note_answer(graph, owner, note["id"], answer, failed_asks + 1):
             return LOST_CLAIM
         with writing():
-            applied = items.apply(graph, kinds, note, by, items.facts_of(answer))
-        if applied.to_try_again:
+            written = write_note_rows(graph, kinds, note["id"], items.facts_of(answer), by)
+        if written["again"]:
             error = (
-                f"note {note['id']}: {applied.to_try_again} row(s) failed or busy "
-                f"({dict(applied.rows)}); its answer is applied again next round"
+                f"note {note['id']}: {written['again']} row(s) failed or busy "
+                f"({written['rows']}); its answer is applied again next round"
             )
             return WRITE_FAILED if hold_note_back(graph, owner, note["id"], error) else LOST_CLAIM
-        if not finish_note(graph, owner, note["id"], dict(applied.rows), applied.refused, failed_asks):
+        if not finish_note(graph, owner, note["id"], written["rows"], written["refused"], failed_asks):
             return LOST_CLAIM
         done["read"] += 1
-        done["rows"].update(applied.rows)
-        done["refused"] += applied.refused
+        done["rows"].update(written["rows"])
+        done["refused"] += written["refused"]
         return None
 
     def judged(waited: dict, first: ModelFailure) -> str | None:
