@@ -3,6 +3,7 @@ a process of this host that is gone, after the lease from one of another host, a
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 
@@ -73,3 +74,12 @@ def test_of_two_loops_on_one_database_one_reads_a_tenant(graph, db):
     finally:
         one.model.close()
         two.model.close()
+
+
+def test_gone_knows_only_an_ended_process_of_this_host():
+    here = socket.gethostname()
+    assert leasing.gone(f"{here}:{_dead_pid()}:dead") is True
+    assert leasing.gone(f"{here}:{os.getpid()}:alive") is False
+    assert leasing.gone(f"another-host.example:{_dead_pid()}:x") is False  # another host: the lease tells
+    for odd in ("", "no colon", f"{here}:", f"{here}:abc:x", f"{here}:{'9' * 12}:x", f"{here}:-1:x"):
+        assert leasing.gone(odd) is False, odd

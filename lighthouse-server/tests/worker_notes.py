@@ -43,7 +43,7 @@ def settings(url: str, **more) -> Settings:
 
 
 def held(graph, model_name: str = "fake-1") -> str:
-    """The owner name of a worker of this test process that holds the graph (claim.py), the one that
+    """The owner name of a worker of this test process that holds the graph (lighthouse.hold_extraction()), the one that
     holds it already or a new one: what extract_notes() is given."""
     owner = lease.me()
     holder = hold_extraction(graph, owner, model_name)
