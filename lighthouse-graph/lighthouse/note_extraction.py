@@ -23,6 +23,7 @@ note id, count or error raises Refused (a ValueError) or WrongType (a TypeError)
 from __future__ import annotations
 
 import json
+import re
 
 from . import clock, values
 from .errors import Refused, WrongType
@@ -44,6 +45,7 @@ MAX_LIMIT = 1_000
 MAX_ERROR = 2_000  # characters of an error kept
 MAX_ANSWER = 2_000_000  # characters of a kept answer, as JSON
 MAX_COUNT = 10**9
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def named_notes(graph, ids: list[str]) -> list[dict]:
@@ -143,13 +145,13 @@ def _answer_json(answer: object) -> str:
         raise WrongType(f"answer must be a dict (a JSON object), not {values.sort_of(answer)}")
     try:
         kept = json.dumps(answer, ensure_ascii=False)
-        kept.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate from the model's JSON: kept escaped, read back the same
-        kept = json.dumps(answer)
     except TypeError as error:
         raise WrongType(f"answer must hold only JSON values: {str(error)[:200]}") from None
     except (ValueError, RecursionError) as error:
         raise Refused(f"answer cannot be kept as JSON: {str(error)[:200]}") from None
+    # A lone surrogate (the model's JSON may hold one) cannot be stored as text: escaped, it reads back
+    # the same, and it only ever stands inside a JSON string.
+    kept = _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", kept)
     if len(kept) > MAX_ANSWER:
         raise Refused(f"answer is longer than {MAX_ANSWER:,} characters as JSON")
     return kept
