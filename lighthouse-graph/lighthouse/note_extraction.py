@@ -46,6 +46,7 @@ MAX_ERROR = 2_000  # characters of an error kept
 MAX_ANSWER = 2_000_000  # characters of a kept answer, as JSON
 MAX_COUNT = 10**9
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 def named_notes(graph, ids: list[str]) -> list[dict]:
@@ -109,7 +110,7 @@ def error_text(error: object) -> str:
     if type(error) is not str:
         raise WrongType(f"error must be text, not {values.sort_of(error)}")
     cut = error[:MAX_ERROR]
-    return "".join("\ufffd" if char == "\x00" or "\ud800" <= char <= "\udfff" else char for char in cut)
+    return _UNSTORABLE.sub("\ufffd", cut)
 
 
 def _count(given: object, what: str) -> int:

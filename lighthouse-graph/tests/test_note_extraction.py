@@ -125,9 +125,9 @@ def test_the_limit_bounds_the_notes_given(notebook):
 
 def test_keep_extraction_error_keeps_the_last_error_cut_and_storable(notebook):
     graph, _ids_ = notebook
-    keep_extraction_error(graph, "bad\x00" + "x" * (MAX_ERROR + 10))
+    keep_extraction_error(graph, "bad\x00\udc80" + "x" * (MAX_ERROR + 10))
     kept = extraction_progress(graph)["last_error"]
-    assert len(kept) == MAX_ERROR and kept.startswith("bad\ufffd")
+    assert len(kept) == MAX_ERROR and kept.startswith("bad\ufffd\ufffdx")
     with pytest.raises(WrongType):
         keep_extraction_error(graph, 42)
 
