@@ -8,8 +8,8 @@ once), or when the owner has not looked for the lease. The take is a compare-and
 workers that look at once do not both win; every write of the job's state is guarded by the owner
 (note_extraction.py), so a worker that lost the graph anyway writes nothing more.
 
-The rule: the arguments are checked before anything is read or written: an owner or model that is not
-a name, or a lease that is not a number of seconds from 1 to a week, raises Refused (a ValueError); a
+The rule: the arguments are checked before anything is read or written: an owner that is not a name, a
+model that is not text of at most 200 characters, or a lease that is not a number of seconds from 1 to a week, raises Refused (a ValueError); a
 gone that cannot be called raises WrongType (a TypeError). What gone() raises passes unchanged.
 """
 
@@ -42,7 +42,7 @@ def hold_extraction(graph, owner, model=None, lease=LEASE, gone=None) -> str | N
     when it knows that owner is gone (a process of its host that ended), so it is taken over at once.
     """
     owner = checked_owner(owner)
-    model = None if model is None else values.name(model, "model")
+    model = None if model is None else values.text(model, "model", values.MAX_NAME)
     lease = _lease(lease)
     if gone is not None and not callable(gone):
         raise WrongType("gone must be None or a function of an owner's name")

@@ -35,6 +35,8 @@ def test_the_first_owner_holds_the_graph_keeps_it_and_a_second_is_told_who_holds
     progress = extraction_progress(job)
     assert progress["owner"] == "a:1:x" and progress["model"] == "model-1" and progress["seen_at"] is not None
     assert hold_extraction(job, "a:1:x") is None and extraction_progress(job)["model"] is None
+    assert hold_extraction(job, "a:1:x", " any model\x7f ") is None  # a model's name is text, as given
+    assert extraction_progress(job)["model"] == " any model\x7f "
 
 
 def test_an_owner_quiet_past_the_lease_is_taken_over_and_a_live_one_is_not(job):
@@ -77,6 +79,8 @@ def test_a_left_graph_is_taken_at_once_and_only_its_owner_leaves_it(job):
         ({"owner": "x" * 201}, Refused),
         ({"owner": 7}, Refused),
         ({"model": "a\x00b"}, Refused),
+        ({"model": "m" * 201}, Refused),
+        ({"model": 3}, Refused),
         ({"lease": 0}, Refused),
         ({"lease": 7 * 24 * 3600 + 1}, Refused),
         ({"lease": "60"}, Refused),
