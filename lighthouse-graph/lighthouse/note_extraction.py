@@ -33,10 +33,10 @@ from .notes import NOTE
 from .notes_waiting import notes_after, notes_by_id
 
 EXTRACTION = "`lh.Extraction`"  # one per note begun: its state, its kept answer, its error
-# The receipt statuses of the write rule, counted per note (rows_<status>).
+# The receipt statuses of the write rule (its refusals: write/failures.py), counted per note (rows_<status>).
 STATUSES = (
     *("created", "changed", "inserted", "unchanged", "stale"),
-    *("conflict", "missing", "invalid", "failed", "busy"),
+    *("conflict", "missing", "invalid", "failed", "busy", "unknown"),
 )
 UNFINISHED = ("replay", "answered", "waiting")  # begun and not finished: read first, wherever the mark is
 FINISHED = ("applied", "set_aside", "invalidated")

@@ -23,7 +23,8 @@ from lighthouse import (
     set_note_aside,
     skip_note,
 )
-from lighthouse.note_extraction import MAX_ANSWER, MAX_ERROR
+from lighthouse.note_extraction import MAX_ANSWER, MAX_ERROR, STATUSES
+from lighthouse.write.failures import REFUSALS
 
 OWNER = "here:1:a"
 SAID = "2026-11-27T16:00:00Z"
@@ -167,3 +168,7 @@ def test_an_id_of_no_note_is_refused_as_unknown(notebook):
     assert refused.value.reason == "unknown"
     with pytest.raises(Refused, match="no note"):
         keep_note_answer(graph, OWNER, "no/1", {})
+
+
+def test_every_receipt_status_of_the_write_rule_is_counted():
+    assert {"created", "changed", "inserted", "unchanged"} | REFUSALS == set(STATUSES)
