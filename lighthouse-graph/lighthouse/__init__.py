@@ -37,6 +37,20 @@ from .lessons import learn, lesson, lessons_about, retire, used, weigh
 from .listing import conversation_users, entities_now, kinds_holding, recent_episodes, recent_notes
 from .model_layout import upgrade_waiting
 from .neighbourhood import neighbourhood
+from .note_extraction import (
+    finish_note,
+    give_note_back,
+    hold_note_back,
+    keep_extraction_error,
+    keep_note_answer,
+    leave_note_waiting,
+    notes_to_extract,
+    set_note_aside,
+    skip_note,
+)
+from .note_extraction_hold import hold_extraction, leave_extraction
+from .note_extraction_reads import extraction_progress, extraction_states, notes_set_aside
+from .note_extraction_rows import write_note_rows
 from .notes import note, notes
 from .notes_waiting import notes_after, notes_by_id, notes_waiting
 from .once import Once, once, once_settled
@@ -152,6 +166,23 @@ __all__ = [
     "notes_after",
     "notes_by_id",
     "notes_waiting",
+    # The job of reading notes with a model: one worker holds a graph's notes, each note's answer kept
+    # before its rows, the mark moved with what finishes a note, set-aside notes given back.
+    "hold_extraction",
+    "leave_extraction",
+    "notes_to_extract",
+    "keep_note_answer",
+    "write_note_rows",
+    "finish_note",
+    "hold_note_back",
+    "set_note_aside",
+    "leave_note_waiting",
+    "skip_note",
+    "keep_extraction_error",
+    "give_note_back",
+    "notes_set_aside",
+    "extraction_progress",
+    "extraction_states",
     "vectors_waiting",
     "entry_dimensions",
     "entity_keys",

@@ -44,6 +44,9 @@ _RECORD_INDEXES = (
     ("Lesson", "id"),
     ("Playbook", "id"),
     ("Playbook", "name"),
+    # the job of reading notes with a model finds a note's state (note_extraction.py)
+    ("lh.Extraction", "note"),
+    ("lh.Extraction", "state"),
 )
 
 

@@ -13,6 +13,8 @@ import pytest
 
 # What the library owns, as it lists it itself (the test reads the library's own lists; the service may not).
 from lighthouse.kinds import OWNED_LABELS, OWNED_NAMES, OWNED_RELATIONS, TRUST_MARKS
+from lighthouse.note_extraction import EXTRACTION
+from lighthouse.note_extraction_hold import WORKER
 
 PACKAGE = Path(__file__).resolve().parents[1] / "lighthouse_server"
 
@@ -20,7 +22,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lighthouse_server"
 # these files may still reach past the boundary. Remove the list when they no longer do.
 CYPHER = re.compile(r"\b(MATCH|MERGE|CREATE|RETURN|UNWIND|DELETE|SET)\b")
 OWNED_DOTTED = sorted({name for name in OWNED_NAMES if name.startswith("lh.")} | set(TRUST_MARKS))
-LIBRARY_LABELS = sorted(OWNED_LABELS | {"lh.Reply"})
+# The job of reading notes with a model keeps its state on labels of its own.
+JOB_LABELS = {EXTRACTION.strip("`"), WORKER.strip("`")}
+LIBRARY_LABELS = sorted(OWNED_LABELS | {"lh.Reply"} | JOB_LABELS)
 # Names an f-string puts into a query as a kind's label: the kind's entities are the library's.
 KIND_LABELS = frozenset({"label", "embed_label", "vector_label"})
 
@@ -101,6 +105,18 @@ def cypher_over_the_library(tree: ast.AST) -> list[str]:
     return found
 
 
+def job_labels_named(tree: ast.AST) -> list[str]:
+    """Each text that names a label of the library's job of reading notes, in a query or not: a constant
+    put into a query later is a query over it too."""
+    return [
+        f"line {node.lineno}: {name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        for name in sorted(JOB_LABELS)
+        if name in node.value
+    ]
+
+
 def _modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
@@ -125,6 +141,11 @@ def test_the_service_runs_no_cypher_over_what_the_library_owns():
     assert found == {}
 
 
+def test_the_service_names_no_label_of_the_library_s_job_of_reading_notes():
+    found = _checked(job_labels_named)
+    assert found == {}
+
+
 def test_the_walk_reads_the_real_package():
     assert len(_modules()) > 50
 
@@ -140,6 +161,10 @@ PLANTED = [
     ("q = 'MATCH (s) WHERE s.`lh.trust` = 1 RETURN s'", cypher_over_the_library),
     ("q = f'MATCH (e:`{kind.label}`) RETURN e'", cypher_over_the_library),
     ("q = f'MATCH (n:Entry {{id: $id}}) RETURN n'", cypher_over_the_library),
+    ("q = 'MATCH (x:`lh.Extraction`) RETURN x.state'", cypher_over_the_library),
+    ("q = 'MERGE (w:`lh.Worker` {phase: $phase}) SET w.mark = 1'", cypher_over_the_library),
+    ("WORKER = '`lh.Worker`'\nq = f'MATCH (w:{WORKER}) RETURN w'", job_labels_named),
+    ("INDEXES = [('lh.Extraction', 'note')]", job_labels_named),
 ]
 
 
@@ -154,8 +179,7 @@ def test_the_checks_find_a_planted_crossing(source, check):
         "from lighthouse import remember, tenant, read_query",
         "import lighthouse\nlighthouse.remember(g, k, [], 'a')",
         "q = 'MATCH (k:ApiKey {id: $id}) RETURN k.id'",
-        "q = 'MATCH (x:`lh.Extraction`) RETURN x.state'",
-        "q = 'MERGE (w:`lh.Worker` {phase: $phase}) SET w.mark = 1'",
+        "q = 'MATCH (x:`lh.Embedding`) RETURN x.state'",
         "said = 'an entity of the kind: State and Entry are words here'",
         "Operation('cypher', example={'query': 'MATCH (e:Entity) RETURN e.key'})",
     ],
@@ -163,3 +187,4 @@ def test_the_checks_find_a_planted_crossing(source, check):
 def test_the_checks_pass_what_the_service_owns(source):
     assert imports_past_the_boundary(ast.parse(source)) == []
     assert cypher_over_the_library(ast.parse(source)) == []
+    assert job_labels_named(ast.parse(source)) == []

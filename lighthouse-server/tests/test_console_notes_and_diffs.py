@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from console_world import same_site, seeded, signed_in
+from lighthouse import hold_extraction, set_note_aside, tenant
 
 
 def test_the_notes_page_with_its_filters_and_replay(lighthouse):
@@ -39,13 +40,32 @@ def test_the_notes_page_with_its_filters_and_replay(lighthouse):
     ):
         answer = client.post("/console/notes/replay", data=form, headers=same_site(lighthouse))
         assert answer.status_code == status and f'data-code="{code}"' in answer.text, form
+    # The extraction column says where the note is: set aside with its reason, then given back.
+    graph = tenant(lighthouse.db(), world.tenant)
+    assert hold_extraction(graph, "test:1:console") is None
+    assert set_note_aside(graph, "test:1:console", world.note, "malformed: not JSON", asks=3) is True
+    row = _note_row(client.get("/console/notes").text)
+    assert 'data-state="set_aside"' in row and "malformed: not JSON" in row and "(3 asks," in row
+    assert 'class="inline replay-form"' in row
     reader = lighthouse.key(world.tenant, agent="reader", scopes=["read"])
     reading, reader_csrf = signed_in(lighthouse, reader)
     assert 'class="inline replay-form"' not in reading.get("/console/notes").text
+    assert 'data-state="set_aside"' in _note_row(reading.get("/console/notes").text)
     answer = reading.post(
         "/console/notes/replay", data={"csrf": reader_csrf, "note": world.note}, headers=same_site(lighthouse)
     )
     assert answer.status_code == 403 and 'id="refused"' in answer.text  # on the notes page, with the reason
+    answer = client.post(
+        "/console/notes/replay", data={"csrf": csrf, "note": world.note}, headers=same_site(lighthouse)
+    )
+    assert answer.headers["location"] == "/console/notes?done=replayed"
+    row = _note_row(client.get(answer.headers["location"]).text)
+    assert 'data-state="replay"' in row and 'data-state="set_aside"' not in row
+
+
+def _note_row(page: str) -> str:
+    row = page[page.index('id="note-1"') :]
+    return row[: row.index("</tr>")]
 
 
 def test_differences_the_graph_and_search_filters_refuse_what_they_cannot_show(lighthouse):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from console_browser import signed_in_page, violations
 from console_world import kinds_of_the_example
-from lighthouse import remember, tenant
+from lighthouse import finish_note, hold_extraction, remember, tenant
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 NEAR_WIDE = 60  # px: what each of five near versions keeps beside one far from them (7 on a linear axis)
@@ -133,9 +133,15 @@ def test_a_queue_reviewed_with_the_keyboard_and_a_rejected_fact_never_current(br
     assert "broken" not in page.locator("main").inner_text().split("Entities", 1)[1].split("Notes and", 1)[0]
     page.goto(f"{url}/console/diff?kind=Device&key=d3&t1=2026-01-20T00:00:00Z&t2=2026-03-01T00:00:00Z")
     assert page.locator("#no-difference").is_visible()
+    # The notes page says where each note is in the extraction: the second one read, with its receipts.
+    assert hold_extraction(views["graph"], "test:1:views") is None
+    assert finish_note(views["graph"], "test:1:views", views["second"], {"changed": 1}) is True
     page.goto(f"{url}/console/notes")
     notes = page.locator("#notes").inner_text()
     assert "rejected" in notes and "confirmed" in notes
+    read = page.locator("#notes tr.note", has_text=views["second"]).locator(".extraction-state")
+    assert read.get_attribute("data-state") == "applied" and read.inner_text() == "read"
+    assert "1 changed" in page.locator("#notes tr.note", has_text=views["second"]).inner_text()
     assert violations(page) == [] and errors == []
 
 

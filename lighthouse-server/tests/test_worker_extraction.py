@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fake_model import Raw, Sleep, Status
 from lighthouse import failures, history, remember
-from lighthouse_server.worker import extraction, model
+from lighthouse.note_extraction import EXTRACTION
+from lighthouse_server.worker import model
 from lighthouse_server.worker.extraction import extract_notes, replay, set_aside
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.status import extraction_status
@@ -265,7 +266,7 @@ def test_a_stored_answer_is_applied_again_without_asking_twice(world, fake):
             world, KINDS, asking, owner=held(world), writing=_crashing
         )  # dies after the answer is kept
     assert history(world, DEVICE, "once") == [] and len(fake.asks) == 1
-    stored = world.ro_query(f"MATCH (x:{extraction.EXTRACTION}) RETURN x.state, x.answer").result_set
+    stored = world.ro_query(f"MATCH (x:{EXTRACTION}) RETURN x.state, x.answer").result_set
     assert stored[0][0] == "answered" and json.loads(stored[0][1])["facts"][0]["key"] == "once"
     done = extract_notes(world, KINDS, asking, owner=held(world))
     asking.close()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from fake_model import FakeModel
 from lighthouse import history, invalidate_entry
-from lighthouse_server.worker.extraction import EXTRACTION, extract_notes
+from lighthouse.note_extraction import EXTRACTION
+from lighthouse_server.worker.extraction import extract_notes
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import DEVICE, KINDS, held, note, schema, settings

@@ -4,9 +4,10 @@ the next round applies the kept answer again (what was written comes back unchan
 from __future__ import annotations
 
 from lighthouse import history
-from lighthouse_server.worker.extraction import EXTRACTION, WRITE_FAILED, extract_notes
+from lighthouse.note_extraction import EXTRACTION
+from lighthouse.note_extraction_hold import WORKER
+from lighthouse_server.worker.extraction import WRITE_FAILED, extract_notes
 from lighthouse_server.worker.model import Model
-from lighthouse_server.worker.progress import WORKER
 from lighthouse_server.worker.status import extraction_status
 from redis.exceptions import ResponseError
 from worker_notes import DEVICE, KINDS, ROOM, held, note, schema, settings

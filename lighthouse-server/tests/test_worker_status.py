@@ -3,7 +3,8 @@ what waits; never "ok"."""
 
 from __future__ import annotations
 
-from lighthouse_server.worker import claim as claiming
+from lighthouse import hold_extraction
+from lighthouse_server.worker import lease as leasing
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import note, schema
 
@@ -20,7 +21,7 @@ def test_each_state_says_what_is_true(graph):
     assert _state(graph, configured=False) == "not configured"
     assert _state(graph, configured=True, declared=False) == "no kinds"
     assert _state(graph, configured=True) == "stalled"  # it waits, and no worker looks
-    claiming.claim(graph, claiming.me(), "fake-1")
+    hold_extraction(graph, leasing.me(), "fake-1")
     assert _state(graph, configured=True) == "working"
     assert _state(graph, configured=False) == "working"  # a worker of another process is alive
     status = extraction_status(graph, configured=True, declared=True)

@@ -9,12 +9,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from fake_model import FakeModel
-from lighthouse import history
-from lighthouse_server.worker import claim as claiming
-from lighthouse_server.worker.extraction import EXTRACTION, LOST_CLAIM, extract_notes
+from lighthouse import history, hold_extraction
+from lighthouse.note_extraction import EXTRACTION
+from lighthouse.note_extraction_hold import WORKER
+from lighthouse_server.worker import lease as leasing
+from lighthouse_server.worker.extraction import LOST_CLAIM, extract_notes
 from lighthouse_server.worker.loop import Loop
 from lighthouse_server.worker.model import Model
-from lighthouse_server.worker.progress import WORKER
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import DEVICE, KINDS, held, note, schema, settings
 
@@ -105,25 +106,29 @@ def test_the_loop_that_lost_a_graph_asks_for_it_again_next_round(graph, db, fake
 
 def test_a_live_pid_of_this_host_is_taken_over_after_the_lease(graph):
     reused = f"{socket.gethostname()}:{os.getpid()}:earlier"  # alive: this very process, a new worker
-    assert claiming.claim(graph, reused, "old") is None
-    here = claiming.me()
-    assert claiming.claim(graph, here, "fake-1") == reused  # it looked lately
+    assert hold_extraction(graph, reused, "old", gone=leasing.gone) is None
+    here = leasing.me()
+    assert hold_extraction(graph, here, "fake-1", gone=leasing.gone) == reused  # it looked lately
     graph.query(f"MATCH (w:{WORKER}) SET w.seen_at = localdatetime('2026-01-01T00:00:00')")
-    assert claiming.claim(graph, here, "fake-1") is None and _worker(graph)["owner"] == here
+    assert (
+        hold_extraction(graph, here, "fake-1", gone=leasing.gone) is None and _worker(graph)["owner"] == here
+    )
 
 
 def test_the_lease_outlasts_the_longest_ask_of_a_note(graph, db):
     slow = settings("http://127.0.0.1:9/v1", model_timeout_s=200, model_attempts=3)
-    assert claiming.lease_for(slow) > 600 + claiming.LEASE_MARGIN - 1
-    assert claiming.lease_for(settings("http://127.0.0.1:9/v1")) == claiming.LEASE
-    assert claiming.claim(graph, OTHER, "far") is None
+    assert leasing.lease_for(slow) > 600 + leasing.LEASE_MARGIN - 1
+    assert leasing.lease_for(settings("http://127.0.0.1:9/v1")) == leasing.LEASE
+    assert hold_extraction(graph, OTHER, "far", gone=leasing.gone) is None
     graph.query(f"MATCH (w:{WORKER}) SET w.seen_at = localdatetime($at)", {"at": _ago(400)})
     loop = Loop(slow, db)
     try:
         assert loop._holds("t", graph) is False  # 400 s quiet is within a 200 s x 3 ask
     finally:
         loop.model.close()
-    assert claiming.claim(graph, claiming.me(), "fake-1") is None  # the default lease: gone
+    assert (
+        hold_extraction(graph, leasing.me(), "fake-1", gone=leasing.gone) is None
+    )  # the default lease: gone
 
 
 def _ago(seconds: int) -> str:

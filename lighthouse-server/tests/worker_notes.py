@@ -4,9 +4,9 @@ settings pointed at a fake model, and a worker holding the graph."""
 from __future__ import annotations
 
 import lighthouse
-from lighthouse import Kind, ensure_schema
+from lighthouse import Kind, ensure_schema, hold_extraction
 from lighthouse_server.settings import Settings
-from lighthouse_server.worker import claim
+from lighthouse_server.worker import lease
 
 ROOM = Kind("Room", key="code")
 DEVICE = Kind(
@@ -43,10 +43,10 @@ def settings(url: str, **more) -> Settings:
 
 
 def held(graph, model_name: str = "fake-1") -> str:
-    """The owner name of a worker of this test process that holds the graph (claim.py), the one that
+    """The owner name of a worker of this test process that holds the graph (lighthouse.hold_extraction()), the one that
     holds it already or a new one: what extract_notes() is given."""
-    owner = claim.me()
-    holder = claim.claim(graph, owner, model_name)
+    owner = lease.me()
+    holder = hold_extraction(graph, owner, model_name)
     if holder is None:
         return owner
     assert holder.rsplit(":", 1)[0] == owner.rsplit(":", 1)[0], holder  # of this process

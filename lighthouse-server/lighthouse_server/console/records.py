@@ -4,7 +4,15 @@ in actions.py."""
 
 from __future__ import annotations
 
-from lighthouse import conversation_users, episode, messages, recent_episodes, recent_notes, sessions
+from lighthouse import (
+    conversation_users,
+    episode,
+    extraction_states,
+    messages,
+    recent_episodes,
+    recent_notes,
+    sessions,
+)
 from starlette.responses import RedirectResponse
 
 from ..problems import Problem
@@ -97,9 +105,6 @@ def session_page(service, who, query):
     return page("session.html", who, user=user, session_id=session_id, messages=said, earlier=earlier)
 
 
-MOST_SET_ASIDE = 1_000  # set-aside notes the notes page reads, to say which of its notes are
-
-
 def _filters(query) -> dict:
     """The filters of the notes page as the library takes them, each checked."""
     chosen = {}
@@ -118,19 +123,14 @@ def notes_page(service, who, query):
         listed = recent_notes(graph_of(service, who), offset, PAGE_SIZE, **chosen)
     except ValueError as error:
         raise Problem("invalid_argument", str(error)[:300]) from None
-    aside, aside_problem = {}, None
-    try:
-        for one in service.run(who.principal, "set_aside", {"limit": MOST_SET_ASIDE}):
-            aside[one["note"]] = one
-    except Problem as problem:  # the notes still show; the page says why their state cannot
-        aside_problem = problem.message
+    # Where each note of the page is in the extraction: waiting, answered, applied, set aside (why), ...
+    states = extraction_states(graph_of(service, who), [one["id"] for one in listed[:PAGE_SIZE]])
     wanted = {name: query.get(name) for name in ("by", "since", "until") if query.get(name)}
     return page(
         "notes.html",
         who,
         notes=listed[:PAGE_SIZE],
-        aside=aside,
-        aside_problem=aside_problem,
+        states=states,
         filters=wanted,
         done=REPLAYED.get(query.get("done")),
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,

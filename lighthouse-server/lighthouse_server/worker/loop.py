@@ -5,7 +5,7 @@ worker_interval_ms of sleep, which a note kept by the serve ends (wake()). Stopp
 It runs on a FalkorDB connection of its own, in `lighthouse serve` (a thread, holding the tenant's
 writers' gate of the serve while it writes, so a kind declaration never meets its writes) or alone
 as `lighthouse work`. Two loops on one database share the tenants: each tenant graph is read by one
-worker at a time (claim.py), so no note is asked of the model twice.
+worker at a time (lighthouse.hold_extraction()), so no note is asked of the model twice.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ import logging
 import threading
 import time
 
-from lighthouse import tenant, tenant_ids
+from lighthouse import hold_extraction, keep_extraction_error, leave_extraction, tenant, tenant_ids
 
 from ..declarations import Kinds
 from ..embedders import Configured, Embedder
 from ..settings import Settings
-from . import extraction, progress
-from .claim import claim, lease_for, me, release
+from . import extraction
 from .embedding import embed_pending
+from .lease import gone, lease_for, me
 from .model import Model
 
 SEEN_EVERY = 10.0  # seconds between two marks that a worker looks at a graph (status reads them)
@@ -80,7 +80,7 @@ class Loop:
             return self.embedder.load()
         except Exception as error:  # noqa: BLE001 - the prompt then carries what words find; the status says why
             _log.warning("the embedder cannot be loaded for prompts: %s", error)
-            progress.note_error(
+            keep_extraction_error(
                 graph, f"the embedder cannot be loaded for prompts: {type(error).__name__}: {error}"
             )
             return None
@@ -90,7 +90,8 @@ class Loop:
         present = time.monotonic()
         if present - self._held.get(tenant_id, -SEEN_EVERY) < SEEN_EVERY:
             return True
-        holder = claim(graph, self.owner, self.model.name, lease_for(self.settings))
+        lease = lease_for(self.settings)
+        holder = hold_extraction(graph, self.owner, self.model.name or None, lease, gone)
         if holder is not None:
             if self._held.pop(tenant_id, None) is not None or tenant_id not in self._told:
                 _log.warning("tenant %s: another worker reads its notes (%s)", tenant_id, holder)
@@ -136,7 +137,7 @@ class Loop:
             except Exception as error:  # noqa: BLE001 - one tenant's trouble stops neither the loop nor the others
                 _log.exception("the worker failed on tenant %s", tenant_id)
                 with contextlib.suppress(Exception):  # the database itself may be what failed
-                    progress.note_error(graph, f"{type(error).__name__}: {error}")
+                    keep_extraction_error(graph, f"{type(error).__name__}: {error}")
         self.rounds += 1
         return busy
 
@@ -154,7 +155,7 @@ class Loop:
             self.wake_event.clear()
         for tenant_id in list(self._held):
             with contextlib.suppress(Exception):  # the database may be gone already: the pid tells then
-                release(tenant(self.db, tenant_id), self.owner)
+                leave_extraction(tenant(self.db, tenant_id), self.owner)
         if self.model is not None:
             self.model.close()
 

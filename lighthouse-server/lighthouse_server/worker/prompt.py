@@ -5,7 +5,7 @@ The said-time is the reference for relative dates: "yesterday" in a note said on
 Thursday, whenever the worker reads it. The entities found are given with their keys and the values
 they held when the note was said (a rejected State not counting), so the model names what memory holds
 by its key instead of inventing a near-duplicate. The model names only what the note says changes:
-the worker keeps the rest (items.completed()).
+the library keeps the rest (lighthouse.write_note_rows()).
 """
 
 from __future__ import annotations
