@@ -26,7 +26,7 @@ from lighthouse import (
 )
 
 from ..problems import Problem
-from . import timeline
+from . import entity_markup, timeline
 from .rendering import link, page
 
 PAGE_SIZE = 50
@@ -268,6 +268,7 @@ def entity_facts(service, who, label: object, key: object) -> dict:
     ]
     # What holds now by the library's rule: a rejected State never counts.
     current = as_of(graph, kind, key, now(), rejected=False)
+    drawn = timeline.drawn(states, windows, late, datetime.now(UTC))
     return {
         "kind": kind,
         "key": key,
@@ -277,7 +278,10 @@ def entity_facts(service, who, label: object, key: object) -> dict:
         "states_not_shown": total - len(states),
         "windows": windows,
         "cites": cites,
-        "timeline": timeline.drawn(states, windows, late, datetime.now(UTC)),
+        "timeline": drawn,
+        "lane_bars": [entity_markup.lane_bars(lane) for lane in drawn.lanes],
+        "state_rows": entity_markup.state_rows(rows),
+        "window_rows": entity_markup.window_rows(windows),
     }
 
 

@@ -31,7 +31,7 @@ class Bar:
     width: float
     css: str
     title: str
-    ident: str
+    ident: str  # the data-id of a State's bar; a window's lane names it
 
 
 @dataclass
@@ -181,7 +181,7 @@ def drawn(
                 f" to {_moment(until)}" if until else " (open)"
             )
             css = "window open" if until is None else "window"
-            lane.bars.append(bar(window["valid_from"], until, css, title, f"window-{relation}-{target}"))
+            lane.bars.append(bar(window["valid_from"], until, css, title, ""))
         lanes.append(lane)
     axis_y = TOP + LANE * len(lanes) + 4
     ticks = []
