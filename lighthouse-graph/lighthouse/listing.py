@@ -42,6 +42,13 @@ def _entities_query(kind: Kind) -> str:
     )
 
 
+# What the filters of entities_now() ask of the State that holds (each None when not chosen).
+_CHOSEN = (
+    "($by IS NULL OR s.by = $by) AND ($since IS NULL OR s.valid_from >= localdatetime($since)) "
+    "AND ($until IS NULL OR s.valid_from < localdatetime($until))"
+)
+
+
 @lru_cache(maxsize=256)
 def _candidate_entities_query(kind: Kind) -> str:
     # Only entities with a candidate, found through the index on the mark; then those whose State that
@@ -53,22 +60,57 @@ def _candidate_entities_query(kind: Kind) -> str:
         f"WHERE {COUNTED_AT} "
         "WITH e, max(s.valid_from) AS newest "
         "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
-        f"WITH e, s WHERE s.`{TRUST}` = 'candidate' "
+        f"WITH e, s WHERE s.`{TRUST}` = 'candidate' AND {_CHOSEN} "
         "RETURN e.key, properties(s) ORDER BY e.key SKIP $skip LIMIT $n"
     )
 
 
-def entities_now(graph, kind, offset=0, limit=50, *, at=None, trust=None) -> list[dict]:
+@lru_cache(maxsize=256)
+def _chosen_entities_query(kind: Kind) -> str:
+    # Every entity of the kind is read to find the State that holds, then those it fits are paged: a
+    # filter costs the kind's size.
+    return (
+        f"MATCH (e:`{kind.label}`:Entity)-[:HAS_STATE]->(s) "
+        f"WHERE {COUNTED_AT} "
+        "WITH e, max(s.valid_from) AS newest "
+        "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
+        f"WITH e, s WHERE ($trust IS NULL OR coalesce(s.`{TRUST}`, 'confirmed') = $trust) AND {_CHOSEN} "
+        "RETURN e.key, properties(s) ORDER BY e.key SKIP $skip LIMIT $n"
+    )
+
+
+ENTITY_TRUSTS = (None, "confirmed", "candidate")  # what entities_now() filters the State that holds by
+
+
+def entities_now(
+    graph, kind, offset=0, limit=50, *, at=None, trust=None, by=None, since=None, until=None
+) -> list[dict]:
     """A page of a kind's entities by key, each with the State that holds now (or at `at`) by the rule of
     the reads: [{"key", "state"}], state shaped as history() gives it (its "trust" says "candidate" for
-    one a model drew and nobody reviewed), or None where no State holds. trust="candidate": only the
-    entities whose State that holds is a candidate. One more than limit when more follow."""
+    one a model drew and nobody reviewed), or None where no State holds. Filters of the State that holds
+    (an entity where none holds fits none): trust="candidate" (a model drew it and nobody reviewed it)
+    or "confirmed" (any other); by: its writer; since, until: it began in [since, until). One more than
+    limit when more follow."""
     kind = checked_kind(kind)
     offset, limit = _page(offset, limit)
-    if trust not in (None, "candidate"):
-        raise values.Refused(f"trust is None or 'candidate', not {values.printable(trust)}")
-    params = {"skip": offset, "n": limit + 1, "at": moment(at), "label": kind.label}
-    query = _entities_query(kind) if trust is None else _candidate_entities_query(kind)
+    if trust not in ENTITY_TRUSTS:
+        raise values.Refused(f"trust is None, 'confirmed' or 'candidate', not {values.printable(trust)}")
+    params = {
+        "skip": offset,
+        "n": limit + 1,
+        "at": moment(at),
+        "label": kind.label,
+        "trust": trust,
+        "by": None if by is None else values.name(by, "by"),
+        "since": None if since is None else clock.stamp_of(clock.looked_at(since, "since")),
+        "until": None if until is None else clock.stamp_of(clock.looked_at(until, "until")),
+    }
+    if trust == "candidate":
+        query = _candidate_entities_query(kind)
+    elif trust is None and by is None and since is None and until is None:
+        query = _entities_query(kind)
+    else:
+        query = _chosen_entities_query(kind)
     found = read(graph, query, params)
     return [{"key": key, "state": shown(kind, props) if props else None} for key, props in found]
 

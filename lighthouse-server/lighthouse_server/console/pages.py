@@ -25,7 +25,7 @@ from lighthouse import (
     stamp,
 )
 
-from ..problems import Problem
+from ..problems import InvalidArgument, Problem
 from . import entity_markup, timeline
 from .rendering import link, page
 
@@ -36,6 +36,16 @@ STATES_SHOWN = 2_000  # the newest States an entity's page shows
 NOT_VALUES = frozenset(
     {"valid_from", "valid_to", "seen_last", "recorded_at", "by", "fp", "entry", "trust", "review"}
 )
+
+
+class BadChoice(InvalidArgument):
+    """A choice a read page refuses (a time, a page's offset, a filter), naming the query parameters it
+    came from: app.py shows the page again without them, with the reason at its top, so the person
+    stays on the page they were on."""
+
+    def __init__(self, names: tuple[str, ...], message: str) -> None:
+        super().__init__(message)
+        self.names = names
 
 
 def values_of(state: dict) -> dict:
@@ -64,9 +74,9 @@ def as_time(given: object, what: str) -> datetime:
     try:
         text = stamp(given.strip() if isinstance(given, str) else given)
     except (ValueError, TypeError) as error:
-        raise Problem("invalid_argument", f"{what}: {str(error)[:300]}") from None
+        raise BadChoice((what,), f"{what}: {str(error)[:300]}") from None
     if text is None:
-        raise Problem("invalid_argument", f"{what} is needed: a time")
+        raise BadChoice((what,), f"{what} is needed: a time")
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
@@ -83,9 +93,9 @@ def declared(service, who) -> dict:
 def offset_of(query) -> int:
     given = query.get("from", "0")
     if not (given.isdecimal() and given.isascii()) or len(given) > 9:
-        raise Problem("invalid_argument", "from must be a whole number")
+        raise BadChoice(("from",), "from must be a whole number")
     if int(given) > MOST_FROM:
-        raise Problem("invalid_argument", f"from is at most {MOST_FROM:,}: search finds what lies further")
+        raise BadChoice(("from",), f"from is at most {MOST_FROM:,}: search finds what lies further")
     return int(given)
 
 
@@ -208,18 +218,48 @@ def search_page(service, who, query):
     )
 
 
+LIST_TRUSTS = ("confirmed", "candidate")  # what a kind's list filters the value that holds now by
+
+
+def list_filters(query) -> dict:
+    """The filters of a kind's list, each checked: trust, writer (by) and the time window [since, until)
+    in which the value that holds now began. A bad one is a BadChoice: the list is shown without it."""
+    chosen: dict = {}
+    if query.get("trust"):
+        if query["trust"] not in LIST_TRUSTS:
+            raise BadChoice(("trust",), f"trust is {' or '.join(LIST_TRUSTS)}")
+        chosen["trust"] = query["trust"]
+    by = (query.get("by") or "").strip()
+    if by:
+        if len(by) > 200:
+            raise BadChoice(("by",), "by is a writer's name of at most 200 characters")
+        chosen["by"] = by
+    for name in ("since", "until"):
+        if query.get(name):
+            chosen[name] = as_time(query[name], name)
+    return chosen
+
+
 def kind_page(service, who, query):
-    graph = graph_of(service, who)
+    graph, kinds = graph_of(service, who), declared(service, who)
     kind = service.kinds.kind(who.tenant, query.get("kind"))
     offset = offset_of(query)
-    only = "candidate" if query.get("trust") == "candidate" else None
-    listed = entities_now(graph, kind, offset, PAGE_SIZE, trust=only)
+    chosen = list_filters(query)
+    try:
+        listed = entities_now(graph, kind, offset, PAGE_SIZE, **chosen)
+    except ValueError as error:  # a writer's name the library refuses
+        raise BadChoice(("by",), str(error)[:300]) from None
     shown = [{**one, "values": values_of(one["state"] or {})} for one in listed[:PAGE_SIZE]]
+    # The filters as the person gave them, for the form and the pager's links.
+    given = {name: query[name] for name in ("trust", "by", "since", "until") if query.get(name)}
     return page(
         "kind.html",
         who,
         kind=kind,
-        only=only,
+        kinds=kinds,
+        chosen=chosen,
+        given=given,
+        trusts=LIST_TRUSTS,
         entities=shown,
         offset=offset,
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,

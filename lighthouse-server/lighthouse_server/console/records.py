@@ -9,7 +9,7 @@ from starlette.responses import RedirectResponse
 
 from ..problems import Problem
 from .actions import keep_record
-from .pages import PAGE_SIZE, as_time, graph_of, offset_of
+from .pages import PAGE_SIZE, BadChoice, as_time, graph_of, offset_of
 from .rendering import link, page
 from .session import check_scope
 
@@ -88,7 +88,7 @@ def session_page(service, who, query):
     session_id = _named(query, "session", "a session")
     before = query.get("before")
     if before is not None and (not (before.isdecimal() and before.isascii()) or len(before) > 12):
-        raise Problem("invalid_argument", "before must be a message's number")
+        raise BadChoice(("before",), "before must be a message's number")
     said = messages(
         graph_of(service, who), user, session_id, last=MOST_MESSAGES, before=int(before) if before else None
     )
@@ -117,7 +117,7 @@ def notes_page(service, who, query):
     try:
         listed = recent_notes(graph_of(service, who), offset, PAGE_SIZE, **chosen)
     except ValueError as error:
-        raise Problem("invalid_argument", str(error)[:300]) from None
+        raise BadChoice(("by", "since", "until"), str(error)[:300]) from None
     aside, aside_problem = {}, None
     try:
         for one in service.run(who.principal, "set_aside", {"limit": MOST_SET_ASIDE}):
