@@ -67,7 +67,9 @@ def test_filters_of_the_state_that_holds_trust_writer_and_time_window(graph):
     assert keys(since=DAY.format(3)) == ["d1", "d3"]
     assert keys(until=DAY.format(4)) == ["d2"]  # the window's end is left out
     assert keys(since=DAY.format(2), until=DAY.format(5), by="inventory") == ["d2", "d3"]
-    assert keys(trust="candidate", by="inventory") == [] and keys(trust="candidate", since=DAY.format(6)) == ["d1"]
+    assert keys(trust="candidate", by="inventory") == [] and keys(trust="candidate", since=DAY.format(6)) == [
+        "d1"
+    ]
     # At a time, the State that held then is the one filtered: d1 was warm from day 3, by inventory.
     assert keys(by="inventory", at=DAY.format(4)) == ["d1", "d2", "d3"]
     assert [one["key"] for one in entities_now(graph, DEVICE, 1, 1, trust="confirmed")] == ["d3"]

@@ -110,3 +110,31 @@ def test_a_kind_list_is_filtered_by_trust_writer_and_time_window(browser, lighth
     assert len(listed()) == 50 and page.input_value("#kind-filters input[name=by]") == ""
     assert "by=" not in page.locator("#next-page").get_attribute("href")  # 54 entities: a next page
     assert violations(page) == [] and errors == []
+
+
+def test_the_review_queue_is_filtered_by_writer_and_time_window(browser, lighthouse, world):
+    page, errors = signed_in_page(browser, lighthouse, world.admin)
+    page.goto(f"{lighthouse.url}/console/review")
+
+    def queue(**chosen: str) -> list[str]:
+        form = page.locator("#review-filters")
+        for name in ("by", "since", "until"):
+            form.locator(f"input[name={name}]").fill(chosen.get(name, ""))
+        with page.expect_navigation():
+            form.locator("button").click()
+        rows = page.locator("#candidates tr.candidate")
+        return [rows.nth(n).get_attribute("data-key") for n in range(rows.count())]
+
+    assert queue() == ["cand-a", "cand-b"]
+    assert queue(by="model:fake", since="2026-02-02 00:00:00Z") == ["cand-b"]
+    # A decision sent from the filtered queue comes back to it: the form carries the filters.
+    carried = page.locator("#review-form input[type=hidden]")
+    hidden = {
+        carried.nth(n).get_attribute("name"): carried.nth(n).input_value() for n in range(carried.count())
+    }
+    assert hidden["by"] == "model:fake" and hidden["since"] == "2026-02-02 00:00:00Z"
+    assert queue(until="2026-02-02 00:00:00Z") == ["cand-a"]
+    assert queue(by="someone else") == [] and page.locator("#no-candidates").is_visible()
+    assert queue(since="the day after") == ["cand-a", "cand-b"]  # refused: the queue without it
+    assert "since: " in page.locator("#refused").inner_text()
+    assert violations(page) == [] and errors == []

@@ -221,14 +221,13 @@ def search_page(service, who, query):
 LIST_TRUSTS = ("confirmed", "candidate")  # what a kind's list filters the value that holds now by
 
 
-def list_filters(query) -> dict:
-    """The filters of a kind's list, each checked: trust, writer (by) and the time window [since, until)
-    in which the value that holds now began. A bad one is a BadChoice: the list is shown without it."""
+WINDOW_AND_WRITER = ("by", "since", "until")
+
+
+def writer_and_window(query) -> dict:
+    """A list's filters of writer (by) and time window [since, until), each checked; a bad one is a
+    BadChoice, so the list is shown without it."""
     chosen: dict = {}
-    if query.get("trust"):
-        if query["trust"] not in LIST_TRUSTS:
-            raise BadChoice(("trust",), f"trust is {' or '.join(LIST_TRUSTS)}")
-        chosen["trust"] = query["trust"]
     by = (query.get("by") or "").strip()
     if by:
         if len(by) > 200:
@@ -238,6 +237,21 @@ def list_filters(query) -> dict:
         if query.get(name):
             chosen[name] = as_time(query[name], name)
     return chosen
+
+
+def given_filters(query, names=("trust", *WINDOW_AND_WRITER)) -> dict:
+    """The filters as the person gave them, for a list's form and its links."""
+    return {name: query[name] for name in names if query.get(name)}
+
+
+def list_filters(query) -> dict:
+    """The filters of a kind's list: trust of the value that holds now, and writer_and_window() of it."""
+    chosen: dict = {}
+    if query.get("trust"):
+        if query["trust"] not in LIST_TRUSTS:
+            raise BadChoice(("trust",), f"trust is {' or '.join(LIST_TRUSTS)}")
+        chosen["trust"] = query["trust"]
+    return {**chosen, **writer_and_window(query)}
 
 
 def kind_page(service, who, query):
@@ -250,15 +264,13 @@ def kind_page(service, who, query):
     except ValueError as error:  # a writer's name the library refuses
         raise BadChoice(("by",), str(error)[:300]) from None
     shown = [{**one, "values": values_of(one["state"] or {})} for one in listed[:PAGE_SIZE]]
-    # The filters as the person gave them, for the form and the pager's links.
-    given = {name: query[name] for name in ("trust", "by", "since", "until") if query.get(name)}
     return page(
         "kind.html",
         who,
         kind=kind,
         kinds=kinds,
         chosen=chosen,
-        given=given,
+        given=given_filters(query),
         trusts=LIST_TRUSTS,
         entities=shown,
         offset=offset,
