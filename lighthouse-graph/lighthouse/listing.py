@@ -25,6 +25,15 @@ MOST_OFFSET = 100_000  # how far a list pages by offset; past it a search finds 
 MOST_LIMIT = 1_000
 
 
+def _writer_and_window(by: object, since: object, until: object) -> dict:
+    """The filters by writer and time window [since, until) as the queries take them, each checked."""
+    return {
+        "by": None if by is None else values.name(by, "by"),
+        "since": None if since is None else clock.stamp_of(clock.looked_at(since, "since")),
+        "until": None if until is None else clock.stamp_of(clock.looked_at(until, "until")),
+    }
+
+
 def _page(offset: object, limit: object) -> tuple[int, int]:
     return values.whole(offset, "offset", 0, MOST_OFFSET), values.whole(limit, "limit", 1, MOST_LIMIT)
 
@@ -101,9 +110,7 @@ def entities_now(
         "at": moment(at),
         "label": kind.label,
         "trust": trust,
-        "by": None if by is None else values.name(by, "by"),
-        "since": None if since is None else clock.stamp_of(clock.looked_at(since, "since")),
-        "until": None if until is None else clock.stamp_of(clock.looked_at(until, "until")),
+        **_writer_and_window(by, since, until),
     }
     if trust == "candidate":
         query = _candidate_entities_query(kind)
@@ -129,7 +136,10 @@ def kinds_holding(graph, kinds, key) -> list[str]:
 _EPISODES_QUERY = (
     # The page first, then the count and end of each of its episodes (on the node, or on the tally a graph
     # written before kept them on).
-    "MATCH (ep:Episode) WITH ep ORDER BY ep.opened_at DESC, ep.id SKIP $skip LIMIT $n "
+    "MATCH (ep:Episode) WHERE ($by IS NULL OR ep.by = $by) "
+    "  AND ($since IS NULL OR ep.opened_at >= localdatetime($since)) "
+    "  AND ($until IS NULL OR ep.opened_at < localdatetime($until)) "
+    "WITH ep ORDER BY ep.opened_at DESC, ep.id SKIP $skip LIMIT $n "
     "OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
     "WITH ep, coalesce(max(tally.entries), ep.entry_count, 0) AS entry_count, "
     "  coalesce(max(tally.closed_at), ep.closed_at) AS closed_at "
@@ -137,11 +147,13 @@ _EPISODES_QUERY = (
 )
 
 
-def recent_episodes(graph, offset=0, limit=50) -> list[dict]:
+def recent_episodes(graph, offset=0, limit=50, *, by=None, since=None, until=None) -> list[dict]:
     """A page of episodes, newest opened first: [{"id", "by", "opened_at", "entry_count", "closed_at"}]
-    (closed_at None while open). One more than limit when more follow."""
+    (closed_at None while open). by: only episodes this writer opened; since, until: only those opened
+    in [since, until). One more than limit when more follow."""
     offset, limit = _page(offset, limit)
-    found = read(graph, _EPISODES_QUERY, {"skip": offset, "n": limit + 1})
+    params = {"skip": offset, "n": limit + 1, **_writer_and_window(by, since, until)}
+    found = read(graph, _EPISODES_QUERY, params)
     return [
         {
             "id": ident,

@@ -105,6 +105,14 @@ def test_episodes_newest_first_and_users(graph):
     assert listed[1]["closed_at"] is not None and listed[0]["closed_at"] is None
     assert type(listed[1]["entry_count"]) is int and listed[1]["entry_count"] == 1
     assert [one["id"] for one in recent_episodes(graph, 1, 1)] == [first]
+    open_episode(graph, "ep-3", "auditor", at="2026-01-03T00:00:00Z")
+    assert [one["id"] for one in recent_episodes(graph, by="planner")] == [second, first]
+    assert [one["id"] for one in recent_episodes(graph, since="2026-01-02T00:00:00Z")] == ["ep-3", second]
+    assert [one["id"] for one in recent_episodes(graph, until="2026-01-02T00:00:00Z")] == [first]
+    assert recent_episodes(graph, by="auditor", until="2026-01-03T00:00:00Z") == []
+    for wrong in ({"by": ""}, {"by": 1}, {"since": "soon"}, {"until": {}}):
+        with pytest.raises((Refused, WrongType)):
+            recent_episodes(graph, **wrong)
     say(graph, "ada", "s1", "user", "hello", "agent")
     say(graph, "ada", "s2", "user", "hello", "agent")
     say(graph, "bo", "s1", "user", "hello", "agent")

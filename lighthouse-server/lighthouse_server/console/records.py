@@ -9,7 +9,16 @@ from starlette.responses import RedirectResponse
 
 from ..problems import Problem
 from .actions import keep_record
-from .pages import PAGE_SIZE, BadChoice, as_time, graph_of, offset_of
+from .pages import (
+    PAGE_SIZE,
+    WINDOW_AND_WRITER,
+    BadChoice,
+    as_time,
+    given_filters,
+    graph_of,
+    offset_of,
+    writer_and_window,
+)
 from .rendering import link, page
 from .session import check_scope
 
@@ -31,11 +40,15 @@ def _named(query, name: str, what: str) -> str:
 
 def episodes_page(service, who, query):
     offset = offset_of(query)
-    listed = recent_episodes(graph_of(service, who), offset, PAGE_SIZE)
+    try:
+        listed = recent_episodes(graph_of(service, who), offset, PAGE_SIZE, **writer_and_window(query))
+    except ValueError as error:  # a writer's name the library refuses
+        raise BadChoice(("by",), str(error)[:300]) from None
     return page(
         "episodes.html",
         who,
         episodes=listed[:PAGE_SIZE],
+        given=given_filters(query, WINDOW_AND_WRITER),
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
         previous_from=max(offset - PAGE_SIZE, 0) if offset else None,
     )
