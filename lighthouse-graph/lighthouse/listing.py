@@ -51,10 +51,16 @@ def _entities_query(kind: Kind) -> str:
     )
 
 
-# What the filters of entities_now() ask of the State that holds (each None when not chosen).
-_CHOSEN = (
-    "($by IS NULL OR s.by = $by) AND ($since IS NULL OR s.valid_from >= localdatetime($since)) "
-    "AND ($until IS NULL OR s.valid_from < localdatetime($until))"
+# Of each entity's States (s), the one that holds (the newest that counts by the time), kept when it fits
+# the filters of entities_now() (each None when not chosen); then the page of those, by key.
+_HOLDING_AND_CHOSEN = (
+    f"WHERE {COUNTED_AT} "
+    "WITH e, max(s.valid_from) AS newest "
+    "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
+    f"WITH e, s WHERE ($trust IS NULL OR coalesce(s.`{TRUST}`, 'confirmed') = $trust) "
+    "AND ($by IS NULL OR s.by = $by) AND ($since IS NULL OR s.valid_from >= localdatetime($since)) "
+    "AND ($until IS NULL OR s.valid_from < localdatetime($until)) "
+    "RETURN e.key, properties(s) ORDER BY e.key SKIP $skip LIMIT $n"
 )
 
 
@@ -65,27 +71,14 @@ def _candidate_entities_query(kind: Kind) -> str:
     return (
         f"MATCH (c:State) WHERE c.`{TRUST}` = 'candidate' AND c.`{STATE_KIND}` = $label "
         f"MATCH (e:`{kind.label}`:Entity)-[:HAS_STATE]->(c) WITH DISTINCT e "
-        "MATCH (e)-[:HAS_STATE]->(s) "
-        f"WHERE {COUNTED_AT} "
-        "WITH e, max(s.valid_from) AS newest "
-        "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
-        f"WITH e, s WHERE s.`{TRUST}` = 'candidate' AND {_CHOSEN} "
-        "RETURN e.key, properties(s) ORDER BY e.key SKIP $skip LIMIT $n"
+        "MATCH (e)-[:HAS_STATE]->(s) " + _HOLDING_AND_CHOSEN
     )
 
 
 @lru_cache(maxsize=256)
 def _chosen_entities_query(kind: Kind) -> str:
-    # Every entity of the kind is read to find the State that holds, then those it fits are paged: a
-    # filter costs the kind's size.
-    return (
-        f"MATCH (e:`{kind.label}`:Entity)-[:HAS_STATE]->(s) "
-        f"WHERE {COUNTED_AT} "
-        "WITH e, max(s.valid_from) AS newest "
-        "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
-        f"WITH e, s WHERE ($trust IS NULL OR coalesce(s.`{TRUST}`, 'confirmed') = $trust) AND {_CHOSEN} "
-        "RETURN e.key, properties(s) ORDER BY e.key SKIP $skip LIMIT $n"
-    )
+    # Every entity of the kind is read to find the State that holds: a filter costs the kind's size.
+    return f"MATCH (e:`{kind.label}`:Entity)-[:HAS_STATE]->(s) " + _HOLDING_AND_CHOSEN
 
 
 ENTITY_TRUSTS = (None, "confirmed", "candidate")  # what entities_now() filters the State that holds by

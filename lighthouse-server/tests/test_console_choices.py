@@ -1,20 +1,22 @@
 """The console's choices in Debian's Chromium against the real `lighthouse serve`: a read page that refuses
 a choice (a time, an offset, a filter) stays the page the person was on, shown without that choice and
 with the reason at #refused; a kind's list filtered by trust, writer and time window through its form,
-the pager keeping the filters; no CSP violation."""
+the pager keeping the filters; the review queue and the episodes filtered by writer and time window; no
+CSP violation."""
 
 from __future__ import annotations
 
 import pytest
 from console_browser import signed_in_page, violations
 from console_world import USER, kinds_of_the_example, seeded
-from lighthouse import remember, tenant
+from lighthouse import open_episode, remember, tenant
 
 
 @pytest.fixture(scope="module")
 def world(lighthouse):
     """console_world's pump-7 (three States, by the admin's key) with cand-a and cand-b (candidates by
-    model:fake from 2026-02-01 and 2026-02-02), and 51 entities bulk-00 to bulk-50 written by "bulk"."""
+    model:fake from 2026-02-01 and 2026-02-02), 51 entities bulk-00 to bulk-50 written by "bulk", and two episodes: ep-audit opened by auditor on
+    2025-03-01, ep-plan by scheduler on 2025-04-01."""
     seeded_world = seeded(lighthouse)
     rows = [
         {"key": f"bulk-{n:02d}", "t": "2025-06-01T00:00:00Z", "values": {"status": "ok"}} for n in range(51)
@@ -22,6 +24,8 @@ def world(lighthouse):
     graph = tenant(lighthouse.db(), seeded_world.tenant)
     by_bulk = remember(graph, kinds_of_the_example()["Device"], rows, "bulk")
     assert {receipt["status"] for receipt in by_bulk} == {"created"}, by_bulk[:3]
+    assert open_episode(graph, "ep-audit", "auditor", at="2025-03-01T00:00:00Z")["status"] == "opened"
+    assert open_episode(graph, "ep-plan", "scheduler", at="2025-04-01T00:00:00Z")["status"] == "opened"
     return seeded_world
 
 
@@ -137,4 +141,25 @@ def test_the_review_queue_is_filtered_by_writer_and_time_window(browser, lightho
     assert queue(by="someone else") == [] and page.locator("#no-candidates").is_visible()
     assert queue(since="the day after") == ["cand-a", "cand-b"]  # refused: the queue without it
     assert "since: " in page.locator("#refused").inner_text()
+    assert violations(page) == [] and errors == []
+
+
+def test_the_episodes_are_filtered_by_writer_and_time_window(browser, lighthouse, world):
+    page, errors = signed_in_page(browser, lighthouse, world.admin)
+    page.goto(f"{lighthouse.url}/console/episodes")
+
+    def listed(**chosen: str) -> list[str]:
+        form = page.locator("#episode-filters")
+        for name in ("by", "since", "until"):
+            form.locator(f"input[name={name}]").fill(chosen.get(name, ""))
+        with page.expect_navigation():
+            form.locator("button").click()
+        return page.locator("#episodes td:first-child a").all_inner_texts()
+
+    assert {"ep-audit", "ep-plan"} <= set(listed())
+    assert listed(by="auditor") == ["ep-audit"]
+    assert listed(since="2025-03-15", until="2025-05-01") == ["ep-plan"]
+    assert listed(by="auditor", since="2025-03-15") == []
+    assert {"ep-audit", "ep-plan"} <= set(listed(until="in a while"))  # refused: the list without it
+    assert "until: " in page.locator("#refused").inner_text()
     assert violations(page) == [] and errors == []
