@@ -39,6 +39,18 @@ def _refused_here(page, path: str, kept: str, reason: str) -> None:
     assert page.locator("h1", has_text="Refused").count() == 0, path  # not the problem page
 
 
+def _filtered(page, form_id: str, chosen: dict) -> None:
+    """A list's filter form filled in as a person would (writer, time window, and trust where it has
+    one; what chosen leaves out emptied) and sent."""
+    form = page.locator(form_id)
+    for name in ("by", "since", "until"):
+        form.locator(f"input[name={name}]").fill(chosen.get(name, ""))
+    if form.locator("select[name=trust]").count():
+        form.locator("select[name=trust]").select_option(chosen.get("trust", ""))
+    with page.expect_navigation():
+        form.locator("button").click()
+
+
 def test_a_refused_choice_keeps_the_person_on_the_page(browser, lighthouse, world):
     page, errors = signed_in_page(browser, lighthouse, world.admin)
     url = lighthouse.url
@@ -89,12 +101,7 @@ def test_a_kind_list_is_filtered_by_trust_writer_and_time_window(browser, lighth
         return page.locator("#entities tr.entity td:first-child").all_inner_texts()
 
     def shown_with(**chosen: str) -> list[str]:
-        form = page.locator("#kind-filters")
-        for name in ("by", "since", "until"):
-            form.locator(f"input[name={name}]").fill(chosen.get(name, ""))
-        form.locator("select[name=trust]").select_option(chosen.get("trust", ""))
-        with page.expect_navigation():
-            form.locator("button").click()
+        _filtered(page, "#kind-filters", chosen)
         return listed()
 
     assert shown_with(trust="candidate") == ["cand-a", "cand-b"]
@@ -121,11 +128,7 @@ def test_the_review_queue_is_filtered_by_writer_and_time_window(browser, lightho
     page.goto(f"{lighthouse.url}/console/review")
 
     def queue(**chosen: str) -> list[str]:
-        form = page.locator("#review-filters")
-        for name in ("by", "since", "until"):
-            form.locator(f"input[name={name}]").fill(chosen.get(name, ""))
-        with page.expect_navigation():
-            form.locator("button").click()
+        _filtered(page, "#review-filters", chosen)
         rows = page.locator("#candidates tr.candidate")
         return [rows.nth(n).get_attribute("data-key") for n in range(rows.count())]
 
@@ -149,11 +152,7 @@ def test_the_episodes_are_filtered_by_writer_and_time_window(browser, lighthouse
     page.goto(f"{lighthouse.url}/console/episodes")
 
     def listed(**chosen: str) -> list[str]:
-        form = page.locator("#episode-filters")
-        for name in ("by", "since", "until"):
-            form.locator(f"input[name={name}]").fill(chosen.get(name, ""))
-        with page.expect_navigation():
-            form.locator("button").click()
+        _filtered(page, "#episode-filters", chosen)
         return page.locator("#episodes td:first-child a").all_inner_texts()
 
     assert {"ep-audit", "ep-plan"} <= set(listed())
