@@ -25,6 +25,15 @@ MOST_OFFSET = 100_000  # how far a list pages by offset; past it a search finds 
 MOST_LIMIT = 1_000
 
 
+def _writer_and_window(by: object, since: object, until: object) -> dict:
+    """The filters by writer and time window [since, until) as the queries take them, each checked."""
+    return {
+        "by": None if by is None else values.name(by, "by"),
+        "since": None if since is None else clock.stamp_of(clock.looked_at(since, "since")),
+        "until": None if until is None else clock.stamp_of(clock.looked_at(until, "until")),
+    }
+
+
 def _page(offset: object, limit: object) -> tuple[int, int]:
     return values.whole(offset, "offset", 0, MOST_OFFSET), values.whole(limit, "limit", 1, MOST_LIMIT)
 
@@ -42,6 +51,19 @@ def _entities_query(kind: Kind) -> str:
     )
 
 
+# Of each entity's States (s), the one that holds (the newest that counts by the time), kept when it fits
+# the filters of entities_now() (each None when not chosen); then the page of those, by key.
+_HOLDING_AND_CHOSEN = (
+    f"WHERE {COUNTED_AT} "
+    "WITH e, max(s.valid_from) AS newest "
+    "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
+    f"WITH e, s WHERE ($trust IS NULL OR coalesce(s.`{TRUST}`, 'confirmed') = $trust) "
+    "AND ($by IS NULL OR s.by = $by) AND ($since IS NULL OR s.valid_from >= localdatetime($since)) "
+    "AND ($until IS NULL OR s.valid_from < localdatetime($until)) "
+    "RETURN e.key, properties(s) ORDER BY e.key SKIP $skip LIMIT $n"
+)
+
+
 @lru_cache(maxsize=256)
 def _candidate_entities_query(kind: Kind) -> str:
     # Only entities with a candidate, found through the index on the mark; then those whose State that
@@ -49,26 +71,46 @@ def _candidate_entities_query(kind: Kind) -> str:
     return (
         f"MATCH (c:State) WHERE c.`{TRUST}` = 'candidate' AND c.`{STATE_KIND}` = $label "
         f"MATCH (e:`{kind.label}`:Entity)-[:HAS_STATE]->(c) WITH DISTINCT e "
-        "MATCH (e)-[:HAS_STATE]->(s) "
-        f"WHERE {COUNTED_AT} "
-        "WITH e, max(s.valid_from) AS newest "
-        "MATCH (e)-[:HAS_STATE]->(s) WHERE s.valid_from = newest "
-        f"WITH e, s WHERE s.`{TRUST}` = 'candidate' "
-        "RETURN e.key, properties(s) ORDER BY e.key SKIP $skip LIMIT $n"
+        "MATCH (e)-[:HAS_STATE]->(s) " + _HOLDING_AND_CHOSEN
     )
 
 
-def entities_now(graph, kind, offset=0, limit=50, *, at=None, trust=None) -> list[dict]:
+@lru_cache(maxsize=256)
+def _chosen_entities_query(kind: Kind) -> str:
+    # Every entity of the kind is read to find the State that holds: a filter costs the kind's size.
+    return f"MATCH (e:`{kind.label}`:Entity)-[:HAS_STATE]->(s) " + _HOLDING_AND_CHOSEN
+
+
+ENTITY_TRUSTS = (None, "confirmed", "candidate")  # what entities_now() filters the State that holds by
+
+
+def entities_now(
+    graph, kind, offset=0, limit=50, *, at=None, trust=None, by=None, since=None, until=None
+) -> list[dict]:
     """A page of a kind's entities by key, each with the State that holds now (or at `at`) by the rule of
     the reads: [{"key", "state"}], state shaped as history() gives it (its "trust" says "candidate" for
-    one a model drew and nobody reviewed), or None where no State holds. trust="candidate": only the
-    entities whose State that holds is a candidate. One more than limit when more follow."""
+    one a model drew and nobody reviewed), or None where no State holds. Filters of the State that holds
+    (an entity where none holds fits none): trust="candidate" (a model drew it and nobody reviewed it)
+    or "confirmed" (any other); by: its writer; since, until: it began in [since, until). One more than
+    limit when more follow."""
     kind = checked_kind(kind)
     offset, limit = _page(offset, limit)
-    if trust not in (None, "candidate"):
-        raise values.Refused(f"trust is None or 'candidate', not {values.printable(trust)}")
-    params = {"skip": offset, "n": limit + 1, "at": moment(at), "label": kind.label}
-    query = _entities_query(kind) if trust is None else _candidate_entities_query(kind)
+    if trust not in ENTITY_TRUSTS:
+        raise values.Refused(f"trust is None, 'confirmed' or 'candidate', not {values.printable(trust)}")
+    params = {
+        "skip": offset,
+        "n": limit + 1,
+        "at": moment(at),
+        "label": kind.label,
+        "trust": trust,
+        **_writer_and_window(by, since, until),
+    }
+    if trust == "candidate":
+        query = _candidate_entities_query(kind)
+    elif trust is None and by is None and since is None and until is None:
+        query = _entities_query(kind)
+    else:
+        query = _chosen_entities_query(kind)
     found = read(graph, query, params)
     return [{"key": key, "state": shown(kind, props) if props else None} for key, props in found]
 
@@ -87,7 +129,10 @@ def kinds_holding(graph, kinds, key) -> list[str]:
 _EPISODES_QUERY = (
     # The page first, then the count and end of each of its episodes (on the node, or on the tally a graph
     # written before kept them on).
-    "MATCH (ep:Episode) WITH ep ORDER BY ep.opened_at DESC, ep.id SKIP $skip LIMIT $n "
+    "MATCH (ep:Episode) WHERE ($by IS NULL OR ep.by = $by) "
+    "  AND ($since IS NULL OR ep.opened_at >= localdatetime($since)) "
+    "  AND ($until IS NULL OR ep.opened_at < localdatetime($until)) "
+    "WITH ep ORDER BY ep.opened_at DESC, ep.id SKIP $skip LIMIT $n "
     "OPTIONAL MATCH (ep)-[tally:LH_TALLY]->(ep) "
     "WITH ep, coalesce(max(tally.entries), ep.entry_count, 0) AS entry_count, "
     "  coalesce(max(tally.closed_at), ep.closed_at) AS closed_at "
@@ -95,11 +140,13 @@ _EPISODES_QUERY = (
 )
 
 
-def recent_episodes(graph, offset=0, limit=50) -> list[dict]:
+def recent_episodes(graph, offset=0, limit=50, *, by=None, since=None, until=None) -> list[dict]:
     """A page of episodes, newest opened first: [{"id", "by", "opened_at", "entry_count", "closed_at"}]
-    (closed_at None while open). One more than limit when more follow."""
+    (closed_at None while open). by: only episodes this writer opened; since, until: only those opened
+    in [since, until). One more than limit when more follow."""
     offset, limit = _page(offset, limit)
-    found = read(graph, _EPISODES_QUERY, {"skip": offset, "n": limit + 1})
+    params = {"skip": offset, "n": limit + 1, **_writer_and_window(by, since, until)}
+    found = read(graph, _EPISODES_QUERY, params)
     return [
         {
             "id": ident,

@@ -92,22 +92,30 @@ def reject(graph, kind: Kind, key, valid_from, by, why) -> dict:
 
 _CANDIDATES_QUERY = (
     f"MATCH (s:State) WHERE s.`{TRUST}` = 'candidate' AND s.`{STATE_KIND}` IN $labels "
+    "AND ($by IS NULL OR s.by = $by) AND ($since IS NULL OR s.valid_from >= localdatetime($since)) "
+    "AND ($until IS NULL OR s.valid_from < localdatetime($until)) "
     f"WITH s ORDER BY s.recorded_at, s.`{STATE_KIND}`, s.key, s.valid_from LIMIT $limit "
     f"RETURN s.`{STATE_KIND}`, s.key, properties(s)"
 )
 
 
-def candidates(graph, kinds, limit: int = 100) -> list[dict]:
+def candidates(graph, kinds, limit: int = 100, *, by=None, since=None, until=None) -> list[dict]:
     """The States still waiting for a review, oldest recorded first: [{"kind": label, "key", "state"}],
     state shaped as history() gives it. kinds: the Kinds to look in (a list or tuple of Kind). limit 1 to
-    1,000. Arguments raise Refused or WrongType; nothing is written."""
+    1,000. by: only those this writer drew; since, until: only those that begin in [since, until).
+    Arguments raise Refused or WrongType; nothing is written."""
     if type(kinds) not in (list, tuple):
         raise WrongType(f"kinds is a list of Kind, not {values.sort_of(kinds)}")
     by_label = {}
     for kind in kinds:
         by_label[checked_kind(kind).label] = kind
     limit = checked_limit(limit)
+    chosen = {
+        "by": None if by is None else values.name(by, "by"),
+        "since": None if since is None else clock.stamp_of(clock.looked_at(since, "since")),
+        "until": None if until is None else clock.stamp_of(clock.looked_at(until, "until")),
+    }
     if not by_label:
         return []
-    rows = read(graph, _CANDIDATES_QUERY, {"labels": sorted(by_label), "limit": limit})
+    rows = read(graph, _CANDIDATES_QUERY, {"labels": sorted(by_label), "limit": limit, **chosen})
     return [{"kind": label, "key": key, "state": shown(by_label[label], props)} for label, key, props in rows]

@@ -54,6 +54,31 @@ def test_only_the_entities_whose_state_that_holds_is_a_candidate(graph):
         entities_now(graph, DEVICE, trust="rejected")
 
 
+def test_filters_of_the_state_that_holds_trust_writer_and_time_window(graph):
+    reviewed(graph)  # now d1: a candidate by model:m1 from day 6; d2: ok by inventory from day 2
+    remember(graph, DEVICE, [{"key": "d3", "t": DAY.format(4), "values": {"status": "ok"}}], "inventory")
+
+    def keys(**chosen) -> list:
+        return [one["key"] for one in entities_now(graph, DEVICE, **chosen)]
+
+    assert keys(trust="confirmed") == ["d2", "d3"]
+    assert keys(trust="candidate") == ["d1"]
+    assert keys(by="inventory") == ["d2", "d3"] and keys(by="model:m1") == ["d1"] and keys(by="x") == []
+    assert keys(since=DAY.format(3)) == ["d1", "d3"]
+    assert keys(until=DAY.format(4)) == ["d2"]  # the window's end is left out
+    assert keys(since=DAY.format(2), until=DAY.format(5), by="inventory") == ["d2", "d3"]
+    assert keys(trust="candidate", by="inventory") == [] and keys(trust="candidate", since=DAY.format(6)) == [
+        "d1"
+    ]
+    # At a time, the State that held then is the one filtered: d1 was warm from day 3, by inventory.
+    assert keys(by="inventory", at=DAY.format(4)) == ["d1", "d2", "d3"]
+    assert [one["key"] for one in entities_now(graph, DEVICE, 1, 1, trust="confirmed")] == ["d3"]
+    assert entities_now(graph, ROOM, by="inventory") == []  # no State holds for a target: it fits no filter
+    for wrong in ({"by": ""}, {"by": 7}, {"since": "soon"}, {"until": 3}, {"trust": "rejected"}):
+        with pytest.raises((Refused, WrongType)):
+            entities_now(graph, DEVICE, **wrong)
+
+
 def test_pages_by_offset_give_one_more_when_more_follow(graph):
     reviewed(graph)
     assert [one["key"] for one in entities_now(graph, DEVICE, 0, 1)] == ["d1", "d2"]
@@ -80,6 +105,14 @@ def test_episodes_newest_first_and_users(graph):
     assert listed[1]["closed_at"] is not None and listed[0]["closed_at"] is None
     assert type(listed[1]["entry_count"]) is int and listed[1]["entry_count"] == 1
     assert [one["id"] for one in recent_episodes(graph, 1, 1)] == [first]
+    open_episode(graph, "ep-3", "auditor", at="2026-01-03T00:00:00Z")
+    assert [one["id"] for one in recent_episodes(graph, by="planner")] == [second, first]
+    assert [one["id"] for one in recent_episodes(graph, since="2026-01-02T00:00:00Z")] == ["ep-3", second]
+    assert [one["id"] for one in recent_episodes(graph, until="2026-01-02T00:00:00Z")] == [first]
+    assert recent_episodes(graph, by="auditor", until="2026-01-03T00:00:00Z") == []
+    for wrong in ({"by": ""}, {"by": 1}, {"since": "soon"}, {"until": {}}):
+        with pytest.raises((Refused, WrongType)):
+            recent_episodes(graph, **wrong)
     say(graph, "ada", "s1", "user", "hello", "agent")
     say(graph, "ada", "s2", "user", "hello", "agent")
     say(graph, "bo", "s1", "user", "hello", "agent")

@@ -62,6 +62,22 @@ def test_candidates_are_listed_oldest_first_until_reviewed(drawn):
     assert len(candidates(drawn, [DEVICE], limit=1)) == 1
 
 
+def test_candidates_are_filtered_by_writer_and_time_window(drawn):
+    remember(
+        drawn, DEVICE, [{"key": "d2", "t": DAY3, "values": {"place": "rome"}}], "model:m2", candidate=True
+    )
+
+    def keys(**chosen) -> list:
+        return [one["key"] for one in candidates(drawn, [DEVICE], **chosen)]
+
+    assert keys(by="model:m1") == ["d1"] and keys(by="model:m2") == ["d2"] and keys(by="inventory") == []
+    assert keys(since=DAY3) == ["d2"] and keys(until=DAY3) == ["d1"]  # the window's end is left out
+    assert keys(since=DAY1, until=DAY3, by="model:m1") == ["d1"]
+    for wrong in ({"by": ""}, {"by": 3}, {"since": "soon"}, {"until": []}):
+        with pytest.raises((Refused, WrongType)):
+            candidates(drawn, [DEVICE], **wrong)
+
+
 def test_reject_marks_who_when_and_why_and_deletes_nothing(drawn):
     before = snapshot(drawn, without="lh.")
     receipt = reject(drawn, DEVICE, "d1", DAY2, "alice", "the pump never left berlin")

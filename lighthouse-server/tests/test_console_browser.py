@@ -46,6 +46,19 @@ def test_sign_in_find_read_the_timeline_and_review(browser, lighthouse, tmp_path
     hall = page.locator('#timeline g.lane[data-lane="LOCATED_IN → hall"] rect.window title').text_content()
     assert "2026-01-01" in hall and "2026-01-09" in hall
     assert page.locator("#states tr.state-row").count() == 4
+    # The bars' height and y come from console.css, inside each lane's group: drawn where their lane is.
+    svg = page.locator("#timeline").bounding_box()
+    first_bar = page.locator('#timeline rect[data-id="state-1"]').bounding_box()
+    hall_bar = page.locator('#timeline g.lane[data-lane="LOCATED_IN → hall"] rect.window').bounding_box()
+    names = page.locator("#timeline g.lane").evaluate_all("lanes => lanes.map(lane => lane.dataset.lane)")
+    hall_top = 8 + 22 * names.index("LOCATED_IN → hall")  # timeline.TOP + timeline.LANE * its place
+    for bar, lane_top in ((first_bar, 8), (hall_bar, hall_top)):  # 3 under its lane's top, stroke aside
+        assert 14.5 <= bar["height"] <= 17 and abs(bar["y"] - svg["y"] - lane_top - 3) <= 1, bar
+    # A cell of times shows them in the visitor's zone on hover.
+    valid = page.locator("#state-1 td.when").first
+    assert valid.get_attribute("title") is None
+    valid.hover()
+    assert "(" in valid.get_attribute("title") and "→" in valid.get_attribute("title")
     late_bars = page.locator("#timeline rect.state.late")
     assert late_bars.count() == 1 and late_bars.get_attribute("data-id") == "state-2"
     assert (

@@ -21,8 +21,13 @@ def test_several_candidates_are_confirmed_at_once_and_the_record_is_shown(lighth
     world = seeded(lighthouse)
     reviewer = lighthouse.key(world.tenant, agent="rita", scopes=["read", "review"])
     client, csrf = signed_in(lighthouse, reviewer)
-    answer = client.post("/console/review", data=_both(world, csrf, "confirm", "checked on site"))
-    assert answer.status_code == 303 and answer.headers["location"] == "/console/review"
+    filtered = {**_both(world, csrf, "confirm", "checked on site"), "by": "model:fake", "since": "2026-02-01"}
+    answer = client.post("/console/review", data=filtered)
+    # Back to the queue as it was filtered.
+    assert (
+        answer.status_code == 303
+        and answer.headers["location"] == "/console/review?by=model%3Afake&since=2026-02-01"
+    )
     for key in ("cand-a", "cand-b"):
         ((trust, review),) = trust_of(lighthouse, world.admin, key)
         assert trust == "confirmed" and review["by"] == "rita" and review["why"] == "checked on site"

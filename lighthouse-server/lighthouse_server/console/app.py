@@ -3,7 +3,9 @@ session's CSRF token too. Library calls run on a worker thread, as the HTTP API'
 
 Refusals are pages with the status of problems.py's code: no session is 401 for an action (a page sends
 the browser to the sign-in form), a wrong CSRF token or a missing scope is 403. A refused action shows
-the page its form was on again, with the reason at its top, so the visitor stays where they were.
+the page its form was on again, with the reason at its top, so the visitor stays where they were; so does
+a read page that refuses a choice in its query (a time, a page's offset, a filter): it is shown without
+that choice. What names the page itself (a kind, a key, an id) that cannot be read is a problem page.
 """
 
 from __future__ import annotations
@@ -13,17 +15,20 @@ import time
 
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from ..problems import Problem, problem_of
 from . import actions, compare, graph_view, pages, records, review
-from .rendering import HEADERS, TEMPLATES, page, problem_page, refusal
+from .pages import BadChoice
+from .rendering import HEADERS, TEMPLATES, choices_refused, page, problem_page, refusal
 from .session import COOKIE, Sessions, check_csrf, cookie_header, signed_in_key, visitor
 
 _log = logging.getLogger(__name__)
 MOST_FORM = 1_000_000  # bytes of one form post
+MOST_DROPPED = 4  # refused choices one read page drops before it gives up and shows the problem alone
 
 
 def _refusal(error: Exception, who=None):
@@ -31,6 +36,25 @@ def _refusal(error: Exception, who=None):
     if problem.code in ("internal", "database_error"):
         _log.error("console: %s", error, exc_info=error)
     return problem_page(problem, who)
+
+
+def _without_refused_choices(service, handler, who, query):
+    """The handler's page; where it refuses a choice of the query (BadChoice), the page without the
+    parameters that choice came from, the reasons at its top and the status of the refusal. A choice
+    that is not in the query (a time the page needs and was not given) leaves nothing to drop: the
+    refusal alone."""
+    refused: tuple = ()
+    while True:
+        token = choices_refused.set(refused)
+        try:
+            return handler(service, who, query)
+        except BadChoice as choice:
+            kept = [(name, value) for name, value in query.multi_items() if name not in choice.names]
+            if len(kept) == len(query.multi_items()) or len(refused) == MOST_DROPPED:
+                raise
+            query, refused = QueryParams(kept), (*refused, choice)
+        finally:
+            choices_refused.reset(token)
 
 
 def _foreign(request: Request) -> bool:
@@ -71,7 +95,7 @@ def console_app(service) -> Starlette:
                     # (FalkorDB 4.22.1 crashed on an index lookup while a new index was being built).
                     service.kinds.keep_layout(who.principal.tenant)
                     with service.kinds.gate(who.principal.tenant).writing():
-                        answer = handler(service, who, request.query_params)
+                        answer = _without_refused_choices(service, handler, who, request.query_params)
                 except Exception as error:  # noqa: BLE001 - every refusal is a page in one shape
                     answer = _refusal(error, who)
                 # What the page cost on the server (reads and rendering), for people and for the tests.

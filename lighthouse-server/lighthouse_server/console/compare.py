@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from lighthouse import as_of, entity_diff, recent_history, version_diff
 
 from ..problems import Problem
-from .pages import as_time, graph_of, key_of
+from .pages import BadChoice, as_time, graph_of, key_of
 from .rendering import page
 
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # the first time the library stores
@@ -28,7 +28,10 @@ def diff_page(service, who, query):
         )
     mode = "times" if query.get("t1") or query.get("t2") else "versions"
     if mode == "times":
-        first, second = as_time(query.get("t1", ""), "t1"), as_time(query.get("t2", ""), "t2")
+        try:
+            first, second = as_time(query.get("t1", ""), "t1"), as_time(query.get("t2", ""), "t2")
+        except BadChoice as refused:  # the two times are one choice: the page goes back to versions
+            raise BadChoice(("t1", "t2"), refused.message) from None
         changes = entity_diff(graph, kind, key, first, second)
         chosen = (first, second)
     else:
@@ -45,7 +48,7 @@ def diff_page(service, who, query):
         try:
             changes = version_diff(graph, kind, key, first, second)
         except ValueError as error:
-            raise Problem("invalid_argument", str(error)[:300]) from None
+            raise BadChoice(("a", "b"), str(error)[:300]) from None
         chosen = (first, second)
     return page(
         "diff.html", who, kind=kind, key=key, versions=offered, mode=mode, chosen=chosen, changes=changes

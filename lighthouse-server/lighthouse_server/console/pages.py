@@ -25,8 +25,8 @@ from lighthouse import (
     stamp,
 )
 
-from ..problems import Problem
-from . import timeline
+from ..problems import InvalidArgument, Problem
+from . import entity_markup, timeline
 from .rendering import link, page
 
 PAGE_SIZE = 50
@@ -36,6 +36,16 @@ STATES_SHOWN = 2_000  # the newest States an entity's page shows
 NOT_VALUES = frozenset(
     {"valid_from", "valid_to", "seen_last", "recorded_at", "by", "fp", "entry", "trust", "review"}
 )
+
+
+class BadChoice(InvalidArgument):
+    """A choice a read page refuses (a time, a page's offset, a filter), naming the query parameters it
+    came from: app.py shows the page again without them, with the reason at its top, so the person
+    stays on the page they were on."""
+
+    def __init__(self, names: tuple[str, ...], message: str) -> None:
+        super().__init__(message)
+        self.names = names
 
 
 def values_of(state: dict) -> dict:
@@ -64,9 +74,9 @@ def as_time(given: object, what: str) -> datetime:
     try:
         text = stamp(given.strip() if isinstance(given, str) else given)
     except (ValueError, TypeError) as error:
-        raise Problem("invalid_argument", f"{what}: {str(error)[:300]}") from None
+        raise BadChoice((what,), f"{what}: {str(error)[:300]}") from None
     if text is None:
-        raise Problem("invalid_argument", f"{what} is needed: a time")
+        raise BadChoice((what,), f"{what} is needed: a time")
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
@@ -83,9 +93,9 @@ def declared(service, who) -> dict:
 def offset_of(query) -> int:
     given = query.get("from", "0")
     if not (given.isdecimal() and given.isascii()) or len(given) > 9:
-        raise Problem("invalid_argument", "from must be a whole number")
+        raise BadChoice(("from",), "from must be a whole number")
     if int(given) > MOST_FROM:
-        raise Problem("invalid_argument", f"from is at most {MOST_FROM:,}: search finds what lies further")
+        raise BadChoice(("from",), f"from is at most {MOST_FROM:,}: search finds what lies further")
     return int(given)
 
 
@@ -208,18 +218,60 @@ def search_page(service, who, query):
     )
 
 
+LIST_TRUSTS = ("confirmed", "candidate")  # what a kind's list filters the value that holds now by
+
+
+WINDOW_AND_WRITER = ("by", "since", "until")
+
+
+def writer_and_window(query) -> dict:
+    """A list's filters of writer (by) and time window [since, until), each checked; a bad one is a
+    BadChoice, so the list is shown without it."""
+    chosen: dict = {}
+    by = (query.get("by") or "").strip()
+    if by:
+        if len(by) > 200:
+            raise BadChoice(("by",), "by is a writer's name of at most 200 characters")
+        chosen["by"] = by
+    for name in ("since", "until"):
+        if query.get(name):
+            chosen[name] = as_time(query[name], name)
+    return chosen
+
+
+def given_filters(query, names=("trust", *WINDOW_AND_WRITER)) -> dict:
+    """The filters as the person gave them, for a list's form and its links."""
+    return {name: query[name] for name in names if query.get(name)}
+
+
+def list_filters(query) -> dict:
+    """The filters of a kind's list: trust of the value that holds now, and writer_and_window() of it."""
+    chosen: dict = {}
+    if query.get("trust"):
+        if query["trust"] not in LIST_TRUSTS:
+            raise BadChoice(("trust",), f"trust is {' or '.join(LIST_TRUSTS)}")
+        chosen["trust"] = query["trust"]
+    return {**chosen, **writer_and_window(query)}
+
+
 def kind_page(service, who, query):
-    graph = graph_of(service, who)
+    graph, kinds = graph_of(service, who), declared(service, who)
     kind = service.kinds.kind(who.tenant, query.get("kind"))
     offset = offset_of(query)
-    only = "candidate" if query.get("trust") == "candidate" else None
-    listed = entities_now(graph, kind, offset, PAGE_SIZE, trust=only)
+    chosen = list_filters(query)
+    try:
+        listed = entities_now(graph, kind, offset, PAGE_SIZE, **chosen)
+    except ValueError as error:  # a writer's name the library refuses
+        raise BadChoice(("by",), str(error)[:300]) from None
     shown = [{**one, "values": values_of(one["state"] or {})} for one in listed[:PAGE_SIZE]]
     return page(
         "kind.html",
         who,
         kind=kind,
-        only=only,
+        kinds=kinds,
+        chosen=chosen,
+        given=given_filters(query),
+        trusts=LIST_TRUSTS,
         entities=shown,
         offset=offset,
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
@@ -268,6 +320,7 @@ def entity_facts(service, who, label: object, key: object) -> dict:
     ]
     # What holds now by the library's rule: a rejected State never counts.
     current = as_of(graph, kind, key, now(), rejected=False)
+    drawn = timeline.drawn(states, windows, late, datetime.now(UTC))
     return {
         "kind": kind,
         "key": key,
@@ -277,7 +330,10 @@ def entity_facts(service, who, label: object, key: object) -> dict:
         "states_not_shown": total - len(states),
         "windows": windows,
         "cites": cites,
-        "timeline": timeline.drawn(states, windows, late, datetime.now(UTC)),
+        "timeline": drawn,
+        "lane_bars": [entity_markup.lane_bars(lane) for lane in drawn.lanes],
+        "state_rows": entity_markup.state_rows(rows),
+        "window_rows": entity_markup.window_rows(windows),
     }
 
 

@@ -17,7 +17,16 @@ from starlette.responses import RedirectResponse
 
 from ..problems import Problem
 from .actions import keep_record
-from .pages import PAGE_SIZE, as_time, graph_of, offset_of
+from .pages import (
+    PAGE_SIZE,
+    WINDOW_AND_WRITER,
+    BadChoice,
+    as_time,
+    given_filters,
+    graph_of,
+    offset_of,
+    writer_and_window,
+)
 from .rendering import link, page
 from .session import check_scope
 
@@ -39,11 +48,15 @@ def _named(query, name: str, what: str) -> str:
 
 def episodes_page(service, who, query):
     offset = offset_of(query)
-    listed = recent_episodes(graph_of(service, who), offset, PAGE_SIZE)
+    try:
+        listed = recent_episodes(graph_of(service, who), offset, PAGE_SIZE, **writer_and_window(query))
+    except ValueError as error:  # a writer's name the library refuses
+        raise BadChoice(("by",), str(error)[:300]) from None
     return page(
         "episodes.html",
         who,
         episodes=listed[:PAGE_SIZE],
+        given=given_filters(query, WINDOW_AND_WRITER),
         next_from=offset + PAGE_SIZE if len(listed) > PAGE_SIZE else None,
         previous_from=max(offset - PAGE_SIZE, 0) if offset else None,
     )
@@ -96,7 +109,7 @@ def session_page(service, who, query):
     session_id = _named(query, "session", "a session")
     before = query.get("before")
     if before is not None and (not (before.isdecimal() and before.isascii()) or len(before) > 12):
-        raise Problem("invalid_argument", "before must be a message's number")
+        raise BadChoice(("before",), "before must be a message's number")
     said = messages(
         graph_of(service, who), user, session_id, last=MOST_MESSAGES, before=int(before) if before else None
     )
@@ -122,7 +135,7 @@ def notes_page(service, who, query):
     try:
         listed = recent_notes(graph_of(service, who), offset, PAGE_SIZE, **chosen)
     except ValueError as error:
-        raise Problem("invalid_argument", str(error)[:300]) from None
+        raise BadChoice(("by", "since", "until"), str(error)[:300]) from None
     # Where each note of the page is in the extraction: waiting, answered, applied, set aside (why), ...
     states = extraction_states(graph_of(service, who), [one["id"] for one in listed[:PAGE_SIZE]])
     wanted = {name: query.get(name) for name in ("by", "since", "until") if query.get(name)}

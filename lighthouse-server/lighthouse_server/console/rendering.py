@@ -118,15 +118,17 @@ def render(template: str, **context: object) -> str:
 
 # The refusal of an action, shown at the top of the page the visitor is sent back to (app.py sets it).
 refusal: ContextVar[Problem | None] = ContextVar("refusal", default=None)
+# The choices a read page refused, shown at the top of the page drawn without them (app.py sets them).
+choices_refused: ContextVar[tuple[Problem, ...]] = ContextVar("choices_refused", default=())
 
 
 def page(template: str, visitor=None, *, status: int = 200, headers: dict | None = None, **context):
     """A whole page: the template with the visitor (for the menu and the CSRF token) and the headers;
     with the status of a refused action when one is being shown on it."""
-    refused = refusal.get()
-    if refused is not None:
-        status = refused.status
-    body = render(template, visitor=visitor, action_refused=refused, **context)
+    refused, choices = refusal.get(), choices_refused.get()
+    if refused is not None or choices:
+        status = (refused or choices[0]).status
+    body = render(template, visitor=visitor, action_refused=refused, choices_refused=choices, **context)
     return HTMLResponse(body, status_code=status, headers={**HEADERS, **(headers or {})})
 
 

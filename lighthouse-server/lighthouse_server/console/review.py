@@ -19,7 +19,17 @@ from starlette.responses import RedirectResponse
 
 from ..problems import Problem
 from .actions import keep_record
-from .pages import as_time, declared, evidence_of, graph_of, values_of
+from .pages import (
+    WINDOW_AND_WRITER,
+    BadChoice,
+    as_time,
+    declared,
+    evidence_of,
+    given_filters,
+    graph_of,
+    values_of,
+    writer_and_window,
+)
 from .rendering import SHOWN_TEXT, link, page
 from .session import check_scope
 
@@ -79,7 +89,11 @@ def review_page(service, who, query):
     graph = graph_of(service, who)
     only = query.get("kind") or None
     looked_in = [kinds[only]] if only in kinds else list(kinds.values())
-    found = candidates(graph, looked_in, limit=SHOWN) if looked_in else []
+    chosen = writer_and_window(query)
+    try:
+        found = candidates(graph, looked_in, limit=SHOWN, **chosen) if looked_in else []
+    except ValueError as error:  # a writer's name the library refuses
+        raise BadChoice(("by",), str(error)[:300]) from None
     evidence = evidence_of(graph, [item["state"].get("entry") for item in found])
     items = []
     for number, item in enumerate(found):
@@ -106,11 +120,13 @@ def review_page(service, who, query):
             }
         )
     current = min(_cursor(query), max(len(items) - 1, 0))
-    return page("review.html", who, items=items, kinds=kinds, only=only, current=current)
+    given = given_filters(query, WINDOW_AND_WRITER)
+    return page("review.html", who, items=items, kinds=kinds, only=only, given=given, current=current)
 
 
 def review_again(service, who, form):
-    return review_page(service, who, {"at": form.get("at") or "0", "kind": form.get("kind") or ""})
+    kept = {name: form.get(name) or "" for name in ("kind", *WINDOW_AND_WRITER)}
+    return review_page(service, who, {"at": form.get("at") or "0", **kept})
 
 
 def _described(form, number: str) -> tuple[object, object, object]:
@@ -191,5 +207,10 @@ def decide(service, who, form):
     # The candidate after the one decided has taken its place: the page opens on it.
     first = min(int(number) for number in picked) if picked else 0
     return RedirectResponse(
-        link("/console/review", at=first or None, kind=form.get("kind") or None), status_code=303
+        link(
+            "/console/review",
+            at=first or None,
+            **{name: form.get(name) or None for name in ("kind", *WINDOW_AND_WRITER)},
+        ),
+        status_code=303,
     )

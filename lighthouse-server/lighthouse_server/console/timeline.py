@@ -13,6 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 WIDTH = 960
 LEFT = 170  # room for the lanes' names
@@ -25,13 +26,13 @@ GAP_CAP = 3  # a stretch between two moments is drawn at most this many typical 
 MOST_BREAKS = 50
 
 
-@dataclass
+@dataclass(slots=True)
 class Bar:
     x: float
     width: float
     css: str
     title: str
-    ident: str
+    ident: str  # the data-id of a State's bar; a window's lane names it
 
 
 @dataclass
@@ -66,8 +67,10 @@ def late_flags(states: list[dict]) -> list[bool]:
     return flags
 
 
+@lru_cache(maxsize=8_192)
 def _moment(moment: datetime) -> str:
-    """2026-01-31 12:00:00: isoformat() is C, a tenth of strftime()'s time (a bar's title has one or two)."""
+    """2026-01-31 12:00:00: isoformat() is C, a tenth of strftime()'s time (a bar's title has one or two;
+    a State's end is the next one's start, so each is written once)."""
     return moment.isoformat(" ", "seconds")[:19] + "Z"
 
 
@@ -149,7 +152,13 @@ def drawn(
     axis = Axis([begin, last, *starts, *closed], LEFT, plot)
     end = axis.end
     span = end - begin
-    x_of = axis.x
+    placed: dict[datetime, float] = {}  # a State's end is the next one's start: each x found once
+
+    def x_of(moment: datetime) -> float:
+        x = placed.get(moment)
+        if x is None:
+            x = placed[moment] = axis.x(moment)
+        return x
 
     def bar(since: datetime, until: datetime | None, css: str, title: str, ident: str) -> Bar:
         x = x_of(since)
@@ -181,7 +190,7 @@ def drawn(
                 f" to {_moment(until)}" if until else " (open)"
             )
             css = "window open" if until is None else "window"
-            lane.bars.append(bar(window["valid_from"], until, css, title, f"window-{relation}-{target}"))
+            lane.bars.append(bar(window["valid_from"], until, css, title, ""))
         lanes.append(lane)
     axis_y = TOP + LANE * len(lanes) + 4
     ticks = []

@@ -2,15 +2,31 @@
 // Every time shows the visitor's own zone on hover; the review page is driven by keys.
 "use strict";
 
+const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+const PAGE_TIME = /\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/g;
+
+// "2026-01-31 12:00:00Z", the one format of the pages, in the visitor's zone (null if it is no time).
+function local(text) {
+  const moment = new Date(text.replace(" ", "T"));
+  return isNaN(moment) ? null : moment.toLocaleString() + " (" + ZONE + ")";
+}
+
 function localTimes() {
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   for (const element of document.querySelectorAll("time")) {
-    // "2026-01-31 12:00:00Z", the one format of the pages, read as ISO 8601.
-    const moment = new Date(element.textContent.replace(" ", "T"));
-    if (!isNaN(moment)) {
-      element.title = moment.toLocaleString() + " (" + zone + ")";
+    const shown = local(element.textContent);
+    if (shown) {
+      element.title = shown;
     }
   }
+  // The long tables mark their cells of times with class "when" instead of a <time> for each: their
+  // titles are made when the pointer first comes over them.
+  document.addEventListener("mouseover", (event) => {
+    const cell = event.target instanceof Element ? event.target.closest(".when") : null;
+    if (cell && !cell.title) {
+      const times = (cell.textContent.match(PAGE_TIME) || []).map(local).filter(Boolean);
+      cell.title = times.join(" → ");
+    }
+  });
 }
 
 function reviewKeys() {
