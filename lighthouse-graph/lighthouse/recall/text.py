@@ -139,19 +139,47 @@ def _text_kind(kind: object) -> Kind:
     return kind
 
 
-def shown_values(kind: Kind, listed: list) -> dict:
+_SKIP, _KEEP, _TIME, _MARK = range(4)
+_PLANNED = 1_000  # names one kind's plan keeps: past it, a name is weighed each time
+
+
+def _planned(kind: Kind, name: str) -> int:
+    """What shown_values() does with a name of a kind: leave it out, keep it, read a time, or a mark."""
+    if name in TRUST_MARKS:
+        return _MARK
+    if name == kind.key or (is_owned(name) and name not in SHOWN_OWN):
+        return _SKIP
+    return _TIME if name in ENGINE_TIMES or name in kind.times else _KEEP
+
+
+# Each kind's names and what is done with them: a read of ten results weighs the same dozen names ten
+# times, and is_owned() and the sets took a third of the Python a search() result costs.
+_plans: dict[Kind, dict[str, int]] = {}
+
+
+def shown_values(kind: Kind, listed) -> dict:
     """The [name, value] pairs of a node as a read shows them: times (declared or the library's) as
     datetimes, the kind's own key name left out (it is the key)."""
+    plan = _plans.get(kind)
+    if plan is None:
+        plan = _plans.setdefault(kind, {})
     found = {}
-    marks = {}
+    marks = None
     for name, item in listed:
-        if name in TRUST_MARKS:
+        action = plan.get(name)
+        if action is None:
+            action = _planned(kind, name)
+            if len(plan) < _PLANNED:
+                plan[name] = action
+        if action == _KEEP:
+            found[name] = item
+        elif action == _TIME:
+            found[name] = clock.from_store(item)
+        elif action == _MARK:
+            marks = {} if marks is None else marks
             marks[name] = item
-        elif name == kind.key or (is_owned(name) and name not in SHOWN_OWN):
-            continue
-        else:
-            found[name] = clock.from_store(item) if name in ENGINE_TIMES or name in kind.times else item
-    found.update(trust_shown(marks, clock.from_store))
+    if marks is not None:
+        found.update(trust_shown(marks, clock.from_store))
     return found
 
 
