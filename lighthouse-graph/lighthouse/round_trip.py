@@ -22,7 +22,6 @@ import contextlib
 import os
 import threading
 
-from redis import ConnectionPool, Redis
 from redis.exceptions import ConnectionError as LostConnection
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as TimedOut
@@ -30,12 +29,18 @@ from redis.exceptions import TimeoutError as TimedOut
 KEPT_POOLS = 4  # pools one thread keeps a connection of: a graph and a replica or two
 
 
+def _is_class(found: object, module: str, name: str) -> bool:
+    """Exactly the client's class of that name, not a subclass (the library imports only redis.exceptions)."""
+    sort = type(found)
+    return sort.__module__ == module and sort.__qualname__ == name
+
+
 class _Kept:
     """A connection of one pool, taken by one thread: back to the pool when the thread ends."""
 
     __slots__ = ("connection", "pid", "pool")
 
-    def __init__(self, pool: ConnectionPool) -> None:
+    def __init__(self, pool) -> None:
         self.pool = pool
         self.pid = os.getpid()
         self.connection = pool.get_connection()
@@ -58,12 +63,12 @@ class _Thread(threading.local):
 _thread = _Thread()
 
 
-def _plain_pool(client: object) -> ConnectionPool | None:
-    """The pool of a client whose commands this module may send itself, or None."""
-    if type(client) is not Redis or client.connection is not None:
+def _plain_pool(client: object):
+    """The ConnectionPool of a client whose commands this module may send itself, or None."""
+    if not _is_class(client, "redis.client", "Redis") or client.connection is not None:
         return None
     pool = client.connection_pool
-    if type(pool) is not ConnectionPool or getattr(pool, "cache", None) is not None:
+    if not _is_class(pool, "redis.connection", "ConnectionPool") or getattr(pool, "cache", None) is not None:
         return None
     if pool.connection_kwargs.get("protocol") not in (None, 2, "2"):
         return None
@@ -71,7 +76,7 @@ def _plain_pool(client: object) -> ConnectionPool | None:
     return None if enabled is not None and enabled() else pool
 
 
-def _kept(pool: ConnectionPool) -> _Kept:
+def _kept(pool) -> _Kept:
     kept = _thread.kept
     found = kept.get(id(pool))
     if found is not None and found.pool is pool and found.pid == os.getpid() and found.connection is not None:
