@@ -144,6 +144,7 @@ def _text_kind(kind: object) -> Kind:
 
 _SKIP, _KEEP, _TIME, _MARK = range(4)
 _PLANNED = 1_000  # names one kind's plan keeps: past it, a name is weighed each time
+_KINDS_PLANNED = 256  # kinds with a plan kept at once
 
 
 def _planned(kind: Kind, name: str) -> int:
@@ -165,6 +166,8 @@ def shown_values(kind: Kind, listed) -> dict:
     datetimes, the kind's own key name left out (it is the key)."""
     plan = _plans.get(kind)
     if plan is None:
+        if len(_plans) >= _KINDS_PLANNED:  # kinds made anew for each call: the plans stay few
+            _plans.clear()
         plan = _plans.setdefault(kind, {})
     found = {}
     marks = None
