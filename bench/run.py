@@ -59,6 +59,7 @@ SUITES = {
     "recall_latency": "recall_latency",
     "durability": "durability",
     "shapes": "beside_shapes",
+    "turns": "reads_in_turns",
     "growth": "growth",
     "instructions": "python_cost",
     "cluster": "cluster",

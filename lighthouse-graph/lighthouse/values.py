@@ -32,6 +32,7 @@ MAX_DEPTH = 20  # containers inside containers in what a caller gives
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_ASCII_WORD = re.compile("[a-z0-9]+")
 
 
 def _bad_characters(text: str) -> str | None:
@@ -339,6 +340,8 @@ def words(content: str) -> str:
 
     A combining mark stays in its word: in many scripts it is part of the letter.
     """
+    if content.isascii():  # NFKC and casefold change no ASCII letter but the case: the same words, in C
+        return " ".join(_ASCII_WORD.findall(content.lower()))
     out: list[str] = []
     current: list[str] = []
     # NFKC first and last: a letter and its accent written apart, or a ligature, read as one word.

@@ -3,12 +3,14 @@ where FalkorDB's own are wrong."""
 
 from __future__ import annotations
 
+import random
+
 import plain
 import pytest
 from devices import DEVICE, KINDS, PERSON
 from lighthouse import Refused, ensure_schema, remember
 from lighthouse.algorithms.components import name_key
-from lighthouse.algorithms.ranking import between, important
+from lighthouse.algorithms.ranking import between, important, ranked
 from test_algorithms import ALL, T1, put, scores, the_seed
 
 
@@ -109,3 +111,17 @@ def test_more_than_the_read_allows_is_refused(world):
         important(world, [DEVICE], limit=2, most=8)
     with pytest.raises(Refused, match="more than 8"):
         between(world, [DEVICE], limit=2, most=8)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_best_are_those_of_every_score_rounded_whatever_ties_lie_near_the_limit(seed):
+    # Scores a hair apart (below and above what rounds to 9 places as the same) around the limit.
+    chance = random.Random(seed)
+    near = [0.1, 0.1 + 1e-10, 0.1 - 4e-10, 0.1 + 6e-10, 0.1 - 1.4e-9, 0.2, 0.3 + 4.9e-10]
+    found = [chance.choice([*near, chance.random()]) for _ in range(chance.randrange(1, 80))]
+    names = [("Device", f"d{number:03d}") for number in range(len(found))]
+    for limit in (1, 2, 5, 10, 100):
+        every = sorted(range(len(found)), key=lambda node: (-round(found[node], 9), node))[:limit]
+        expected = [{"entity": names[node], "score": found[node]} for node in every]
+        assert ranked(names, found, limit) == expected
+    assert ranked([], [], 10) == []

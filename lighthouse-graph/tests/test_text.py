@@ -446,3 +446,30 @@ def test_a_search_longer_than_its_time_is_stopped_with_too_slow(world):
         search(world, DEVICE, "pump room sensor", match="any", timeout=1)
     assert isinstance(stopped.value, ResponseError)  # what a caller of the published API catches
     assert len(search(world, DEVICE, "pump room sensor", match="any")) == 10  # 5 seconds is enough
+
+
+def test_the_values_shown_are_the_same_for_a_kind_met_again_and_for_many_kinds():
+    from lighthouse.recall import text
+
+    listed = [
+        ("key", "d1"),
+        ("serial", "d1"),
+        ("note", "x"),
+        ("last_seen", 1_767_225_600),
+        ("valid_from", 1_767_225_600),
+        ("fp", "f"),
+        ("lh.rev", 2),
+        ("words", None),
+        ("lh.trust", "candidate"),
+    ]
+    expected = {
+        "note": "x",
+        "last_seen": datetime(2026, 1, 1, tzinfo=UTC),
+        "valid_from": datetime(2026, 1, 1, tzinfo=UTC),
+        "fp": "f",
+        "trust": "candidate",
+    }
+    kinds = [Kind("Device", key="serial", times=("last_seen",), text=("note",)) for _ in range(300)]
+    for kind in kinds + kinds[:3]:  # more kinds than plans are kept, and some met again
+        assert text.shown_values(kind, listed) == expected
+        assert len(text._plans) <= text._KINDS_PLANNED

@@ -776,6 +776,12 @@ def test_words_of_the_same_text_in_two_forms_are_the_same() -> None:
     assert values.words("CAFÉ ﬁne") == values.words("cafe\u0301 fine")
 
 
+@hypothesis.given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_words_of_an_ascii_text_are_those_the_whole_unicode_way_gives(text) -> None:
+    # An ASCII text takes a shorter way; a non-ASCII word after it sends the same text the long way.
+    assert f"{values.words(text)} é".lstrip() == values.words(f"{text} é")
+
+
 # question()
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import heapq
-from itertools import count, repeat
-from operator import neg
+from itertools import compress, repeat
+from operator import ge, neg
 
 from .. import values
 from ..values import Refused
@@ -20,13 +20,21 @@ MAX_SAMPLED_STEPS = 100_000_000  # relations a sample the caller chose may follo
 MAX_LIMIT = 1_000
 MAX_SAMPLE = 1_000
 MAX_SEED = 2**31 - 1
+_NEAR = 2e-9  # below the limit-th score, what rounds to 9 places as high may lie: 0.5e-9, with room
 
 
 def ranked(names: list[Name], scores: list[float], limit: int) -> list[dict]:
     """[{"entity", "score"}], highest first; equal scores in name order (names are in that order)."""
-    # Rounded for the order only: equal scores may differ in their last bits after the iteration. The
-    # pairs (-rounded score, node) are made and compared in C, with no call of Python per node.
-    order = heapq.nsmallest(limit, zip(map(neg, map(round, scores, repeat(9))), count()))
+    # Rounded for the order only: equal scores may differ in their last bits after the iteration.
+    # round(score, 9) costs a microsecond, so only the scores that can reach the best `limit` are rounded:
+    # the limit-th highest score v has at least `limit` at or above it, rounded no lower than v is; a
+    # score rounded as high lies within 1e-9 below v at most. The pairs are compared in C.
+    if not scores:
+        return []
+    least = heapq.nlargest(limit, scores)[-1] - _NEAR
+    near = list(compress(range(len(scores)), map(ge, scores, repeat(least))))
+    rounded = map(round, map(scores.__getitem__, near), repeat(9))
+    order = heapq.nsmallest(limit, zip(map(neg, rounded), near, strict=True))
     return [{"entity": names[node], "score": scores[node]} for _, node in order]
 
 
