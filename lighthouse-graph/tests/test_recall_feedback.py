@@ -8,7 +8,8 @@ import math
 import pytest
 from lighthouse import ensure_schema, notes, recall
 from lighthouse.recall.entry_vectors import embed_entries, nearest_entries
-from lighthouse.recall.feedback import moved, nearest_with_feedback
+from lighthouse.recall.feedback import SCALING, moved, nearest_with_feedback, scaled
+from lighthouse.recall.notes_found import cosines
 from meaning import DIMS, MANUAL, bag
 
 
@@ -27,24 +28,26 @@ def test_moved_is_a_unit_vector_between_the_question_and_the_mean_of_what_it_fou
 
 
 def test_feedback_finds_a_note_in_the_words_of_the_first_found_and_none_of_the_question(world):
-    first, second, other = notes(
+    first, second, other, *_garden = notes(
         world,
         [
             {"text": "passport renewal form"},
             {"text": "renewal form consulate stamp"},  # no word of the question
             {"text": "garden roses pruned"},
+            {"text": "garden roses watered"},  # what the garden notes say, said again
+            {"text": "garden roses bloom"},
         ],
         by="me",
     )
     embed_entries(world, bag, "bag")
     [vector] = bag(["passport"])
-    plain = {one["id"]: one["score"] for one in nearest_entries(world, "passport", bag, "bag", limit=3)}
+    plain = {one["id"]: one["score"] for one in nearest_entries(world, "passport", bag, "bag", limit=5)}
     assert math.isclose(plain[second["id"]], plain[other["id"]], abs_tol=0.01)  # the question alone: alike
-    found = nearest_with_feedback(world, "passport", vector, "bag", 3, ["note"])
-    assert [one["id"] for one in found] == [first["id"], second["id"], other["id"]]
+    found = nearest_with_feedback(world, "passport", vector, "bag", 5, ["note"], cosines)
+    assert [one["id"] for one in found[:3]] == [first["id"], second["id"], other["id"]]
     scores = {one["id"]: one["score"] for one in found}
     assert scores[second["id"]] > scores[other["id"]] + 0.05
-    assert nearest_with_feedback(world, " ", vector, "bag", 3, ["note"]) == []  # nothing asked
+    assert nearest_with_feedback(world, " ", vector, "bag", 3, ["note"], cosines) == []  # nothing asked
 
 
 def test_the_anchor_is_the_one_whose_window_holds_what_is_asked_and_comes_second(world):
@@ -66,3 +69,42 @@ def test_the_anchor_is_the_one_whose_window_holds_what_is_asked_and_comes_second
     found = recall(world, [], asked, when="2026-07-01T00:00:00Z", embedder=bag, model="bag")["notes"]
     assert [one["id"] for one in found[:2]] == [camera["id"], trip["id"]]
     assert plants["id"] not in [one["id"] for one in found[:2]]
+
+
+def test_scaled_puts_a_note_that_many_others_repeat_below_one_of_its_own():
+    found = [
+        {"id": "thanks-1", "score": 0.6},
+        {"id": "thanks-2", "score": 0.59},
+        {"id": "wife", "score": 0.55},
+    ]
+    cosine = {("thanks-1", "thanks-2"): 0.99, ("thanks-1", "wife"): 0.3, ("thanks-2", "wife"): 0.3}
+    cosine |= {(second, first): value for (first, second), value in cosine.items()}
+    ranked = scaled(found, cosine)
+    assert [one["id"] for one in ranked] == ["wife", "thanks-1", "thanks-2"]
+    assert math.isclose(ranked[0]["score"], 0.55 - SCALING * 0.3)
+    assert scaled([], {}) == []
+    assert scaled([{"id": "alone", "score": 0.4}], {}) == [{"id": "alone", "score": 0.4}]
+
+
+# A hand-made model of three dimensions: acknowledgements near the question and nearer each other.
+HAND_MADE = {
+    "who is my wife": [1.0, 0.0, 0.0],
+    "thanks, noted": [0.6, 0.8, 0.0],
+    "thanks, noted!": [0.6, 0.79, 0.02],
+    "noted, thanks": [0.6, 0.8, 0.01],
+    "Ingrid and I married in May": [0.55, 0.0, 0.835],
+}
+
+
+def hand_made(texts: list[str]) -> list[list[float]]:
+    return [HAND_MADE[text.splitlines()[-1]] for text in texts]  # a note's text follows its source
+
+
+def test_recall_finds_the_answer_above_acknowledgements_said_again_and_again(graph):
+    ensure_schema(graph, [], entry_dimensions=3)
+    *_thanks, wife = notes(graph, [{"text": text} for text in list(HAND_MADE)[1:]], by="me")
+    embed_entries(graph, hand_made, "hand-made")
+    plain = nearest_entries(graph, "who is my wife", hand_made, "hand-made", limit=4)
+    assert plain[-1]["id"] == wife["id"]  # by the cosine alone, last
+    found = recall(graph, [], "who is my wife", embedder=hand_made, model="hand-made")["notes"]
+    assert found[0]["id"] == wife["id"]

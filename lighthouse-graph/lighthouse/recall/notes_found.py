@@ -232,7 +232,7 @@ def found_notes(graph, question: str, at: datetime, limit: int, asked, embedder,
     embedded = _entries_embedded(graph)
     meaningful = asked is not None and embedded == len(asked[0])
     if meaningful:
-        rankings["meaning"] = nearest_with_feedback(graph, question, asked[0], model, wide, [NOTE])
+        rankings["meaning"] = nearest_with_feedback(graph, question, asked[0], model, wide, [NOTE], cosines)
     window, anchor = time_asked(question, at), None
     if isinstance(window, Anchored):
         anchor = _anchor(
