@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+import lighthouse
 import pytest
 from fake_embeddings import FakeEmbeddings, vector
 from lighthouse import (
@@ -15,7 +16,6 @@ from lighthouse import (
     nearest_entries,
     note,
     remember,
-    said,
     said_waiting,
     say,
     search_entries,
@@ -334,7 +334,7 @@ def test_a_round_gives_the_messages_their_vectors_and_said_finds_them_by_meaning
     _until_done(graph, [MEMO], service)
     assert said_waiting(graph, MODEL) == 0
     embedder, model, _ = service.embedder()
-    found = said(graph, "ann", "automobile", match="any", embedder=embedder, model=model)
+    found = lighthouse.said(graph, "ann", "automobile", match="any", embedder=embedder, model=model)
     assert [(one["text"], one["by"]) for one in found] == [("my car is parked outside", "ann")]
     again = embed_pending(graph, [MEMO], service.embedding)  # nothing waits: nothing is asked
     assert again["embedded"] == 0 and again["messages"] is None
