@@ -108,3 +108,18 @@ def test_recall_finds_the_answer_above_acknowledgements_said_again_and_again(gra
     assert plain[-1]["id"] == wife["id"]  # by the cosine alone, last
     found = recall(graph, [], "who is my wife", embedder=hand_made, model="hand-made")["notes"]
     assert found[0]["id"] == wife["id"]
+
+
+def test_only_the_first_places_of_the_words_ranking_count_unless_a_token_is_named(world):
+    from lighthouse.recall.notes_found import WORDS_READ
+
+    said = [f"phone {'note ' * place}of the day" for place in range(WORDS_READ + 5)]
+    notes(world, [{"text": text} for text in said], by="me")
+    embed_entries(world, bag, "bag")
+
+    def deepest(question: str) -> int:
+        found = recall(world, [], question, limit=50, embedder=bag, model="bag")["notes"]
+        return max(one["places"].get("words", 0) for one in found)
+
+    assert deepest("which phone do i carry") == WORDS_READ  # a common word: its first places only
+    assert deepest("which phone do i carry to Lisbon") == WORDS_READ + 5  # a name: words lead, all count
