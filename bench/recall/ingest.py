@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lighthouse import embed_entries, ensure_schema, notes, say
+from lighthouse import embed_entries, embed_said, ensure_schema, notes, say
 
 from .conversations import Conversations, Session
 
@@ -133,8 +133,9 @@ def write_notes(memory: Memory, client, run_id: str, data: Conversations, layout
     return ingest
 
 
-def write_messages(memory: Memory, client, run_id: str, data: Conversations) -> Ingest:
-    """Every user's turns as messages of one graph, one say() each, in their sessions."""
+def write_messages(memory: Memory, client, run_id: str, data: Conversations, embedder=None) -> Ingest:
+    """Every user's turns as messages of one graph, one say() each, in their sessions; then, with
+    embedder = (function, model, dimensions), their vectors (embed_said())."""
     graph = client.select_graph(f"recall_{run_id}_messages")
     memory.made.append(graph)
     ensure_schema(graph, [])
@@ -147,6 +148,17 @@ def write_messages(memory: Memory, client, run_id: str, data: Conversations) -> 
                 raise WrongWork(f"say() in {session.id}: {receipt}")
             ingest.written += 1
     ingest.write_seconds = time.perf_counter() - began
+    if embedder is not None:
+        began, taken = time.perf_counter(), getattr(embedder[0], "taken", 0)
+        while True:
+            answer = embed_said(graph, embedder[0], embedder[1], limit=EMBED_PER_CALL)
+            ingest.embedded += answer["embedded"]
+            if answer["waiting"] == 0 or answer["embedded"] == 0:
+                break
+        ingest.embed_seconds = time.perf_counter() - began
+        ingest.from_cache = getattr(embedder[0], "taken", 0) - taken
+        if ingest.embedded != ingest.written:
+            raise WrongWork(f"messages: {ingest.embedded} embedded, not {ingest.written}")
     memory.messages = graph
     memory.ingests.append(ingest)
     return ingest
