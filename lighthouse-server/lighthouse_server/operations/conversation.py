@@ -16,6 +16,7 @@ from lighthouse import (
 )
 
 from ..problems import ModelUnavailable
+from .recall import LIMIT, MATCH
 from .table import Operation, Param
 
 USER = Param("user", "text", "the user the conversation belongs to", required=True)
@@ -122,8 +123,8 @@ OPERATIONS = [
         (
             USER,
             Param("question", "text", "what to look for in the user's messages", required=True),
-            Param("limit", "int", "how many, 1 to 1000 (default 10)"),
-            Param("match", "text", '"all" (every word must occur, the default) or "any"'),
+            LIMIT,
+            MATCH,
         ),
         'the user\'s messages best first, shaped as messages gives them, with a "score" (and "places": '
         '{"words", "meaning"} when an embedder is configured)',
