@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lighthouse import embed_entries, ensure_schema, notes, say
+from lighthouse import embed_entries, embed_said, ensure_schema, notes, say
 
 from .conversations import Conversations, Session
 
@@ -36,7 +36,8 @@ class Ingest:
     write_seconds: float = 0.0
     embedded: int = 0
     embed_seconds: float = 0.0
-    from_cache: int = 0  # vectors a CachedEmbedder answered without the model
+    from_cache: int = 0  # vectors a CachedEmbedder answered without the model (a long note's parts each)
+    modelled: int | None = None  # vectors the model made behind a CachedEmbedder (None without one)
 
     def figures(self) -> dict:
         return {
@@ -51,7 +52,10 @@ class Ingest:
             else None,
             "from_cache": self.from_cache,
             # the vectors the model made, a second of embed_entries() (its reads and writes included)
-            "model_per_second": round((self.embedded - self.from_cache) / self.embed_seconds, 1)
+            # texts, not notes: a long note is embedded as several parts
+            "model_per_second": round(
+                (self.embedded if self.modelled is None else self.modelled) / self.embed_seconds, 1
+            )
             if self.embed_seconds
             else None,
         }
@@ -122,9 +126,12 @@ def write_notes(memory: Memory, client, run_id: str, data: Conversations, layout
         ingest.write_seconds += time.perf_counter() - began
         if embedder is not None:
             began, taken = time.perf_counter(), getattr(embedder[0], "taken", 0)
+            before = getattr(embedder[0], "modelled", None)
             embedded = _embed_all(graph, embedder[0], embedder[1])
             ingest.embed_seconds += time.perf_counter() - began
             ingest.from_cache += getattr(embedder[0], "taken", 0) - taken
+            if before is not None:
+                ingest.modelled = (ingest.modelled or 0) + embedder[0].modelled - before
             if embedded != len(items):
                 raise WrongWork(f"{layout} of {user}: {embedded} notes embedded, not {len(items)}")
             ingest.embedded += embedded
@@ -133,8 +140,9 @@ def write_notes(memory: Memory, client, run_id: str, data: Conversations, layout
     return ingest
 
 
-def write_messages(memory: Memory, client, run_id: str, data: Conversations) -> Ingest:
-    """Every user's turns as messages of one graph, one say() each, in their sessions."""
+def write_messages(memory: Memory, client, run_id: str, data: Conversations, embedder=None) -> Ingest:
+    """Every user's turns as messages of one graph, one say() each, in their sessions; then, with
+    embedder = (function, model, dimensions), their vectors (embed_said())."""
     graph = client.select_graph(f"recall_{run_id}_messages")
     memory.made.append(graph)
     ensure_schema(graph, [])
@@ -147,6 +155,19 @@ def write_messages(memory: Memory, client, run_id: str, data: Conversations) -> 
                 raise WrongWork(f"say() in {session.id}: {receipt}")
             ingest.written += 1
     ingest.write_seconds = time.perf_counter() - began
+    if embedder is not None:
+        began, taken = time.perf_counter(), getattr(embedder[0], "taken", 0)
+        before = getattr(embedder[0], "modelled", None)
+        while True:
+            answer = embed_said(graph, embedder[0], embedder[1], limit=EMBED_PER_CALL)
+            ingest.embedded += answer["embedded"]
+            if answer["waiting"] == 0 or answer["embedded"] == 0:
+                break
+        ingest.embed_seconds = time.perf_counter() - began
+        ingest.from_cache = getattr(embedder[0], "taken", 0) - taken
+        ingest.modelled = None if before is None else embedder[0].modelled - before
+        if ingest.embedded != ingest.written:
+            raise WrongWork(f"messages: {ingest.embedded} embedded, not {ingest.written}")
     memory.messages = graph
     memory.ingests.append(ingest)
     return ingest

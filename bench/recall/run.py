@@ -129,7 +129,13 @@ def evaluate(client, args) -> dict:
         for layout in ingest.LAYOUTS:
             if any(s.layout == layout for s in settings):
                 made = (
-                    ingest.write_messages(memory, client, run_id, data)
+                    ingest.write_messages(
+                        memory,
+                        client,
+                        run_id,
+                        data,
+                        writing if any(s.layout == layout and s.needs_embedder for s in settings) else None,
+                    )
                     if layout == "messages"
                     else ingest.write_notes(memory, client, run_id, data, layout, writing)
                 )

@@ -68,6 +68,14 @@ def _messages(asking: Asking, question: Question, graph) -> list[tuple[str, floa
     return [(message["session"], float(message["score"])) for message in found]
 
 
+def _messages_meaning(asking: Asking, question: Question, graph) -> list[tuple[str, float]]:
+    function, model, _ = asking.embedder
+    found = said(
+        graph, question.user, question.text, limit=asking.depth, match="any", embedder=function, model=model
+    )
+    return [(message["session"], float(message["score"])) for message in found]
+
+
 # recall()'s notes score 1 / (60 + place) in each of its rankings (words, meaning): a first note at or
 # below 0.032 is not the first of both (1/61 + 1/61 = 0.0328, 1/61 + 1/63 = 0.0323).
 FUSED_THRESHOLD = 0.032
@@ -117,6 +125,14 @@ SETTINGS = {
             True,
         ),
         Setting("messages", "messages", "said(match=any): the user's messages by words", _messages, None),
+        Setting(
+            "messages_meaning",
+            "messages",
+            "said(match=any, embedder=): the user's messages by words and meaning (embed_said())",
+            _messages_meaning,
+            None,
+            True,
+        ),
     )
 }
 DEFAULT_SETTINGS = ("recall", "recall_words", "meaning", "recall_sessions", "messages")

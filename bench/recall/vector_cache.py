@@ -26,6 +26,7 @@ class CachedEmbedder:
         self.path = Path(folder) / f"{hashlib.sha256(model.encode()).hexdigest()[:16]}.npz"
         self.vectors: dict[str, list[float]] = {}
         self.taken = 0  # vectors answered from the cache
+        self.modelled = 0  # vectors the model made
         if self.path.is_file():
             with numpy.load(self.path) as stored:
                 for key, vector in zip(stored["keys"], stored["vectors"], strict=True):
@@ -38,6 +39,7 @@ class CachedEmbedder:
             for place, vector in zip(missing, self.function([texts[p] for p in missing]), strict=True):
                 self.vectors[keys[place]] = list(vector)
         self.taken += len(texts) - len(missing)
+        self.modelled += len(missing)
         return [self.vectors[key] for key in keys]
 
     def save(self) -> None:

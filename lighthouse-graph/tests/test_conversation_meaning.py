@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 from chats import PUMP, ready
-from lighthouse.conversation import embed_said, forget_session, forget_user, said, said_like, say
+from lighthouse.conversation import (
+    embed_said,
+    forget_session,
+    forget_user,
+    said,
+    said_like,
+    said_waiting,
+    say,
+)
 from lighthouse.errors import Refused, WrongType
 from lighthouse.recall.vector import EmbedderError
 from meaning import BAD_ANSWERS, Answer, Counting, bag
@@ -52,8 +60,12 @@ def test_embed_said_goes_on_where_it_stopped_and_follows_a_new_model(chat):
     assert embed_said(chat, counting, "bag", limit=10) == {"embedded": 3, "waiting": 0}
     assert embed_said(chat, counting, "bag") == {"embedded": 0, "waiting": 0}
     assert counting.texts == 5  # none asked twice
+    assert said_waiting(chat, "bag") == 0 and said_waiting(chat, "bag-2") == 5  # counted, nothing written
     assert embed_said(chat, bag, "bag-2") == {"embedded": 5, "waiting": 0}
     assert chat.query(VECTORS).result_set[0][0] == 5  # the new model's replace the old ones
+    assert said_waiting(chat, "bag-2") == 0
+    with pytest.raises(Refused):
+        said_waiting(chat, "")
 
 
 def test_forgetting_takes_the_vectors_with_the_messages(chat):

@@ -64,6 +64,7 @@ def test_the_operations_cover_what_the_service_promises():
         "summarize",
         "sessions",
         "said_about",
+        "said",
         "forget_session",
         "forget_user",
         "learn",

@@ -188,16 +188,28 @@ def test_the_summary_means_per_ability_abstention_and_latency():
 def test_the_command_runs_end_to_end_on_the_tiny_size(tmp_path, capsys):
     report_path = tmp_path / "recall.json"
     assert (
-        run.main(["--size", "tiny", "--settings", "recall,words,messages", "--json", str(report_path)]) == 0
+        run.main(
+            [
+                "--size",
+                "tiny",
+                "--settings",
+                "recall,words,messages,messages_meaning",
+                "--json",
+                str(report_path),
+            ]
+        )
+        == 0
     )
     printed = capsys.readouterr().out
-    for name in ("recall", "words", "messages"):
-        assert f"\n{name.rjust(8)}" in printed
+    rows = {line.split()[0] for line in printed.splitlines() if line.split()}
+    for name in ("recall", "words", "messages", "messages_meaning"):
+        assert name in rows
     report = json.loads(report_path.read_text())
     data = generate(7, "tiny")
     assert report["questions"] == len(data.questions) and report["turns"] == data.turn_count()
     assert [one["layout"] for one in report["ingest"]] == ["turns", "messages"]
     assert report["ingest"][0]["embedded"] == data.turn_count()
+    assert report["ingest"][1]["embedded"] == data.turn_count()  # the messages, for messages_meaning
     for name, found in report["settings"].items():
         assert found["leaks"] == 0, name
         overall = found["by_ability"]["overall"]

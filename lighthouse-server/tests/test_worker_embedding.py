@@ -6,9 +6,20 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+import lighthouse
 import pytest
 from fake_embeddings import FakeEmbeddings, vector
-from lighthouse import Kind, ensure_schema, nearest, nearest_entries, note, remember, search_entries
+from lighthouse import (
+    Kind,
+    ensure_schema,
+    nearest,
+    nearest_entries,
+    note,
+    remember,
+    said_waiting,
+    say,
+    search_entries,
+)
 from lighthouse_server.embedded import free_port
 from lighthouse_server.embedders import EmbeddingsFailed, http_embedder
 from lighthouse_server.service import Service
@@ -310,3 +321,20 @@ def test_a_graph_refused_alone_leaves_the_embedder_working_for_the_others(db, gr
         assert done["state"] == "ok" and done["embedded"] == 3, done
     finally:
         bare.delete()
+
+
+def test_a_round_gives_the_messages_their_vectors_and_said_finds_them_by_meaning(db, graph, fake):
+    _world(graph, said=())
+    say(graph, "ann", "main", "user", "my car is parked outside", by="ann")
+    say(graph, "bob", "main", "user", "my car is parked outside", by="bob")
+    service = _service(db, fake)
+    assert embedding_status(graph, [MEMO], service.embedding)["waiting"] == 4  # two memos, two messages
+    done = embed_pending(graph, [MEMO], service.embedding, limit=1)
+    assert done["messages"] == {"embedded": 1, "waiting": 1}
+    _until_done(graph, [MEMO], service)
+    assert said_waiting(graph, MODEL) == 0
+    embedder, model, _ = service.embedder()
+    found = lighthouse.said(graph, "ann", "automobile", match="any", embedder=embedder, model=model)
+    assert [(one["text"], one["by"]) for one in found] == [("my car is parked outside", "ann")]
+    again = embed_pending(graph, [MEMO], service.embedding)  # nothing waits: nothing is asked
+    assert again["embedded"] == 0 and again["messages"] is None

@@ -1,4 +1,4 @@
-"""embed_said(), said_like(): a user's messages found by meaning, and by no one else.
+"""embed_said(), said_waiting(), said_like(): a user's messages found by meaning, and by no one else.
 
 A message's vector is kept on a node of its own, `(message)-[:LH_VECTOR]->(:MessageVector {lh.vector,
 lh.model})`, not on the message: messages() and context() read properties(m), which would carry the
@@ -18,6 +18,7 @@ from ..errors import WrongType
 from ..graphs import read
 from ..kinds import VECTOR, VECTOR_MODEL, VECTOR_OF
 from ..recall.vector import EmbedderError, checked_call, vectors_of, write_chunks
+from ..values import name as checked_name
 from ..values import text as checked_text
 from .talk import how_many, message_of, own_user
 
@@ -71,8 +72,18 @@ def embed_said(graph, embedder, model, limit=100) -> dict:
         ]
         for chunk in write_chunks(rows, len(first)):
             embedded += graph.query(_STORE, {"rows": chunk, "model": model}).result_set[0][0]
+    return {"embedded": embedded, "waiting": _waiting(graph, model)}
+
+
+def said_waiting(graph, model) -> int:
+    """How many messages (of every user) have no vector of `model` yet; nothing is written. Refused for a
+    model that is not a name."""
+    return _waiting(graph, checked_name(model, "model"))
+
+
+def _waiting(graph, model: str) -> int:
     waiting = read(graph, _WAITING_COUNT, {"model": model})
-    return {"embedded": embedded, "waiting": waiting[0][0] if waiting else 0}
+    return waiting[0][0] if waiting else 0
 
 
 _LIKE = (

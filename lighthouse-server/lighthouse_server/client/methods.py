@@ -194,6 +194,10 @@ class Methods:
         """What a user said about an entity or a record, across the user's sessions. Scope: read. Result: the user's messages that mention it, newest first, shaped as messages gives them."""
         return self._send("said_about", {"user": user, "reference": reference, "limit": limit}, False, None)
 
+    def said(self, user: str, question: str, *, limit: int | None = None, match: str | None = None) -> Any:
+        """Find what a user said, across the user's sessions, by the words of a question and, with an embedder configured, by its meaning; only that user's messages are ever read. Scope: read. Result: the user's messages best first, shaped as messages gives them, with a "score" (and "places": {"words", "meaning"} when an embedder is configured)."""
+        return self._send("said", {"user": user, "question": question, "limit": limit, "match": match}, False, None)
+
     def forget_session(self, user: str, session_id: str, *, idempotency_key: str | None = None) -> Any:
         """Delete a session of a user and its messages for good (recorded in the audit). Scope: admin. Result: {"id", "status": "forgotten" or "unknown", "messages"}. A retry sends the same Idempotency-Key (idempotency_key, else one made for the call)."""
         return self._send("forget_session", {"user": user, "session_id": session_id}, True, idempotency_key)

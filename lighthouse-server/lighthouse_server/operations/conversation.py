@@ -1,14 +1,43 @@
-"""Operations on conversations: messages of a user's sessions, summaries, and forgetting."""
+"""Operations on conversations: messages of a user's sessions, summaries, finding what a user said
+(by what it mentions, by its words and meaning), and forgetting."""
 
 from __future__ import annotations
 
-from lighthouse import context, forget_session, forget_user, messages, said_about, say, sessions, summarize
+from lighthouse import (
+    context,
+    forget_session,
+    forget_user,
+    messages,
+    said,
+    said_about,
+    say,
+    sessions,
+    summarize,
+)
 
+from ..problems import ModelUnavailable
+from .recall import LIMIT, MATCH
 from .table import Operation, Param
 
 USER = Param("user", "text", "the user the conversation belongs to", required=True)
 SESSION = Param("session_id", "text", "the session's id", required=True)
 LAST = Param("limit", "int", "how many messages at most, 1 to 1000 (default 20)", to="last", also=("last",))
+
+
+def _said(call, arguments: dict) -> list:
+    """The library's said() with the configured embedder, so the user's messages are found by meaning as
+    well as words (the worker gives them their vectors); by words alone without an embedder, or while it
+    cannot answer."""
+    asked = {name: arguments[name] for name in ("limit", "match") if name in arguments}
+    user, question = arguments["user"], arguments["question"]
+    if call.parts.settings.embedder:
+        try:
+            embedder, model, _dimensions = call.parts.embedding.load()
+            return said(call.graph, user, question, embedder=embedder, model=model, **asked)
+        except ModelUnavailable:
+            pass  # words alone, as recall leaves its meaning ranking out
+    return said(call.graph, user, question, **asked)
+
 
 OPERATIONS = [
     Operation(
@@ -86,6 +115,23 @@ OPERATIONS = [
         "the user's messages that mention it, newest first, shaped as messages gives them",
         "What a user said about an entity or a record, across the user's sessions.",
         example={"user": "u1", "reference": ["Room", "r1"]},
+    ),
+    Operation(
+        "said",
+        said,
+        "read",
+        (
+            USER,
+            Param("question", "text", "what to look for in the user's messages", required=True),
+            LIMIT,
+            MATCH,
+        ),
+        'the user\'s messages best first, shaped as messages gives them, with a "score" (and "places": '
+        '{"words", "meaning"} when an embedder is configured)',
+        "Find what a user said, across the user's sessions, by the words of a question and, with an "
+        "embedder configured, by its meaning; only that user's messages are ever read.",
+        example={"user": "u1", "question": "pump leak"},
+        answer=_said,
     ),
     Operation(
         "forget_session",

@@ -1,5 +1,6 @@
 """The embedding worker's round and its status: vectors for every declared kind with text and
-dimensions and for the entries (a note is an entry), with the configured embedder.
+dimensions, for the entries (a note is an entry) and for the conversations' messages (so that `said`
+finds a user's messages by meaning), with the configured embedder.
 
 The worker loop calls embed_pending() once a round for each tenant; a round does a bounded amount of
 work (PER_ROUND entities of each kind and PER_ROUND entries) and never raises: what went wrong is kept
@@ -24,9 +25,11 @@ from lighthouse import (
     Refused,
     embed,
     embed_entries,
+    embed_said,
     ensure_schema,
     entry_dimensions,
     now,
+    said_waiting,
     vectors_waiting,
 )
 
@@ -37,7 +40,7 @@ from ..reading import rows
 
 _log = logging.getLogger(__name__)
 
-PER_ROUND = 100  # entities of each kind, and entries, given vectors in one round
+PER_ROUND = 100  # entities of each kind, entries, and messages given vectors in one round
 REST_FIRST, REST_MOST = 1.0, 300.0  # seconds a failed embedder is left alone: the first rest, the longest
 STATE = "`lh.Embedding`"
 SHOWN = 500  # characters of an error kept
@@ -144,11 +147,12 @@ def _failed(graph, model: str | None, done: dict, errors: list[str]) -> dict:
 def embed_pending(
     graph, kinds, embedder: Configured, *, limit: int = PER_ROUND, changing=contextlib.nullcontext
 ) -> dict:
-    """One round: up to `limit` vectors for each declared kind with text and dimensions, and up to
-    `limit` for the entries. Never raises.
+    """One round: up to `limit` vectors for each declared kind with text and dimensions, up to `limit`
+    for the entries and up to `limit` for the messages. Never raises.
 
     Returns {"state": "not configured" | "ok" | "failing", "model", "embedded", "kinds": {label:
-    {"embedded", "waiting"}}, "entries": {"embedded", "waiting"} or None, "errors": [text]}. A kind whose
+    {"embedded", "waiting"}}, "entries": {"embedded", "waiting"} or None, "messages": {"embedded",
+    "waiting"} or None, "errors": [text]}. A kind whose
     dimensions differ from the embedder's is left out with its error. An embedder (or database) that
     fails ends the round there, and the embedder is not asked again in this process for a rest of
     REST_FIRST seconds, doubled after each failure up to REST_MOST (so an endpoint that hangs costs
@@ -157,7 +161,15 @@ def embed_pending(
     schema change (the serve's, so its calls wait while the entries' vector index is made).
     """
     configured = embedder
-    done: dict = {"state": "ok", "model": None, "embedded": 0, "kinds": {}, "entries": None, "errors": []}
+    done: dict = {
+        "state": "ok",
+        "model": None,
+        "embedded": 0,
+        "kinds": {},
+        "entries": None,
+        "messages": None,
+        "errors": [],
+    }
     if not configured.configured:
         return {**done, "state": "not configured"}
     resting = _resting(configured)
@@ -196,6 +208,9 @@ def embed_pending(
             else:
                 done["entries"] = embed_entries(graph, embedder, model, limit)
                 done["embedded"] += done["entries"]["embedded"]
+        if said_waiting(graph, model) > 0:  # a new model's vectors replace the old ones as they come
+            done["messages"] = embed_said(graph, embedder, model, limit)
+            done["embedded"] += done["messages"]["embedded"]
     except Exception as error:  # noqa: BLE001 - the round ends; the status says why
         errors.append(said(error))
         # The embedder rests after its own failures; a refusal about this graph alone (a graph without
@@ -240,8 +255,9 @@ def embedding_status(graph, kinds, embedder: Configured) -> dict:
     "last_error_at", "last_embedded_at"}, read from the tenant's graph, so every process says the same.
 
     "not configured" when no embedder is set (never "ok" then); "failing" when the last round that
-    did something failed. waiting: entities of kinds with text and dimensions that have no vector, and
-    entries stored past the model's mark (all of them without a model). embedded: the vectors rounds
+    did something failed. waiting: entities of kinds with text and dimensions that have no vector,
+    entries stored past the model's mark (all of them without a model), and messages with no vector of
+    the model (none counted without one). embedded: the vectors rounds
     gave with this model. Loads and asks no model.
     """
     model = embedder.model
@@ -251,7 +267,7 @@ def embedding_status(graph, kinds, embedder: Configured) -> dict:
         state = "not configured"  # whatever an earlier configuration left
     return {
         "state": state,
-        "waiting": _waiting(graph, _embeddable(kinds), model),
+        "waiting": _waiting(graph, _embeddable(kinds), model) + (said_waiting(graph, model) if model else 0),
         "embedded": (kept.get("embedded") or 0) if model is not None and kept.get("model") == model else 0,
         "model": model,
         "last_error": kept.get("last_error"),
