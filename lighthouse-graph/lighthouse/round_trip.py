@@ -1,7 +1,7 @@
 """One command to FalkorDB and its reply, on a connection the calling thread keeps from the client's pool.
 
 The client's execute_command() takes a connection from the pool and gives it back for every command:
-the pool's lock, a poll() of the socket to see that nothing is left unread, counters for its metrics,
+the pool's lock, a poll() of the socket to see that nothing is left unread (kept here), counters for its metrics,
 and a retry wrapper made for each call. On a read of one node that is some 70 µs of the 150 µs of CPU a
 call costs the client (measured with time.thread_time() on the 2-core machine). Here a thread takes one
 connection from the pool once and sends on it while it lives; the connection goes back to the pool when
@@ -10,8 +10,8 @@ the thread ends, or when the thread turns to other pools (a thread keeps at most
 What the pool's checks guard against is kept: a connection is never left with a reply unread (any
 failure but an error reply disconnects it, and the next command connects again), a forked process never
 uses its parent's, and a connection the pool marked to reconnect is reconnected. A connection error or
-timeout goes to the client's own execute_command(), which retries as the client is configured to: the
-same command is sent at most as often as before, and once more. Anything but a plain redis.Redis on a
+timeout is retried by the connection's own retry policy, as the client's execute_command() retries it, so
+a command (a write among them) is never sent more often than through the client. Anything but a plain redis.Redis on a
 plain ConnectionPool (a cluster, a single-connection client, client-side caching, RESP3) goes the
 client's way every time.
 """
@@ -24,7 +24,6 @@ import threading
 
 from redis.exceptions import ConnectionError as LostConnection
 from redis.exceptions import ResponseError
-from redis.exceptions import TimeoutError as TimedOut
 
 KEPT_POOLS = 4  # pools one thread keeps a connection of: a graph and a replica or two
 
@@ -96,15 +95,21 @@ def sent(graph, *command: object) -> object:
     if pool is None:
         return graph.execute_command(*command)
     connection = _kept(pool).connection
-    try:
+    try:  # the pool's check on every checkout: a kept connection the server closed (EOF) connects again
+        if connection.can_read():
+            connection.disconnect()
+    except LostConnection:
+        connection.disconnect()
+
+    def once_sent() -> object:
         connection.send_command(*command)
-        reply = connection.read_response()
+        return connection.read_response()
+
+    try:  # the connection's own retry policy, as the client's execute_command() applies it: no extra send
+        reply = connection.retry.call_with_retry(once_sent, lambda _error: connection.disconnect())
     except ResponseError:  # an error reply: read whole, the connection is clean
         raise
-    except (LostConnection, TimedOut):  # disconnected already: the client's retries decide
-        connection.disconnect()
-        return graph.execute_command(*command)
-    except BaseException:  # stopped between the command and its reply: never read a stale reply
+    except BaseException:  # lost, timed out or stopped between command and reply: never read a stale reply
         connection.disconnect()
         raise
     if connection.should_reconnect():

@@ -12,6 +12,7 @@ from falkordb import FalkorDB
 from lighthouse import round_trip
 from lighthouse.wire import read_rows, written_rows
 from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 
@@ -58,6 +59,23 @@ def test_a_connection_the_server_closed_is_retried_the_clients_way(graph):
     assert graph.execute_command("CLIENT", "KILL", "ID", own_id) == 1
     assert read_rows(graph, "MATCH (t:Thing) RETURN t.n") == [[1]]  # answered all the same
     assert read_rows(graph, "MATCH (t:Thing) RETURN t.n") == [[1]]
+
+
+def test_a_write_whose_reply_is_lost_is_sent_no_more_often_than_the_clients_retry_policy(graph, monkeypatch):
+    written_rows(graph, "CREATE (:Thing {n: 0})")
+    kept = _kept_connection(graph)
+    real = kept.read_response
+
+    def lost(*args, **kwargs):
+        real(*args, **kwargs)  # the write went and was done; its reply never arrives
+        raise RedisConnectionError("lost after the command went")
+
+    monkeypatch.setattr(kept, "read_response", lost)
+    with pytest.raises(RedisConnectionError):
+        written_rows(graph, "CREATE (:Thing {n: 1})")
+    monkeypatch.setattr(kept, "read_response", real)
+    sends = 1 + kept.retry.get_retries()  # what the client's own execute_command() would send at most
+    assert read_rows(graph, "MATCH (t:Thing {n: 1}) RETURN count(t)") == [[sends]]
 
 
 def test_an_interrupted_command_leaves_no_reply_for_the_next(graph, monkeypatch):
