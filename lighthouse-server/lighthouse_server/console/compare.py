@@ -31,7 +31,7 @@ def diff_page(service, who, query):
         try:
             first, second = as_time(query.get("t1", ""), "t1"), as_time(query.get("t2", ""), "t2")
         except BadChoice as refused:  # the two times are one choice: the page goes back to versions
-            raise BadChoice(("t1", "t2"), refused.message) from None
+            raise BadChoice(refused.message, names=("t1", "t2")) from None
         changes = entity_diff(graph, kind, key, first, second)
         chosen = (first, second)
     else:
@@ -48,7 +48,7 @@ def diff_page(service, who, query):
         try:
             changes = version_diff(graph, kind, key, first, second)
         except ValueError as error:
-            raise BadChoice(("a", "b"), str(error)[:300]) from None
+            raise BadChoice(str(error)[:300], names=("a", "b")) from None
         chosen = (first, second)
     return page(
         "diff.html", who, kind=kind, key=key, versions=offered, mode=mode, chosen=chosen, changes=changes

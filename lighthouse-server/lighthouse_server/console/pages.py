@@ -43,7 +43,7 @@ class BadChoice(InvalidArgument):
     came from: app.py shows the page again without them, with the reason at its top, so the person
     stays on the page they were on."""
 
-    def __init__(self, names: tuple[str, ...], message: str) -> None:
+    def __init__(self, message: str, names: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.names = names
 
@@ -74,9 +74,9 @@ def as_time(given: object, what: str) -> datetime:
     try:
         text = stamp(given.strip() if isinstance(given, str) else given)
     except (ValueError, TypeError) as error:
-        raise BadChoice((what,), f"{what}: {str(error)[:300]}") from None
+        raise BadChoice(f"{what}: {str(error)[:300]}", names=(what,)) from None
     if text is None:
-        raise BadChoice((what,), f"{what} is needed: a time")
+        raise BadChoice(f"{what} is needed: a time", names=(what,))
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
@@ -93,9 +93,9 @@ def declared(service, who) -> dict:
 def offset_of(query) -> int:
     given = query.get("from", "0")
     if not (given.isdecimal() and given.isascii()) or len(given) > 9:
-        raise BadChoice(("from",), "from must be a whole number")
+        raise BadChoice("from must be a whole number", names=("from",))
     if int(given) > MOST_FROM:
-        raise BadChoice(("from",), f"from is at most {MOST_FROM:,}: search finds what lies further")
+        raise BadChoice(f"from is at most {MOST_FROM:,}: search finds what lies further", names=("from",))
     return int(given)
 
 
@@ -231,7 +231,7 @@ def writer_and_window(query) -> dict:
     by = (query.get("by") or "").strip()
     if by:
         if len(by) > 200:
-            raise BadChoice(("by",), "by is a writer's name of at most 200 characters")
+            raise BadChoice("by is a writer's name of at most 200 characters", names=("by",))
         chosen["by"] = by
     for name in ("since", "until"):
         if query.get(name):
@@ -249,7 +249,7 @@ def list_filters(query) -> dict:
     chosen: dict = {}
     if query.get("trust"):
         if query["trust"] not in LIST_TRUSTS:
-            raise BadChoice(("trust",), f"trust is {' or '.join(LIST_TRUSTS)}")
+            raise BadChoice(f"trust is {' or '.join(LIST_TRUSTS)}", names=("trust",))
         chosen["trust"] = query["trust"]
     return {**chosen, **writer_and_window(query)}
 
@@ -262,7 +262,7 @@ def kind_page(service, who, query):
     try:
         listed = entities_now(graph, kind, offset, PAGE_SIZE, **chosen)
     except ValueError as error:  # a writer's name the library refuses
-        raise BadChoice(("by",), str(error)[:300]) from None
+        raise BadChoice(str(error)[:300], names=("by",)) from None
     shown = [{**one, "values": values_of(one["state"] or {})} for one in listed[:PAGE_SIZE]]
     return page(
         "kind.html",

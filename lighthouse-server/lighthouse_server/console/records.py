@@ -51,7 +51,7 @@ def episodes_page(service, who, query):
     try:
         listed = recent_episodes(graph_of(service, who), offset, PAGE_SIZE, **writer_and_window(query))
     except ValueError as error:  # a writer's name the library refuses
-        raise BadChoice(("by",), str(error)[:300]) from None
+        raise BadChoice(str(error)[:300], names=("by",)) from None
     return page(
         "episodes.html",
         who,
@@ -109,7 +109,7 @@ def session_page(service, who, query):
     session_id = _named(query, "session", "a session")
     before = query.get("before")
     if before is not None and (not (before.isdecimal() and before.isascii()) or len(before) > 12):
-        raise BadChoice(("before",), "before must be a message's number")
+        raise BadChoice("before must be a message's number", names=("before",))
     said = messages(
         graph_of(service, who), user, session_id, last=MOST_MESSAGES, before=int(before) if before else None
     )
@@ -135,7 +135,7 @@ def notes_page(service, who, query):
     try:
         listed = recent_notes(graph_of(service, who), offset, PAGE_SIZE, **chosen)
     except ValueError as error:
-        raise BadChoice(("by", "since", "until"), str(error)[:300]) from None
+        raise BadChoice(str(error)[:300], names=("by", "since", "until")) from None
     # Where each note of the page is in the extraction: waiting, answered, applied, set aside (why), ...
     states = extraction_states(graph_of(service, who), [one["id"] for one in listed[:PAGE_SIZE]])
     wanted = {name: query.get(name) for name in ("by", "since", "until") if query.get(name)}

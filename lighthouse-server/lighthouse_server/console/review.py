@@ -93,7 +93,7 @@ def review_page(service, who, query):
     try:
         found = candidates(graph, looked_in, limit=SHOWN, **chosen) if looked_in else []
     except ValueError as error:  # a writer's name the library refuses
-        raise BadChoice(("by",), str(error)[:300]) from None
+        raise BadChoice(str(error)[:300], names=("by",)) from None
     evidence = evidence_of(graph, [item["state"].get("entry") for item in found])
     items = []
     for number, item in enumerate(found):
