@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from lighthouse import Once, remember, tenant
+from lighthouse import Once, remember, tenant, tenant_graph_name
 
 from . import audit, keys, topology
 from .answers import Answers, checked, fingerprint, settled
@@ -125,7 +125,7 @@ class Service:
         if wanted and name in TABLE and TABLE[name].writes:
             try:
                 acked = topology.replicated(
-                    self.db, tenant(self.db, principal.tenant).name, wanted, self.settings.wait_ms
+                    self.db, tenant_graph_name(principal.tenant), wanted, self.settings.wait_ms
                 )
             except Exception as error:  # noqa: BLE001 - the write is on its master, its replicas unknown
                 raise problem_of(error) from None
