@@ -97,6 +97,7 @@ class Writer(threading.Thread):
         self.enough, self.after = enough, after
         self.acknowledged: dict[str, str] = {}  # text -> its Lighthouse-Replicated header ("" without)
         self.refused = 0  # tries answered 503 (or not at all), each sent again
+        self.why: collections.Counter = collections.Counter()  # what the refusals said
         self.accepted: list[tuple[float, float]] = []  # (sent, answered) of each 200, monotonic
         self.errors: list[str] = []
 
@@ -122,8 +123,9 @@ class Writer(threading.Thread):
                 answer = client.post(
                     f"{self.url}/v1/{self.operation}", json=body(self.operation, text), headers=headers
                 )
-            except httpx.HTTPError:
+            except httpx.HTTPError as error:
                 self.refused += 1
+                self.why[type(error).__name__] += 1
                 time.sleep(RETRY_S)
                 continue
             if answer.status_code == 200:
@@ -131,6 +133,7 @@ class Writer(threading.Thread):
                 return answer.headers.get("Lighthouse-Replicated", "")
             if answer.status_code == 503 and answer.headers.get("Retry-After"):
                 self.refused += 1
+                self.why[answer.json()["error"]["message"][:100]] += 1
                 time.sleep(RETRY_S)
                 continue
             self.errors.append(f"{text}: {answer.status_code} {answer.text[:300]}")
@@ -205,7 +208,11 @@ class Round:
         promoted, accepted = (
             "never" if took is None else f"{took:.1f} s" for took in (self.to_promotion, self.to_accepted)
         )
-        return f"promotion {promoted} after the kill, writes accepted again {accepted} after it"
+        why = collections.Counter()
+        for writer in self.writers:
+            why.update(writer.why)
+        said = "; ".join(f"{count} {what}" for what, count in why.most_common(3))
+        return f"promotion {promoted} after the kill, writes accepted again {accepted} after it (refused: {said})"
 
     @property
     def errors(self) -> list[str]:
