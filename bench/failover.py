@@ -41,6 +41,9 @@ from redis import exceptions as replies
 WRITERS = ("remember", "note", "record", "say")
 GIVE_UP_S = 120.0  # one write refused this long: the service never came back
 RETRY_S = 0.2  # between tries of a refused write
+# A try not answered in this long is sent again with its key (as a client that gives up would): some
+# requests that reach serve just after a promotion wait there a minute and more.
+ANSWER_S = 15.0
 WAIT_MS = "1000"  # how long a write waits for its replica under wait_replicas = 1
 
 
@@ -103,7 +106,7 @@ class Writer(threading.Thread):
 
     def run(self) -> None:
         number, after = 0, 0
-        with httpx.Client(timeout=60) as client:
+        with httpx.Client(timeout=ANSWER_S) as client:
             while after < self.after and not self.errors:
                 number += 1
                 text = f"{self.operation}-{self.tag}-{number}"
