@@ -323,18 +323,9 @@ def chunks(rows: Iterable[Row]) -> Iterator[list[Row]]:
         yield chunk
 
 
-def write_ready(
-    graph,
-    kind: Kind,
-    by: str,
-    ready: list[Row],
-    statuses: dict,
-    refusals: list,
-    partial=None,
-    trust=None,
-    ended: dict | None = None,
-) -> None:
-    """Rows in waves (the n-th row of each key in wave n), each wave in bounded queries (chunks())."""
+def write_ready(graph, kind: Kind, by: str, ready: list[Row], statuses: dict, refusals: list, **how) -> None:
+    """Rows in waves (the n-th row of each key in wave n), each wave in bounded queries (chunks()); how:
+    write_rows()'s partial, trust and ended."""
     waves: dict[object, list[Row]] = defaultdict(list)
     for row in ready:
         waves[typed(row.key)].append(row)
@@ -342,23 +333,14 @@ def write_ready(
     for level in range(depth):
         wave = [listed[level] for listed in waves.values() if len(listed) > level]
         for chunk in chunks(wave):
-            write_chunk(graph, kind, by, chunk, statuses, refusals, partial, trust, ended)
+            write_chunk(graph, kind, by, chunk, statuses, refusals, **how)
 
 
-def write_chunk(
-    graph,
-    kind: Kind,
-    by: str,
-    chunk: list[Row],
-    statuses: dict,
-    refusals: list,
-    partial=None,
-    trust=None,
-    ended: dict | None = None,
-) -> None:
-    """One bounded query's rows (write_rows()); a database error fails those of them not yet written."""
+def write_chunk(graph, kind: Kind, by: str, chunk: list[Row], statuses: dict, refusals: list, **how) -> None:
+    """One bounded query's rows (write_rows(), how its partial, trust and ended); a database error fails
+    those of them not yet written."""
     try:
-        write_rows(graph, kind, by, chunk, statuses, refusals, partial, trust, ended)
+        write_rows(graph, kind, by, chunk, statuses, refusals, **how)
     except ResponseError as error:
         for row in chunk:
             if row.index not in statuses:
