@@ -63,6 +63,7 @@ SUITES = {
     "growth": "growth",
     "instructions": "python_cost",
     "cluster": "cluster",
+    "failover": "failover",
 }
 # What the workloads and suites share (not run by themselves).
 SHARED_MODULES = (

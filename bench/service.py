@@ -3,7 +3,8 @@
     uv run python bench/run.py service [--calls N] [--seconds S] [--profile PATH]
 
 Starts the real `lighthouse serve` on a free loopback port with a temporary data directory, then times
-N calls each of remember (one row), search and as_of: the library called directly on the server's
+N calls each of remember (one row of a new device), change (a remember of one row that changes a device
+and ends one of its values, so its receipt says what it ended), search and as_of: the library called directly on the server's
 FalkorDB, the same operation through the service's own `Service.run()` in this process (the layer
 without the transport), over HTTP with one persistent httpx client, and over MCP (streamable HTTP, the
 SDK's client). Prints the medians and p95s, what HTTP and MCP add to the direct median with PASS/MISS
@@ -56,7 +57,8 @@ KINDS = TABLE["declare_kinds"].example["kinds"]
 DEVICES = 1_000  # written before the timing: what search and as_of find
 WRITTEN_AT = "2026-01-01T00:00:00Z"
 LOOKED_AT = "2026-01-02T00:00:00Z"
-OPERATIONS = ("remember", "search", "as_of")
+OPERATIONS = ("remember", "change", "search", "as_of")  # change: after remember, of its devices
+CHANGED_AT = "2026-01-03T00:00:00Z"
 CHANNELS = ("direct", "service", "http", "mcp")
 
 
@@ -77,15 +79,29 @@ def arguments(operation: str, channel: str, n: int) -> dict:
     device = f"d-{n % DEVICES:05d}"
     if operation == "remember":
         return {"kind": "Device", "rows": [row(f"{channel}-{n:05d}")]}
+    if operation == "change":  # the device remember made, its status left out: it ends
+        return {
+            "kind": "Device",
+            "rows": [{"key": f"{channel}-{n:05d}", "t": CHANGED_AT, "values": {"note": "x"}}],
+        }
     if operation == "search":
         return {"kind": "Device", "question": f"w{n % DEVICES:05d}"}
     return {"kind": "Device", "key": device, "when": LOOKED_AT}
+
+
+def endpoint(operation: str) -> str:
+    """The operation that a call of the benchmark's operation calls: a change is a remember."""
+    return "remember" if operation == "change" else operation
 
 
 def check(operation: str, given: dict, result: object) -> None:
     if operation == "remember":
         expected = [{"key": given["rows"][0]["key"], "status": "created"}]
         expect(result == expected, f"remember gave {result}, not {expected}")
+    elif operation == "change":  # the library called directly gives no "ended"; the service does
+        expected = {"key": given["rows"][0]["key"], "status": "changed"}
+        ended = {**expected, "ended": {"values": ["status"]}}
+        expect(result in ([expected], [ended]), f"the change gave {result}, not {[ended]}")
     elif operation == "search":
         device = f"d-{given['question'][1:]}"
         expect(
@@ -101,7 +117,7 @@ def check(operation: str, given: dict, result: object) -> None:
 
 def direct_call(graph, kind) -> Callable[[str, dict], object]:
     def call(operation: str, given: dict) -> object:
-        if operation == "remember":
+        if operation in ("remember", "change"):
             return remember(graph, kind, given["rows"], AGENT)
         if operation == "search":
             return search(graph, kind, given["question"])
@@ -137,7 +153,7 @@ async def timed_mcp(url: str, secret: str, calls: int) -> dict[str, list[float]]
             for n in range(calls):
                 given = arguments(operation, "mcp", n)
                 began = time.perf_counter()
-                answer = await client.call_tool(operation, given)
+                answer = await client.call_tool(endpoint(operation), given)
                 spent[operation].append(time.perf_counter() - began)
                 expect(not answer.is_error, f"mcp {operation}: {answer.content}")
                 check(operation, given, answer.structured_content["result"])
@@ -226,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--calls is at least 1 and --seconds more than 0")
     with tempfile.TemporaryDirectory(prefix="lighthouse-bench-") as where:
         profile = str(Path(args.profile).resolve()) if args.profile else None
-        serve = Serve(Path(where) / "data", profile)
+        serve = Serve(Path(where) / "data", profile, mcp_tools="all")  # search and as_of over MCP too
         try:
             serve.start()
             return measure(serve, args.calls, args.seconds)
@@ -258,13 +274,13 @@ def measure(serve: Serve, calls: int, seconds: float) -> int:
         principal = service.principal(secret)
 
         def http_call(operation: str, given: dict) -> object:
-            answer = http.post(f"/v1/{operation}", json=given)
+            answer = http.post(f"/v1/{endpoint(operation)}", json=given)
             expect(answer.status_code == 200, f"http {operation}: {answer.status_code} {answer.text[:300]}")
             return answer.json()["result"]
 
         ways = {
             "direct": direct_call(graph, kind),
-            "service": lambda operation, given: service.run(principal, operation, given),
+            "service": lambda operation, given: service.run(principal, endpoint(operation), given),
             "http": http_call,
         }
         spent: dict[tuple[str, str], list[float]] = {}

@@ -31,7 +31,7 @@ from .errors import (
 )
 from .evidence import cited_by, entries_by_id
 from .extraction import extract, extract_again
-from .graphs import WORLD, ensure_schema, read_query, tenant, tenant_ids, world
+from .graphs import WORLD, ensure_schema, read_query, tenant, tenant_graph_name, tenant_ids, world
 from .handoffs import accept, hand_off, handoffs_for
 from .impact import impact_of_entry, impact_of_state, invalidate_entry
 from .indexes import ensure_indexes
@@ -194,6 +194,7 @@ __all__ = [
     "entity_keys",
     "state_values",
     "tenant_ids",
+    "tenant_graph_name",
     "read_query",
     "ensure_indexes",
     "upgrade_waiting",

@@ -1,4 +1,4 @@
-"""world(), tenant(), ensure_schema(): which graph, and the indexes and the Stamp it needs."""
+"""world(), tenant(), tenant_graph_name(), ensure_schema(): which graph, and the indexes and the Stamp it needs."""
 
 from __future__ import annotations
 
@@ -101,14 +101,23 @@ def world(db, *, name: str = WORLD):
 
 
 def tenant(db, tenant_id):
-    """The graph of one tenant: "tenant:<id>". The one place a tenant's graph is named.
+    """The graph of one tenant: "tenant:<id>" (tenant_graph_name()).
 
     Raises Refused (a ValueError) for an id that is not [a-z0-9][a-z0-9_-]{0,62}, None included. Nothing
     is read or written.
     """
+    return db.select_graph(tenant_graph_name(tenant_id))
+
+
+def tenant_graph_name(tenant_id) -> str:
+    """The name of one tenant's graph, "tenant:<id>", without a graph object: what a key kept beside the
+    graph (its hash tag on a cluster) is named after. The one place a tenant's graph is named.
+
+    Raises Refused (a ValueError) for an id that is not [a-z0-9][a-z0-9_-]{0,62}, None included.
+    """
     if type(tenant_id) is not str or not _TENANT.match(tenant_id):
         raise Refused(f"a tenant id is 1 to 63 lower-case letters, digits, _ or -: {printable(tenant_id)}")
-    return db.select_graph(f"{TENANT_PREFIX}{tenant_id}")
+    return TENANT_PREFIX + tenant_id
 
 
 def _existing(graph) -> dict[tuple[str, str, str], dict]:

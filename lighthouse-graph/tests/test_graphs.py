@@ -10,7 +10,7 @@ import uuid
 import pytest
 from lighthouse import graphs
 from lighthouse.errors import SchemaNotReady
-from lighthouse.graphs import ensure_schema, read, schema_turn, tenant, world
+from lighthouse.graphs import ensure_schema, read, schema_turn, tenant, tenant_graph_name, world
 from lighthouse.kinds import OWNED_RELATIONS, SELF, VECTOR, Kind
 from lighthouse.read import history
 from lighthouse.values import Refused, WrongType
@@ -163,6 +163,21 @@ def test_tenant_is_tenant_and_its_id(db) -> None:
     assert tenant(db, "a" * 63).name == "tenant:" + "a" * 63
     assert tenant(db, "world").name == "tenant:world"
     assert tenant(db, "0-a_b").name == "tenant:0-a_b"
+
+
+@pytest.mark.parametrize("tenant_id", ["acme", "a", "a" * 63, "world", "0-a_b"])
+def test_tenant_graph_name_is_the_name_tenant_gives_without_a_graph(db, tenant_id) -> None:
+    assert tenant_graph_name(tenant_id) == tenant(db, tenant_id).name == "tenant:" + tenant_id
+    assert type(tenant_graph_name(tenant_id)) is str
+
+
+@pytest.mark.parametrize("tenant_id", [None, "", "Acme", "a" * 64, "acme\n", "-a", "a b", 7, b"acme"])
+def test_tenant_graph_name_refuses_what_tenant_refuses(db, tenant_id) -> None:
+    with pytest.raises(Refused, match="tenant id") as named:
+        tenant_graph_name(tenant_id)
+    with pytest.raises(Refused, match="tenant id") as made:
+        tenant(db, tenant_id)
+    assert str(named.value) == str(made.value)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ no call waits for a timer, and one that finds nothing in flight is written at on
 exactly its own receipts, in its own order. Rows of one key from different calls go in the order the
 calls arrived, as the write rule's waves keep them. A call of more than GATHER_MOST rows is written on
 its own, so a large import never holds small writes back. An error of the library call (not a receipt:
-receipts say what each row became) is raised in every call of that write.
+receipts say what each row became) is raised in every call of that write. The library call tells each
+receipt what its row ended (remember(..., endings=True)), as the service answers a remember.
 """
 
 from __future__ import annotations
@@ -37,8 +38,13 @@ class _Group:
     writing: bool = False
 
 
+def remember_telling_endings(graph, kind, rows, by) -> list[dict]:
+    """remember() whose receipts name what each row ended: the write the service gathers."""
+    return remember(graph, kind, rows, by, endings=True)
+
+
 class Gathering:
-    def __init__(self, write=remember) -> None:
+    def __init__(self, write=remember_telling_endings) -> None:
         self._write = write
         self._lock = threading.Lock()
         self._groups: dict[tuple, _Group] = {}

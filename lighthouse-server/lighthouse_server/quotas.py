@@ -13,7 +13,7 @@ import math
 import time
 import uuid
 
-from lighthouse import tenant
+from lighthouse import tenant_graph_name
 
 from .problems import Problem
 from .topology import tagged
@@ -43,7 +43,7 @@ class PerMinute:
         self.most = most
 
     def window(self, key_id: str, tenant_id: str) -> str:
-        return tagged(tenant(self.db, tenant_id).name, PREFIX + key_id)
+        return tagged(tenant_graph_name(tenant_id), PREFIX + key_id)
 
     def take(self, key_id: str, what: str, tenant_id: str) -> str:
         """Counts one call of the key (its mark in the window, for give_back()), or raises Problem

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from lighthouse import Once, remember, tenant
+from lighthouse import Once, remember, tenant, tenant_graph_name
 
 from . import audit, keys, topology
 from .answers import Answers, checked, fingerprint, settled
@@ -24,7 +24,6 @@ from .declarations import Kinds
 from .embedders import Configured, Embedder
 from .encoding import jsonable
 from .operations import TABLE, Call, converted, paged
-from .operations.ended import with_ended
 from .operations.table import unknown_name
 from .parts import Parts
 from .problems import InvalidArgument, Problem, problem_of
@@ -125,7 +124,7 @@ class Service:
         if wanted and name in TABLE and TABLE[name].writes:
             try:
                 acked = topology.replicated(
-                    self.db, tenant(self.db, principal.tenant).name, wanted, self.settings.wait_ms
+                    self.db, tenant_graph_name(principal.tenant), wanted, self.settings.wait_ms
                 )
             except Exception as error:  # noqa: BLE001 - the write is on its master, its replicas unknown
                 raise problem_of(error) from None
@@ -225,14 +224,16 @@ class Service:
         with gate:
             if operation.answer is not None:
                 result = operation.answer(call, library)
-            elif operation.function is remember and not isinstance(call.graph, Once):
+            elif operation.function is remember:
+                # Each receipt names what its full-picture row ended (endings=True: the write tells it).
                 # Small writes arriving together go in one library call (gathering.py). A call with an
                 # idempotency key goes alone, on its once() graph, so a retry replays exactly its write.
-                result = self.parts.gathering.remember(call.graph, **library)
+                if isinstance(call.graph, Once):
+                    result = remember(graph=call.graph, **library, endings=True)
+                else:
+                    result = self.parts.gathering.remember(call.graph, **library)
             else:
                 result = operation.function(graph=call.graph, **library)
-            if operation.function is remember:  # each receipt names what its full-picture row ended
-                result = with_ended(call.graph, library["kind"], library["rows"], result)
         if page is not None and not operation.pages_itself:
             result = paged(result, page)
         result = jsonable(result)

@@ -224,6 +224,19 @@ def test_the_same_idempotency_key_gives_the_first_answer_and_writes_once(lightho
     assert lighthouse.result("say", say, key)["seq"] == 2  # without the key, a second message
 
 
+def test_a_remember_with_an_idempotency_key_says_what_it_ended_and_the_same_again(lighthouse):
+    # With a key the write goes alone on its once() graph, not gathered: the receipts still name what
+    # each row ended, and the call made again answers the same without writing again.
+    tenant, key = lighthouse.tenant()
+    first = {"key": "e1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok", "note": "n"}}
+    lighthouse.result("remember", {"kind": "Device", "rows": [first]}, key)
+    change = {"kind": "Device", "rows": [{**first, "t": "2026-01-02T00:00:00Z", "values": {"status": "x"}}]}
+    said = lighthouse.result("remember", change, key, headers={"Idempotency-Key": "ended-1"})
+    again = lighthouse.result("remember", change, key, headers={"Idempotency-Key": "ended-1"})
+    assert said == again == [{"key": "e1", "status": "changed", "ended": {"values": ["note"]}}]
+    assert len(lighthouse.result("history", {"kind": "Device", "key": "e1"}, key)) == 2
+
+
 @pytest.mark.parametrize("name", sorted(TABLE))
 def test_every_operation_refuses_a_call_without_a_key(lighthouse, name):
     _problem(lighthouse.post(name, TABLE[name].example), "unauthorized")

@@ -6,6 +6,7 @@ import threading
 import uuid
 
 import pytest
+from lighthouse.values import Refused
 from lighthouse_server import quotas
 from lighthouse_server.problems import Problem
 from lighthouse_server.quotas import PerMinute
@@ -84,3 +85,21 @@ def test_the_window_expires_on_the_server(db, key_ids):
     PerMinute(db, 1).take(key_id, "groups", TENANT)
     remaining = db.connection.pttl(PerMinute(db, 1).window(key_id, TENANT))
     assert 0 < remaining <= 60_000
+
+
+def test_the_window_is_named_beside_the_tenants_graph_without_a_graph_object(db, key_ids, monkeypatch):
+    key_id = key_ids()
+    limit = PerMinute(db, 1)
+    # The name alone: a heavy call makes no graph object to learn its tenant's graph name.
+    monkeypatch.setattr(db, "select_graph", lambda name: pytest.fail(f"select_graph({name!r}) called"))
+    assert limit.window(key_id, TENANT) == f"lighthouse:heavy:{key_id}:{{tenant:{TENANT}}}"
+    limit.take(key_id, "groups", TENANT)
+    assert db.connection.zcard(limit.window(key_id, TENANT)) == 1
+
+
+@pytest.mark.parametrize("tenant_id", [None, "", "Acme", "a b", "a" * 64])
+def test_a_window_of_no_tenant_is_refused_and_nothing_counted(db, key_ids, tenant_id):
+    key_id = key_ids()
+    with pytest.raises(Refused, match="tenant id"):
+        PerMinute(db, 1).take(key_id, "groups", tenant_id)
+    assert db.connection.zcard(PerMinute(db, 1).window(key_id, TENANT)) == 0

@@ -17,6 +17,7 @@ from .ahead import prepared_ahead
 from .applying import apply_plans
 from .creating import apply_created
 from .current import ABSENT, QUIET, read_current
+from .endings import ENDING, endings_of
 from .failures import REFUSALS, Failure, keep_failures
 from .late import holding, read_around
 from .plans import Around, decide
@@ -71,13 +72,22 @@ def _refuse(refusals: list, statuses: dict, kind: Kind, by: str, row: Row, statu
 
 
 def write_rows(
-    graph, kind: Kind, by: str, rows: list[Row], statuses: dict, refusals: list, partial=None, trust=None
+    graph,
+    kind: Kind,
+    by: str,
+    rows: list[Row],
+    statuses: dict,
+    refusals: list,
+    partial=None,
+    trust=None,
+    ended: dict | None = None,
 ) -> None:
     """Decides and writes rows of distinct keys; retried against a new read while another writer won.
 
     The plans of the current rows and of the late ones go in one query: what a call writes of these rows
     is written whole or not at all. partial: for update(), a function that completes a row from what the
     current State holds. trust: "candidate" for rows a model drew (their new States carry the mark).
+    ended: a dict that takes, by row index, what each written row ended (endings.py).
     """
     pending = {row.index: row for row in rows}
     for _attempt in range(ATTEMPTS):
@@ -110,6 +120,7 @@ def write_rows(
         late_indexes = {row.index for row in late}
         plans = []
         decided = {}
+        ending = []  # (row, around) of the rows that may end something, for `ended`
         for index, row in pending.items():
             if index in late_indexes and index not in arounds:
                 continue  # a late row that the second read did not find: read again
@@ -119,6 +130,8 @@ def write_rows(
                 continue
             status, plan = decide(kind, row, around, partial=partial is not None)
             decided[index] = status
+            if ended is not None and status in ENDING and plan is not None:
+                ending.append((row, around))
             if plan is not None:
                 if trust is not None and plan.get("new"):
                     plan["trust"] = trust
@@ -127,8 +140,11 @@ def write_rows(
                 _refuse(refusals, statuses, kind, by, row, status, why(status, around))
             else:
                 statuses[index] = status
-        for index in _answered(apply_plans(graph, kind, by, plans), {plan["i"] for plan in plans}):
+        done = _answered(apply_plans(graph, kind, by, plans), {plan["i"] for plan in plans})
+        for index in done:
             statuses[index] = decided[index]
+        if ending:
+            ended.update(endings_of(graph, kind, [one for one in ending if one[0].index in done]))
         for index in [index for index in pending if index in statuses]:
             del pending[index]
         if not pending:
@@ -191,7 +207,7 @@ def _listed(graph, kind: Kind, by: str, rows: object) -> list:
         raise Refused(message) from None
 
 
-def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
+def remember(graph, kind, rows, by, *, candidate: bool = False, endings: bool = False) -> list[dict]:
     """Writes rows by the write rule; one receipt per row, in order: {"key", "status"} (and "reason").
 
     rows: any iterable of rows {"key", "t", "values", "relations", "entry"} (a value None means absent:
@@ -209,10 +225,17 @@ def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
     candidate (keyword only): the rows were drawn by a model (by names it): the States they make are
     candidates until a person confirms or rejects them (review.py). Such a row may not hold a value named
     trust or review (the names the reads show the mark under): it is refused as invalid.
+
+    endings (keyword only): the receipt of a row that ended values or relations its entity held just
+    before the row's time (the row left them out) also says so: "ended": {"values": [names], "relations":
+    {type: [keys]}}, only what did end named. Told by the write from what it decided on (endings.py).
     """
     by = check_call(kind, by)
     if type(candidate) is not bool:
         raise WrongType(f"candidate is True or False, not {values.sort_of(candidate)}")
+    if type(endings) is not bool:
+        raise WrongType(f"endings is True or False, not {values.sort_of(endings)}")
+    ended: dict[int, dict] | None = {} if endings else None
     listed = _listed(graph, kind, by, rows)
     trust = "candidate" if candidate else None
     statuses: dict[int, str] = {}
@@ -242,14 +265,17 @@ def remember(graph, kind, rows, by, *, candidate: bool = False) -> list[dict]:
     with prepared_ahead(kind, listed, clock.present(), candidate) as prepared:
         for chunk in chunks(first_rows(prepared)):
             ready = with_entries(graph, kind, by, chunk, statuses, refusals)
-            write_chunk(graph, kind, by, ready, statuses, refusals, trust=trust)
+            write_chunk(graph, kind, by, ready, statuses, refusals, trust=trust, ended=ended)
     ready = with_entries(graph, kind, by, later, statuses, refusals)
-    write_ready(graph, kind, by, ready, statuses, refusals, trust=trust)
+    write_ready(graph, kind, by, ready, statuses, refusals, trust=trust, ended=ended)
     keep_failures(graph, refusals)
     messages = {failure.index: failure.message for failure in refusals if failure.index is not None}
     if len(statuses) != len(listed):
         raise ReceiptMismatch(f"{len(statuses)} receipts for {len(listed)} rows")
-    return [receipt(keys[index], statuses[index], messages.get(index)) for index in range(len(listed))]
+    receipts = [receipt(keys[index], statuses[index], messages.get(index)) for index in range(len(listed))]
+    for index, what in (ended or {}).items():
+        receipts[index]["ended"] = what
+    return receipts
 
 
 def with_entries(graph, kind: Kind, by: str, rows: list[Row], statuses: dict, refusals: list) -> list[Row]:
@@ -297,10 +323,9 @@ def chunks(rows: Iterable[Row]) -> Iterator[list[Row]]:
         yield chunk
 
 
-def write_ready(
-    graph, kind: Kind, by: str, ready: list[Row], statuses: dict, refusals: list, partial=None, trust=None
-) -> None:
-    """Rows in waves (the n-th row of each key in wave n), each wave in bounded queries (chunks())."""
+def write_ready(graph, kind: Kind, by: str, ready: list[Row], statuses: dict, refusals: list, **how) -> None:
+    """Rows in waves (the n-th row of each key in wave n), each wave in bounded queries (chunks()); how:
+    write_rows()'s partial, trust and ended."""
     waves: dict[object, list[Row]] = defaultdict(list)
     for row in ready:
         waves[typed(row.key)].append(row)
@@ -308,15 +333,14 @@ def write_ready(
     for level in range(depth):
         wave = [listed[level] for listed in waves.values() if len(listed) > level]
         for chunk in chunks(wave):
-            write_chunk(graph, kind, by, chunk, statuses, refusals, partial, trust)
+            write_chunk(graph, kind, by, chunk, statuses, refusals, **how)
 
 
-def write_chunk(
-    graph, kind: Kind, by: str, chunk: list[Row], statuses: dict, refusals: list, partial=None, trust=None
-) -> None:
-    """One bounded query's rows (write_rows()); a database error fails those of them not yet written."""
+def write_chunk(graph, kind: Kind, by: str, chunk: list[Row], statuses: dict, refusals: list, **how) -> None:
+    """One bounded query's rows (write_rows(), how its partial, trust and ended); a database error fails
+    those of them not yet written."""
     try:
-        write_rows(graph, kind, by, chunk, statuses, refusals, partial, trust)
+        write_rows(graph, kind, by, chunk, statuses, refusals, **how)
     except ResponseError as error:
         for row in chunk:
             if row.index not in statuses:
