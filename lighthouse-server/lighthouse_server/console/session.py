@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from lighthouse import Refused, tenant
+from lighthouse import Refused, tenant_graph_name
 
 from .. import keys
 from ..problems import Problem
@@ -58,11 +58,11 @@ class Visitor:
 _checking = threading.local()  # the database of the service that checked a key, for the start() after it
 
 
-def _names(db, token: str) -> tuple[str, str, str] | None:
+def _names(token: str) -> tuple[str, str, str] | None:
     """(the session's key, its key's index prefix, the token's hash): beside the tenant's graph; None for
     a token whose tenant part is no tenant id (a cookie is what a browser sent)."""
     try:
-        graph = tenant(db, token.partition(".")[0]).name
+        graph = tenant_graph_name(token.partition(".")[0])
     except Refused:
         return None
     hashed = hashlib.sha256(token.encode()).hexdigest()
@@ -112,7 +112,7 @@ class Sessions:
 
     def _kept(self, session: Session) -> None:
         """The session in the database, and the oldest of its key's past MOST_PER_KEY dropped."""
-        name, graph, hashed = _names(self._db, session.token)
+        name, graph, hashed = _names(session.token)
         index = tagged(graph, f"lighthouse:console-sessions:{session.key_id}")
         connection = self._db.connection
         fields = {"csrf": session.csrf, "key_id": session.key_id, "tenant": session.tenant}
@@ -124,7 +124,7 @@ class Sessions:
             connection.delete(tagged(graph, f"lighthouse:console-session:{dropped}"))
 
     def _found(self, token: str) -> Session | None:
-        named = _names(self._db, token)
+        named = _names(token)
         if named is None:
             return None
         name, graph, hashed = named
@@ -160,7 +160,7 @@ class Sessions:
 
     def end(self, token: object) -> None:
         if self._database() is not None and type(token) is str:
-            named = _names(self._db, token)
+            named = _names(token)
             if named is None:
                 return
             name, graph, hashed = named
