@@ -215,7 +215,12 @@ class Round:
         for writer in self.writers:
             why.update(writer.why)
         said = "; ".join(f"{count} {what}" for what, count in why.most_common(3))
-        return f"promotion {promoted} after the kill, writes accepted again {accepted} after it (refused: {said})"
+        slowest = max((done - sent for one in self.writers for sent, done in one.accepted), default=0.0)
+        return (
+            f"promotion {promoted} after the kill, writes accepted again {accepted} after it, the slowest "
+            f"answered try {slowest:.1f} s, {why['ReadTimeout']} tries unanswered in {ANSWER_S:g} s "
+            f"(refused: {said})"
+        )
 
     @property
     def errors(self) -> list[str]:
