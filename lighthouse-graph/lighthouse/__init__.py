@@ -22,6 +22,8 @@ from .diff import diff_between
 from .episodes import close_episode, episode, episodes_about, open_episode, record
 from .errors import (
     EmbedderError,
+    ExtractorFailed,
+    ExtractorUnavailable,
     LighthouseError,
     ReceiptMismatch,
     Refused,
@@ -53,6 +55,7 @@ from .note_extraction import (
 )
 from .note_extraction_hold import hold_extraction, leave_extraction
 from .note_extraction_reads import extraction_progress, extraction_states, notes_set_aside
+from .note_extraction_round import extract_notes
 from .note_extraction_rows import write_note_rows
 from .notes import note, notes
 from .notes_waiting import notes_after, notes_by_id, notes_waiting
@@ -172,10 +175,12 @@ __all__ = [
     "notes_after",
     "notes_by_id",
     "notes_waiting",
-    # The job of reading notes with a model: one worker holds a graph's notes, each note's answer kept
-    # before its rows, the mark moved with what finishes a note, set-aside notes given back.
+    # The job of reading notes with a model: one worker holds a graph's notes, a round of them over the
+    # application's extractor, and its steps: each note's answer kept before its rows, the mark moved
+    # with what finishes a note, set-aside notes given back.
     "hold_extraction",
     "leave_extraction",
+    "extract_notes",
     "notes_to_extract",
     "keep_note_answer",
     "write_note_rows",
@@ -221,4 +226,6 @@ __all__ = [
     "ReceiptMismatch",
     "TooSlow",
     "EmbedderError",
+    "ExtractorFailed",
+    "ExtractorUnavailable",
 ]

@@ -9,6 +9,8 @@
     ├── SchemaNotReady (RuntimeError): an index not ready in time
     ├── ReceiptMismatch (RuntimeError): receipts that do not match their rows
     ├── StepMismatch (RuntimeError): once() asked to send another query than the one kept
+    ├── ExtractorFailed (RuntimeError): raised BY an application's extractor: it failed on this note
+    │   └── ExtractorUnavailable: it could not be asked now (its model down, busy, refusing the settings)
     └── TooSlow (redis ResponseError): a read stopped at its time limit
 
 The rule every public function follows:
@@ -20,7 +22,9 @@ The rule every public function follows:
   {"status": <refusal>, "reason": ...}, and a WriteFailure is stored with it.
 - The database's own errors pass as redis.exceptions.ResponseError (in the receipt-returning writes
   they become the status "failed"); a read stopped by its time limit raises TooSlow, a ResponseError.
-- What the application's own functions (extractor, embedder, rule) raise passes unchanged.
+- What the application's own functions (extractor, embedder, rule) raise passes unchanged, except the
+  two an extractor of notes raises to tell extract_notes() what became of a note: ExtractorFailed (the
+  note is set aside) and ExtractorUnavailable (the note waits).
 """
 
 from __future__ import annotations
@@ -70,6 +74,28 @@ class ReceiptMismatch(LighthouseError, RuntimeError):
 
 class StepMismatch(LighthouseError, RuntimeError):
     """A call made again on once() sent another query than the one kept for that step."""
+
+
+class ExtractorFailed(LighthouseError, RuntimeError):
+    """What an application's extractor of notes raises for a note it failed on, every ask of it
+    (extract_notes() sets the note aside with the message). reason: how, a short word ("server",
+    "malformed"; notes set aside one after another for one reason end the round); asks: how many asks
+    of the note failed (1 or more)."""
+
+    def __init__(self, message: str, reason: str = "failed", asks: int = 1) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.asks = asks
+
+    def __reduce__(self):  # a copy or a pickle keeps the reason and the asks
+        return (type(self), (str(self), self.reason, self.asks))
+
+
+class ExtractorUnavailable(ExtractorFailed):
+    """What an application's extractor of notes raises when it could not be asked about a note now (its
+    model unreachable, rate limited, refusing the settings): not the note's fault, as far as it knows.
+    extract_notes() leaves the note waiting and judges it by the next note: when the extractor answers
+    that one, it asks the note again (patient=True), and what it raises then sets the note aside."""
 
 
 class TooSlow(LighthouseError, ResponseError):

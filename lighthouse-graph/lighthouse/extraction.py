@@ -25,6 +25,7 @@ from .errors import Refused, WrongType
 from .graphs import STAMP_SERIAL, read
 from .kinds import Kind
 from .recall.text import checked_kind, entry_fields, entry_shown
+from .stamp_marks import mark_moved, mark_read
 from .write.batches import write_ready
 from .write.failures import Failure, record_failures
 from .write.rows import prepare
@@ -56,7 +57,7 @@ def _mark_before(kind: Kind, types: list[str] | None) -> str:
 
 def _mark_read(kind: Kind, types: list[str] | None) -> str:
     """Cypher for the mark of a bound `st`, 0 when there is none."""
-    return f"coalesce(st.`{_mark_name(kind, types)}`, st.`{_mark_before(kind, types)}`, 0)"
+    return mark_read(_mark_name(kind, types), f"st.`{_mark_before(kind, types)}`")
 
 
 def _entries_query(mark: str) -> str:
@@ -95,10 +96,9 @@ def _answer(given: object) -> list:
 def _progress(graph, kind: Kind, types, by: str, mark: int, done: list[dict]) -> None:
     """Moves the mark (from where a graph written before kept it, too) and gives each entry read its
     READ_BY edge, in one query."""
-    name, kept = _mark_name(kind, types), _mark_read(kind, types)
+    moved = mark_moved(_mark_name(kind, types), "$mark", f"st.`{_mark_before(kind, types)}`")
     graph.query(
-        f"MATCH (st:Stamp) SET st.`{name}` = CASE WHEN {kept} > $mark THEN {kept} ELSE $mark END, "
-        f"  st.`{_mark_before(kind, types)}` = null "
+        f"MATCH (st:Stamp) SET {moved} "
         "WITH st UNWIND $done AS one "
         "MATCH (n:Entry {id: one.id}) MERGE (reader:Agent {name: $by}) "
         "CREATE (n)-[:READ_BY {kind: $kind, at: localdatetime($now), rows: one.rows}]->(reader)",

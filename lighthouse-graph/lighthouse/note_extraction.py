@@ -1,10 +1,13 @@
 """The job state of reading notes with a model: which notes to read, each note's answer kept before its
-rows are written, and the mark moved in the query that finishes a note.
+rows are written, and the mark moved in the query that finishes a note (extract_notes(), in
+note_extraction_round.py, is the round over them).
 
 The graph holds the job (the worker that holds it: note_extraction_hold.py):
-- (:`lh.Worker` {phase: "extraction"}): the mark (the serial of the last note finished), notes read, rows
-  by receipt status (rows_<status>), items refused, failed asks, the last error and its time. It
-  changes in the query that moves the mark, and the mark never moves back.
+- The mark, the serial of the last note finished, on the Stamp as `lh.extract_notes` (stamp_marks.py,
+  the way extract() keeps its marks); a graph written when it was the job node's `mark` is read there
+  until the first note finished moves it. It moves in the query that finishes a note, never back.
+- (:`lh.Worker` {phase: "extraction"}): notes read, rows by receipt status (rows_<status>), items
+  refused, failed asks, the last error and its time, counted in the query that moves the mark.
 - (:`lh.Extraction` {note}) for each note begun: its state. "answered": the model's answer is kept
   (keep_note_answer(), before any row is written), so after a kill -9 the next worker applies the kept
   answer again instead of asking the model again (the write rule makes that replay `unchanged`).
@@ -31,8 +34,11 @@ from .graphs import read
 from .note_extraction_hold import PHASE, WORKER, checked_owner
 from .notes import NOTE
 from .notes_waiting import notes_after, notes_by_id
+from .stamp_marks import mark_moved, mark_read
 
 EXTRACTION = "`lh.Extraction`"  # one per note begun: its state, its kept answer, its error
+NOTE_MARK = "lh.extract_notes"  # the Stamp's mark of the job: the serial of the last note finished
+MARK_BEFORE = "w.mark"  # where a graph written before kept it: on the job node, bound as `w`
 # The receipt statuses of the write rule (its refusals: write/failures.py), counted per note (rows_<status>).
 STATUSES = (
     *("created", "changed", "inserted", "unchanged", "stale"),
@@ -59,7 +65,12 @@ def named_notes(graph, ids: list[str]) -> list[dict]:
 
 def mark_of(graph) -> int:
     """The serial of the last note the job finished (0 before the first)."""
-    found = read(graph, f"MATCH (w:{WORKER} {{phase: $phase}}) RETURN coalesce(w.mark, 0)", {"phase": PHASE})
+    found = read(
+        graph,
+        f"OPTIONAL MATCH (st:Stamp) OPTIONAL MATCH (w:{WORKER} {{phase: $phase}}) "
+        f"RETURN {mark_read(NOTE_MARK, MARK_BEFORE)}",
+        {"phase": PHASE},
+    )
     return found[0][0] if found else 0
 
 
@@ -123,7 +134,7 @@ _HELD = (
     f"MATCH (w:{WORKER} {{phase: $phase}}) WHERE w.owner = $owner "
     f"MATCH (n:Entry {{id: $note}}) WHERE n.type = '{NOTE}' "
 )
-_MARK_PAST = "SET w.mark = CASE WHEN coalesce(w.mark, 0) > n.serial THEN w.mark ELSE n.serial END, "
+_MARK_PAST = f"MATCH (st:Stamp) SET {mark_moved(NOTE_MARK, 'n.serial', MARK_BEFORE)}, "
 # An error kept, and that it came after the last note read (times are whole seconds: the flag orders
 # an error and a read of one second).
 _ERRED = "w.last_error = $error, w.last_error_at = localdatetime($now), w.erred_since_read = true"

@@ -12,9 +12,10 @@ import json
 from . import clock, values
 from .errors import Refused, WrongType
 from .graphs import read
-from .note_extraction import EXTRACTION, STATUSES, UNFINISHED, named_notes
+from .note_extraction import EXTRACTION, MARK_BEFORE, NOTE_MARK, STATUSES, UNFINISHED, named_notes
 from .note_extraction_hold import PHASE, WORKER
 from .notes_waiting import notes_waiting
+from .stamp_marks import mark_read
 
 MAX_LIMIT = 1_000
 MAX_IDS = 1_000
@@ -64,9 +65,13 @@ def extraction_progress(graph) -> dict:
 
     A note waits when it lies past the mark, or is begun and not finished behind it (given back, an
     answer kept when a worker stopped, left waiting), and no agent invalidated it."""
-    found = read(graph, f"MATCH (w:{WORKER} {{phase: $phase}}) RETURN properties(w)", {"phase": PHASE})
-    job = (found[0][0] if found else None) or {}
-    mark = job.get("mark") or 0
+    found = read(
+        graph,
+        f"OPTIONAL MATCH (st:Stamp) OPTIONAL MATCH (w:{WORKER} {{phase: $phase}}) "
+        f"RETURN properties(w), {mark_read(NOTE_MARK, MARK_BEFORE)}",
+        {"phase": PHASE},
+    )
+    job, mark = (found[0][0] or {}, found[0][1] or 0) if found else ({}, 0)
     past = notes_waiting(graph, mark)
     waiting, oldest = past["count"], past["oldest"]
     begun = read(

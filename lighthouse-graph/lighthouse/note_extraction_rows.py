@@ -98,7 +98,7 @@ def _rows_by_kind(graph, kinds: dict[str, Kind], note: dict, by: str, facts: lis
     return grouped, refused
 
 
-def _kinds(kinds: object) -> dict[str, Kind]:
+def checked_kinds(kinds: object) -> dict[str, Kind]:
     listed = list(kinds.values()) if type(kinds) is dict else kinds
     if type(listed) not in (list, tuple) or not all(type(kind) is Kind for kind in listed):
         raise WrongType("kinds must be a list, tuple or dict (by label) of Kind")
@@ -115,7 +115,7 @@ def write_note_rows(graph, kinds, note_id, facts, by) -> dict:
     facts: a list of at most 1,000 items, each {"kind": <a given Kind's label>, "key", "t", "values",
     "relations"}; kinds: the Kinds the items may name; by: who drew them (the model).
     """
-    given = _kinds(kinds)
+    given = checked_kinds(kinds)
     if type(facts) is not list:
         raise WrongType(f"facts must be a list of items, not {values.sort_of(facts)}")
     if len(facts) > MAX_FACTS:

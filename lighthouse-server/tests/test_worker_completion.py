@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 from lighthouse import history, reject, related, remember
-from lighthouse_server.worker.extraction import extract_notes
+from lighthouse_server.worker.extraction import extract_notes_with
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.prompt import INSTRUCTIONS, MAX_SHOWN_TEXT
 from worker_notes import DEVICE, KINDS, ROOM, held, note, schema, settings
@@ -26,7 +26,7 @@ def world(graph):
 def _run(graph, fake) -> dict:
     asking = Model(settings(fake.url))
     try:
-        return extract_notes(graph, KINDS, asking, owner=held(graph))
+        return extract_notes_with(graph, KINDS, asking, owner=held(graph))
     finally:
         asking.close()
 

@@ -12,7 +12,7 @@ from fake_model import Raw, Sleep, Status
 from lighthouse import failures, history, remember
 from lighthouse.note_extraction import EXTRACTION
 from lighthouse_server.worker import model
-from lighthouse_server.worker.extraction import extract_notes, replay, set_aside
+from lighthouse_server.worker.extraction import extract_notes_with, replay, set_aside
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import DEVICE, KINDS, held, note, schema, settings
@@ -27,7 +27,7 @@ def world(graph):
 def _run(graph, fake, **more) -> dict:
     asking = Model(settings(fake.url, **more))
     try:
-        return extract_notes(
+        return extract_notes_with(
             graph, KINDS, asking, owner=held(graph), prompt_entities=more.get("prompt_entities", 20)
         )
     finally:
@@ -167,7 +167,7 @@ def test_an_unreachable_model_leaves_the_note_waiting(world, fake):
     url = fake.url
     fake.close()
     asking = Model(settings(url))
-    done = extract_notes(world, KINDS, asking, owner=held(world))
+    done = extract_notes_with(world, KINDS, asking, owner=held(world))
     asking.close()
     assert done["stopped"] == "unreachable" and done["set_aside"] == 0
     status = _status(world)
@@ -262,13 +262,13 @@ def test_a_stored_answer_is_applied_again_without_asking_twice(world, fake):
 
     asking = Model(settings(fake.url))
     with pytest.raises(Crash):
-        extract_notes(
+        extract_notes_with(
             world, KINDS, asking, owner=held(world), writing=_crashing
         )  # dies after the answer is kept
     assert history(world, DEVICE, "once") == [] and len(fake.asks) == 1
     stored = world.ro_query(f"MATCH (x:{EXTRACTION}) RETURN x.state, x.answer").result_set
     assert stored[0][0] == "answered" and json.loads(stored[0][1])["facts"][0]["key"] == "once"
-    done = extract_notes(world, KINDS, asking, owner=held(world))
+    done = extract_notes_with(world, KINDS, asking, owner=held(world))
     asking.close()
     assert done["read"] == 1 and len(fake.asks) == 1  # the stored answer, not a second ask
     assert [state["status"] for state in history(world, DEVICE, "once")] == ["ok"]
@@ -347,11 +347,11 @@ def test_a_replayed_note_whose_answer_was_kept_is_finished_after_a_crash(world, 
     replay(world, bad)
     asking = Model(settings(fake.url))
     with pytest.raises(Crash):
-        extract_notes(world, KINDS, asking, owner=held(world), writing=_crashing)
+        extract_notes_with(world, KINDS, asking, owner=held(world), writing=_crashing)
     asks = len(fake.asks)
     status = _status(world)
     assert status["notes_waiting"] == 1 and status["notes_set_aside"] == 0  # behind the mark, not lost
-    done = extract_notes(world, KINDS, asking, owner=held(world))
+    done = extract_notes_with(world, KINDS, asking, owner=held(world))
     asking.close()
     assert done["read"] == 1 and len(fake.asks) == asks
     assert history(world, DEVICE, "late")[0]["entry"] == bad
@@ -379,7 +379,7 @@ def test_a_stop_between_two_asks_sets_nothing_aside(world, fake):
     fake.script = failing
     note(world, "stop now")
     asking = Model(settings(fake.url))
-    done = extract_notes(world, KINDS, asking, owner=held(world), stop=stop)
+    done = extract_notes_with(world, KINDS, asking, owner=held(world), stop=stop)
     asking.close()
     assert done["stopped"] == "stopped" and done["set_aside"] == 0 and len(fake.asks) == 1
     assert _status(world)["notes_waiting"] == 1 and set_aside(world) == []
@@ -406,7 +406,9 @@ def test_an_embedder_that_fails_on_the_prompt_shows_in_the_status(world, fake):
     note(world, "the kettle is hot")
     asking = Model(settings(fake.url))
     try:
-        done = extract_notes(world, kinds, asking, owner=held(world), meaning=Embedder(broken, "broken", 8))
+        done = extract_notes_with(
+            world, kinds, asking, owner=held(world), meaning=Embedder(broken, "broken", 8)
+        )
     finally:
         asking.close()
     assert done["read"] == 1 and len(fake.asks) == 1  # the prompt carried what words find

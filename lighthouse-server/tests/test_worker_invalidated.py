@@ -7,7 +7,7 @@ import pytest
 from fake_model import FakeModel
 from lighthouse import history, invalidate_entry
 from lighthouse.note_extraction import EXTRACTION
-from lighthouse_server.worker.extraction import extract_notes
+from lighthouse_server.worker.extraction import extract_notes_with
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import DEVICE, KINDS, held, note, schema, settings
@@ -37,7 +37,7 @@ def test_an_invalidated_note_is_skipped_and_counted(graph, fake):
     _invalidate(graph, wrong)
     assert _status(graph)["notes_waiting"] == 1  # the wrong one does not wait
     asking = Model(settings(fake.url))
-    done = extract_notes(graph, KINDS, asking, owner=held(graph))
+    done = extract_notes_with(graph, KINDS, asking, owner=held(graph))
     asking.close()
     assert done["invalidated"] == 1 and done["read"] == 1
     assert [ask.note for ask in fake.asks] == ["right"]
@@ -62,10 +62,10 @@ def test_a_note_invalidated_after_its_answer_was_kept_is_not_applied(graph, fake
     asking = Model(settings(fake.url))
     owner = held(graph)
     with pytest.raises(Crash):
-        extract_notes(graph, KINDS, asking, owner=owner, writing=_crashing)
+        extract_notes_with(graph, KINDS, asking, owner=owner, writing=_crashing)
     _invalidate(graph, kept)
-    done = extract_notes(graph, KINDS, asking, owner=owner)
+    done = extract_notes_with(graph, KINDS, asking, owner=owner)
     asking.close()
     assert done["invalidated"] == 1 and done["read"] == 0 and history(graph, DEVICE, "kept") == []
     assert _status(graph)["notes_waiting"] == 0 and _status(graph)["notes_invalidated"] == 1
-    assert extract_notes(graph, KINDS, Model(settings(fake.url)), owner=owner)["invalidated"] == 0
+    assert extract_notes_with(graph, KINDS, Model(settings(fake.url)), owner=owner)["invalidated"] == 0

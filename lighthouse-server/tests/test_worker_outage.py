@@ -11,7 +11,8 @@ import time
 import pytest
 from fake_model import Status, Trickle
 from lighthouse import history
-from lighthouse_server.worker.extraction import SET_ASIDE_IN_A_ROW, extract_notes, set_aside
+from lighthouse.note_extraction_round import SET_ASIDE_IN_A_ROW
+from lighthouse_server.worker.extraction import extract_notes_with, set_aside
 from lighthouse_server.worker.model import MISCONFIGURED, Model
 from lighthouse_server.worker.status import extraction_status
 from worker_notes import DEVICE, KINDS, held, note, schema, settings
@@ -28,7 +29,7 @@ def world(graph):
 def _run(graph, url: str, limit: int = 50, **more) -> dict:
     asking = Model(settings(url, **more))
     try:
-        return extract_notes(graph, KINDS, asking, owner=held(graph), limit=limit)
+        return extract_notes_with(graph, KINDS, asking, owner=held(graph), limit=limit)
     finally:
         asking.close()
 

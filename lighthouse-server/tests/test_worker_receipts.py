@@ -3,10 +3,11 @@ the next round applies the kept answer again (what was written comes back unchan
 
 from __future__ import annotations
 
-from lighthouse import history
+from lighthouse import extraction_progress, history
 from lighthouse.note_extraction import EXTRACTION
 from lighthouse.note_extraction_hold import WORKER
-from lighthouse_server.worker.extraction import WRITE_FAILED, extract_notes
+from lighthouse.note_extraction_round import WRITE_FAILED
+from lighthouse_server.worker.extraction import extract_notes_with
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.status import extraction_status
 from redis.exceptions import ResponseError
@@ -55,17 +56,17 @@ def test_a_refused_write_keeps_the_note_answered_and_the_next_round_applies_it(g
     asking = Model(settings(fake.url))
     owner = held(graph)
     failing = RefusingOnce(graph, "`Device`")
-    done = extract_notes(failing, KINDS, asking, owner=owner)
+    done = extract_notes_with(failing, KINDS, asking, owner=owner)
     assert failing.refused and done["stopped"] == WRITE_FAILED and done["read"] == 0
     assert len(fake.asks) == 1  # the round ended: the second note was not asked
     assert history(graph, DEVICE, "d1") == [] and len(history(graph, ROOM, "r1")) == 1
     state = graph.ro_query(f"MATCH (x:{EXTRACTION} {{note: $n}}) RETURN x.state", {"n": first}).result_set
     assert state == [["answered"]]
     worker = _worker(graph)
-    assert worker.get("mark", 0) == 0 and worker.get("notes_read", 0) == 0
+    assert extraction_progress(graph)["mark"] == 0 and worker.get("notes_read", 0) == 0
     status = extraction_status(graph, configured=True, declared=True)
     assert status["notes_waiting"] == 2 and "failed" in status["last_error"] and status["state"] == "failing"
-    again = extract_notes(graph, KINDS, asking, owner=owner)
+    again = extract_notes_with(graph, KINDS, asking, owner=owner)
     asking.close()
     assert again["read"] == 2 and again["stopped"] is None
     assert again["rows"] == {"unchanged": 1, "created": 1}

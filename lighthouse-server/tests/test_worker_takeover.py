@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from fake_model import FakeModel
-from lighthouse import history, hold_extraction
+from lighthouse import extraction_progress, history, hold_extraction
 from lighthouse.note_extraction import EXTRACTION
 from lighthouse.note_extraction_hold import WORKER
 from lighthouse_server.worker import lease as leasing
-from lighthouse_server.worker.extraction import LOST_CLAIM, extract_notes
+from lighthouse_server.worker.extraction import LOST_CLAIM, extract_notes_with
 from lighthouse_server.worker.loop import Loop
 from lighthouse_server.worker.model import Model
 from lighthouse_server.worker.status import extraction_status
@@ -55,12 +55,16 @@ def test_a_claim_lost_while_the_model_answers_keeps_nothing_and_ends_the_round(g
     note(graph, "d1")
     note(graph, "d2")
     asking = Model(settings(fake.url))
-    done = extract_notes(graph, KINDS, asking, owner=held(graph))
+    done = extract_notes_with(graph, KINDS, asking, owner=held(graph))
     asking.close()
     assert done["stopped"] == LOST_CLAIM and done["read"] == 0 and len(fake.asks) == 1
     assert _extractions(graph) == [] and history(graph, DEVICE, "d1") == []
     worker = _worker(graph)
-    assert worker["owner"] == OTHER and worker.get("mark", 0) == 0 and worker.get("notes_read", 0) == 0
+    assert (
+        worker["owner"] == OTHER
+        and extraction_progress(graph)["mark"] == 0
+        and worker.get("notes_read", 0) == 0
+    )
 
 
 def test_a_claim_lost_while_rows_are_written_leaves_the_answer_for_the_new_owner(graph, fake):
@@ -77,12 +81,12 @@ def test_a_claim_lost_while_rows_are_written_leaves_the_answer_for_the_new_owner
         def __exit__(self, *failure):
             return False
 
-    done = extract_notes(graph, KINDS, asking, owner=old, writing=Taken)
+    done = extract_notes_with(graph, KINDS, asking, owner=old, writing=Taken)
     assert done["stopped"] == LOST_CLAIM and done["read"] == 0 and len(fake.asks) == 1
-    assert _extractions(graph) == [[first, "answered"]] and _worker(graph).get("mark", 0) == 0
+    assert _extractions(graph) == [[first, "answered"]] and extraction_progress(graph)["mark"] == 0
     # The old owner, back, is refused every write; the new one applies the kept answer.
-    assert extract_notes(graph, KINDS, asking, owner=old)["stopped"] == LOST_CLAIM
-    again = extract_notes(graph, KINDS, asking, owner=OTHER)
+    assert extract_notes_with(graph, KINDS, asking, owner=old)["stopped"] == LOST_CLAIM
+    again = extract_notes_with(graph, KINDS, asking, owner=OTHER)
     asking.close()
     assert again["read"] == 2 and again["rows"] == {"unchanged": 1, "created": 1}
     assert [ask.note for ask in fake.asks] == ["d1", "d2"]  # each note asked once

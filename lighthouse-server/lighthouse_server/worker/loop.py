@@ -103,7 +103,7 @@ class Loop:
     def _extract(self, tenant_id: str, graph, kinds: dict) -> bool:
         if not self._holds(tenant_id, graph) or not kinds:
             return False
-        done = extraction.extract_notes(
+        done = extraction.extract_notes_with(
             graph,
             kinds,
             self.model,
