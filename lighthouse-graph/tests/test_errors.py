@@ -23,6 +23,8 @@ FAMILY = {
     "EmbedderError": (Refused,),
     "RerankerError": (Refused,),
     "StepMismatch": (LighthouseError, RuntimeError),
+    "ExtractorFailed": (LighthouseError, RuntimeError),
+    "ExtractorUnavailable": (errors.ExtractorFailed,),
 }
 # Raised where they are met (clock, recall.vector, recall.rank, once), importable there and from errors.
 NOT_EXPORTED = {
@@ -126,3 +128,14 @@ def test_the_checks_raise_the_family() -> None:
         lighthouse.stamp(5)
     with pytest.raises(Refused):
         lighthouse.stamp("yesterday")
+
+
+def test_an_extractor_s_failure_carries_its_reason_and_asks_through_a_copy_or_a_pickle() -> None:
+    from lighthouse import ExtractorFailed, ExtractorUnavailable
+
+    assert (ExtractorFailed("no").reason, ExtractorFailed("no").asks) == ("failed", 1)
+    for made in (ExtractorFailed("500", "server", 3), ExtractorUnavailable("429", "rate_limited", 2)):
+        for again in (copy.copy(made), pickle.loads(pickle.dumps(made))):
+            assert type(again) is type(made) and str(again) == str(made)
+            assert (again.reason, again.asks) == (made.reason, made.asks)
+    assert issubclass(ExtractorUnavailable, RuntimeError) and not issubclass(ExtractorFailed, ValueError)
