@@ -8,8 +8,9 @@ or "misconfigured" (401, 403, 404: a wrong key, URL or model name). model_timeou
 ask, from the connection to the last byte of the answer: past it the connection is cut (a model that
 trickles its answer a byte at a time is as late as one that says nothing). Each failed ask counts toward
 model_attempts except "unreachable", "rate_limited" and "misconfigured" (WAITING): those may be the
-model's fault rather than the note's, so ask() raises them at once and the worker judges them against
-the model's answers to other notes (extraction.py); ask(patient=True) retries them too.
+model's fault rather than the note's, so ask() raises them at once and the round
+(lighthouse.extract_notes(), with extraction.py's extractor) judges them against the model's answers to
+other notes; ask(patient=True) retries them too.
 """
 
 from __future__ import annotations
