@@ -36,19 +36,9 @@ import copy
 import threading
 from collections import Counter
 
+from . import note_extraction as job
 from . import values
 from .errors import ExtractorFailed, ExtractorUnavailable, WrongType
-from .note_extraction import (
-    MAX_COUNT,
-    finish_note,
-    hold_note_back,
-    keep_extraction_error,
-    keep_note_answer,
-    leave_note_waiting,
-    notes_to_extract,
-    set_note_aside,
-    skip_note,
-)
 from .note_extraction_hold import checked_owner
 from .note_extraction_rows import MAX_FACTS, checked_kinds, write_note_rows
 
@@ -74,7 +64,7 @@ def _reason(failure: ExtractorFailed) -> str:
 
 def _asks(failure: ExtractorFailed) -> int:
     asks = getattr(failure, "asks", None)
-    return asks if type(asks) is int and 1 <= asks <= MAX_COUNT else 1
+    return asks if type(asks) is int and 1 <= asks <= job.MAX_COUNT else 1
 
 
 def _answer(given: object) -> tuple[list, int]:
@@ -82,7 +72,7 @@ def _answer(given: object) -> tuple[list, int]:
     facts, asks = given, 1
     if type(given) is tuple and len(given) == 2:
         facts, asks = given
-        asks = values.whole(asks, "the asks an extractor answers with", 1, MAX_COUNT)
+        asks = values.whole(asks, "the asks an extractor answers with", 1, job.MAX_COUNT)
     if type(facts) is not list or len(facts) > MAX_FACTS:
         raise WrongType(
             f"an extractor answers with a list of at most {MAX_FACTS:,} facts, or (facts, asks), "
@@ -115,8 +105,8 @@ class _Round:
     def finish(self, note: dict, facts: list, failed: int, fresh: bool) -> str | None:
         """The answer kept (when asked now), the rows written, the note finished; why the round ends."""
         graph, owner, note_id = self.graph, self.owner, note["id"]
-        if fresh and not keep_note_answer(
-            graph, owner, note_id, {"facts": facts}, min(failed + 1, MAX_COUNT)
+        if fresh and not job.keep_note_answer(
+            graph, owner, note_id, {"facts": facts}, min(failed + 1, job.MAX_COUNT)
         ):
             return LOST_CLAIM
         with self.writing():
@@ -126,8 +116,8 @@ class _Round:
                 f"note {note_id}: {written['again']} row(s) failed or busy "
                 f"({written['rows']}); its answer is applied again next round"
             )
-            return WRITE_FAILED if hold_note_back(graph, owner, note_id, error) else LOST_CLAIM
-        if not finish_note(graph, owner, note_id, written["rows"], written["refused"], failed):
+            return WRITE_FAILED if job.hold_note_back(graph, owner, note_id, error) else LOST_CLAIM
+        if not job.finish_note(graph, owner, note_id, written["rows"], written["refused"], failed):
             return LOST_CLAIM
         self.done["read"] += 1
         self.done["rows"].update(written["rows"])
@@ -135,7 +125,7 @@ class _Round:
         return None
 
     def set_aside(self, note: dict, failure: ExtractorFailed, asks: int) -> str | None:
-        if not set_note_aside(
+        if not job.set_note_aside(
             self.graph, self.owner, note["id"], f"note {note['id']}: {_text(failure)}", asks
         ):
             return LOST_CLAIM
@@ -150,8 +140,8 @@ class _Round:
         except ExtractorFailed as failure:
             if isinstance(failure, ExtractorUnavailable) and self.stop.is_set():
                 return _reason(failure)  # stopped while it asked: the note waits
-            return self.set_aside(waited, failure, min(_asks(failure) + _asks(first), MAX_COUNT))
-        return self.finish(waited, facts, min(failed + _asks(first), MAX_COUNT - 1), True)
+            return self.set_aside(waited, failure, min(_asks(failure) + _asks(first), job.MAX_COUNT))
+        return self.finish(waited, facts, min(failed + _asks(first), job.MAX_COUNT - 1), True)
 
     def unavailable(self, note: dict, failure: ExtractorUnavailable) -> str | None:
         if self.stop.is_set():
@@ -159,8 +149,8 @@ class _Round:
         if self.suspect is None:  # the note's fault, or the extractor's? The next note tells
             self.suspect = (note, failure)
             said = f"note {note['id']}: {_text(failure)}"
-            return None if leave_note_waiting(self.graph, self.owner, note["id"], said) else LOST_CLAIM
-        keep_extraction_error(self.graph, f"note {note['id']} waits: {_text(failure)}")  # two in a row
+            return None if job.leave_note_waiting(self.graph, self.owner, note["id"], said) else LOST_CLAIM
+        job.keep_extraction_error(self.graph, f"note {note['id']} waits: {_text(failure)}")  # two in a row
         return _reason(failure)
 
     def failed(self, note: dict, failure: ExtractorFailed) -> str | None:
@@ -171,7 +161,7 @@ class _Round:
         self.in_a_row = (reason, count)
         if count < SET_ASIDE_IN_A_ROW:
             return None
-        keep_extraction_error(
+        job.keep_extraction_error(
             self.graph, f"{count} notes in a row set aside ({_text(failure)}); the rest wait"
         )
         return f"repeated:{reason}"
@@ -179,7 +169,7 @@ class _Round:
     def read(self, note: dict) -> str | None:
         """One note read, passed (invalidated), left waiting or set aside; why the round ends, or None."""
         if "invalidated_at" in note:  # an agent marked it wrong: not read
-            if not skip_note(self.graph, self.owner, note["id"]):
+            if not job.skip_note(self.graph, self.owner, note["id"]):
                 return LOST_CLAIM
             self.done["invalidated"] += 1
             return None
@@ -191,7 +181,7 @@ class _Round:
             return self.failed(note, failure)
         self.in_a_row = (None, 0)
         if fresh and self.suspect is not None:  # kept first: a crash while judging does not ask it again
-            if not keep_note_answer(self.graph, self.owner, note["id"], {"facts": facts}, failed + 1):
+            if not job.keep_note_answer(self.graph, self.owner, note["id"], {"facts": facts}, failed + 1):
                 return LOST_CLAIM
             fresh, (waited, first), self.suspect = False, self.suspect, None
             if (ended := self.judged(waited, first)) is not None:
@@ -200,7 +190,7 @@ class _Round:
 
     def run(self, limit: int) -> dict:
         stopped = None
-        for note in notes_to_extract(self.graph, limit):
+        for note in job.notes_to_extract(self.graph, limit):
             if self.stop.is_set():
                 stopped = STOPPED
                 break
@@ -208,7 +198,7 @@ class _Round:
                 break
         if self.suspect is not None and stopped is None:  # no other note answered: it waits
             waited, failure = self.suspect
-            keep_extraction_error(self.graph, f"note {waited['id']} waits: {_text(failure)}")
+            job.keep_extraction_error(self.graph, f"note {waited['id']} waits: {_text(failure)}")
             stopped = _reason(failure)
         return {**self.done, "rows": dict(self.done["rows"]), "stopped": stopped}
 

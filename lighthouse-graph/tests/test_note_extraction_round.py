@@ -8,27 +8,9 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import lighthouse as lh
 import pytest
-from lighthouse import (
-    ExtractorFailed,
-    ExtractorUnavailable,
-    Kind,
-    Refused,
-    WrongType,
-    ensure_schema,
-    extract_notes,
-    extraction_progress,
-    extraction_states,
-    failures,
-    give_note_back,
-    history,
-    hold_extraction,
-    invalidate_entry,
-    leave_extraction,
-    note,
-    notes_set_aside,
-    notes_to_extract,
-)
+from lighthouse import ExtractorFailed, ExtractorUnavailable, Kind, Refused, WrongType, extract_notes
 from lighthouse.note_extraction_round import LOST_CLAIM, SET_ASIDE_IN_A_ROW, WRITE_FAILED
 from lighthouse.note_extraction_rows import MAX_FACTS
 from redis.exceptions import ResponseError
@@ -61,13 +43,13 @@ def _fact(text: str) -> list:
 
 @pytest.fixture
 def notebook(graph):
-    ensure_schema(graph, list(KINDS.values()))
-    assert hold_extraction(graph, OWNER) is None
+    lh.ensure_schema(graph, list(KINDS.values()))
+    assert lh.hold_extraction(graph, OWNER) is None
     return graph
 
 
 def _note(graph, text: str) -> str:
-    return note(graph, text, "agent", at="2026-11-27T16:00:00Z")["id"]
+    return lh.note(graph, text, "agent", at="2026-11-27T16:00:00Z")["id"]
 
 
 def _round(graph, reader, **more) -> dict:
@@ -91,12 +73,12 @@ def test_each_note_is_read_once_as_candidates_and_the_mark_is_on_the_stamp(noteb
         "refused": 0,
         "stopped": None,
     }
-    (state,) = history(graph, DEVICE, "hot")
+    (state,) = lh.history(graph, DEVICE, "hot")
     assert state["entry"] == first and state["by"] == BY and state["trust"] == "candidate"
     assert reader.asks == [("d1 runs hot", False), ("fan d2", False)]
     # the mark: the serial of the last note finished, kept on the Stamp
-    assert extraction_progress(graph)["mark"] == _stamp_mark(graph) == 2
-    assert extraction_states(graph, [second])[second]["state"] == "applied"
+    assert lh.extraction_progress(graph)["mark"] == _stamp_mark(graph) == 2
+    assert lh.extraction_states(graph, [second])[second]["state"] == "applied"
     assert _round(graph, reader)["read"] == 0 and len(reader.asks) == 2  # read once
 
 
@@ -112,17 +94,17 @@ def test_a_failed_note_is_set_aside_the_round_goes_on_and_given_back_it_is_read(
     _note(graph, "after a1")
     done = _round(graph, Reader(answer))
     assert done["set_aside"] == 1 and done["read"] == 1 and done["stopped"] is None
-    (aside,) = notes_set_aside(graph)
+    (aside,) = lh.notes_set_aside(graph)
     assert (
         aside["note"] == bad and aside["asks"] == 3 and aside["error"] == f"note {bad}: server: answered 500"
     )
-    progress = extraction_progress(graph)
+    progress = lh.extraction_progress(graph)
     assert progress["asks_failed"] == 3 and progress["notes_waiting"] == 0 and progress["mark"] == 2
-    assert give_note_back(graph, bad)["status"] == "replayed"
+    assert lh.give_note_back(graph, bad)["status"] == "replayed"
     reader = Reader()
     again = _round(graph, reader)
     assert again["read"] == 1 and reader.asks == [("the bad one", False)]
-    assert history(graph, DEVICE, "one")[0]["entry"] == bad and notes_set_aside(graph) == []
+    assert lh.history(graph, DEVICE, "one")[0]["entry"] == bad and lh.notes_set_aside(graph) == []
 
 
 def _failing(reasons: dict):
@@ -153,7 +135,7 @@ def test_notes_set_aside_in_a_row_for_one_reason_end_the_round(notebook, texts, 
         _note(graph, text)
     done = _round(graph, Reader(_failing(reasons)))
     assert (done["set_aside"], done["read"], done["stopped"]) == expected
-    progress = extraction_progress(graph)
+    progress = lh.extraction_progress(graph)
     if expected[2] is not None:
         assert SET_ASIDE_IN_A_ROW == 3 and progress["notes_waiting"] == 2
         assert "3 notes in a row set aside" in progress["last_error"] and progress["erring"] is True
@@ -180,10 +162,10 @@ def test_a_note_unavailable_alone_is_judged_by_the_next_and_set_aside(notebook):
     done = _round(graph, reader)
     assert (done["set_aside"], done["read"], done["stopped"]) == (1, 3, None)
     assert reader.asks[:3] == [("poison p1", False), ("after a0", False), ("poison p1", True)]
-    (aside,) = notes_set_aside(graph)
+    (aside,) = lh.notes_set_aside(graph)
     assert aside["note"] == poison and aside["asks"] == 3 and "unreachable" in aside["error"]
-    assert all(history(graph, DEVICE, f"a{number}") for number in range(3))
-    assert extraction_progress(graph)["notes_waiting"] == 0
+    assert all(lh.history(graph, DEVICE, f"a{number}") for number in range(3))
+    assert lh.extraction_progress(graph)["notes_waiting"] == 0
 
 
 def test_a_note_answered_when_asked_patiently_is_read_in_order(notebook):
@@ -200,8 +182,8 @@ def test_a_note_answered_when_asked_patiently_is_read_in_order(notebook):
     done = _round(graph, reader)
     assert (done["read"], done["set_aside"], done["stopped"]) == (2, 0, None)
     assert reader.asks == [("flaky f1", False), ("after a1", False), ("flaky f1", True)]
-    assert history(graph, DEVICE, "f1") and history(graph, DEVICE, "a1")
-    assert extraction_progress(graph)["notes_waiting"] == 0
+    assert lh.history(graph, DEVICE, "f1") and lh.history(graph, DEVICE, "a1")
+    assert lh.extraction_progress(graph)["notes_waiting"] == 0
 
 
 def test_two_notes_unavailable_in_a_row_end_the_round_and_every_note_waits(notebook):
@@ -217,9 +199,9 @@ def test_two_notes_unavailable_in_a_row_end_the_round_and_every_note_waits(noteb
     done = _round(graph, reader)
     assert (done["read"], done["set_aside"], done["stopped"]) == (0, 0, "rate_limited")
     assert [text for text, _ in reader.asks] == ["first f1", "second s1"]
-    progress = extraction_progress(graph)
+    progress = lh.extraction_progress(graph)
     assert progress["notes_waiting"] == 3 and progress["erring"] is True and "429" in progress["last_error"]
-    assert extraction_states(graph, [first])[first]["state"] == "waiting"
+    assert lh.extraction_states(graph, [first])[first]["state"] == "waiting"
     mended = Reader()
     assert _round(graph, mended)["read"] == 3 and mended.asks[0] == ("first f1", False)
 
@@ -235,7 +217,7 @@ def test_a_note_unavailable_with_nothing_after_it_waits_for_the_next(notebook):
     _note(graph, "poison p1")
     done = _round(graph, Reader(answer))
     assert (done["read"], done["set_aside"], done["stopped"]) == (0, 0, "unreachable")
-    assert extraction_progress(graph)["notes_waiting"] == 1
+    assert lh.extraction_progress(graph)["notes_waiting"] == 1
     _note(graph, "after a1")
     done = _round(graph, Reader(answer))
     assert (done["read"], done["set_aside"], done["stopped"]) == (1, 1, None)
@@ -256,13 +238,15 @@ def test_a_kept_answer_is_applied_again_without_asking(notebook):
     with pytest.raises(Crash):
         _round(graph, reader, writing=_crashing)  # dies after the answer is kept
     assert (
-        history(graph, DEVICE, "once") == [] and extraction_states(graph, [kept])[kept]["state"] == "answered"
+        lh.history(graph, DEVICE, "once") == []
+        and lh.extraction_states(graph, [kept])[kept]["state"] == "answered"
     )
     done = _round(graph, reader)
     assert done["read"] == 1 and len(reader.asks) == 1  # the kept answer, not a second ask
-    assert len(history(graph, DEVICE, "once")) == 1
+    assert len(lh.history(graph, DEVICE, "once")) == 1
     assert (
-        extraction_states(graph, [kept])[kept]["asks"] == 3 and extraction_progress(graph)["asks_failed"] == 2
+        lh.extraction_states(graph, [kept])[kept]["asks"] == 3
+        and lh.extraction_progress(graph)["asks_failed"] == 2
     )
 
 
@@ -290,8 +274,8 @@ def test_rows_the_database_refuses_leave_the_note_answered_for_the_next_round(no
     failing = RefusingOnce(graph, "`Device`")
     done = _round(failing, reader)
     assert failing.refused and (done["stopped"], done["read"]) == (WRITE_FAILED, 0) and len(reader.asks) == 1
-    assert extraction_states(graph, [first])[first]["state"] == "answered"
-    progress = extraction_progress(graph)
+    assert lh.extraction_states(graph, [first])[first]["state"] == "answered"
+    progress = lh.extraction_progress(graph)
     assert (
         progress["mark"] == 0
         and "failed or busy" in progress["last_error"]
@@ -300,12 +284,13 @@ def test_rows_the_database_refuses_leave_the_note_answered_for_the_next_round(no
     again = _round(graph, reader)
     assert (again["read"], again["stopped"]) == (2, None) and len(reader.asks) == 2
     assert (
-        again["rows"] == {"created": 2, "unchanged": 2} and history(graph, DEVICE, "d1")[0]["entry"] == first
+        again["rows"] == {"created": 2, "unchanged": 2}
+        and lh.history(graph, DEVICE, "d1")[0]["entry"] == first
     )
 
 
 def _taken(graph) -> None:
-    assert leave_extraction(graph, OWNER) and hold_extraction(graph, OTHER) is None
+    assert lh.leave_extraction(graph, OWNER) and lh.hold_extraction(graph, OTHER) is None
 
 
 def test_a_claim_lost_while_the_extractor_answers_keeps_nothing(notebook):
@@ -321,7 +306,8 @@ def test_a_claim_lost_while_the_extractor_answers_keeps_nothing(notebook):
     done = _round(graph, reader)
     assert (done["stopped"], done["read"], len(reader.asks)) == (LOST_CLAIM, 0, 1)
     assert (
-        extraction_states(graph, [first])[first]["state"] is None and extraction_progress(graph)["mark"] == 0
+        lh.extraction_states(graph, [first])[first]["state"] is None
+        and lh.extraction_progress(graph)["mark"] == 0
     )
     assert _round(graph, Reader(), owner=OTHER)["read"] == 2
 
@@ -337,7 +323,9 @@ def test_a_claim_lost_while_rows_are_written_leaves_the_answer_for_the_new_owner
         yield
 
     assert _round(graph, reader, writing=taken)["stopped"] == LOST_CLAIM
-    assert extraction_states(graph, [first])[first]["state"] == "answered" and history(graph, DEVICE, "first")
+    assert lh.extraction_states(graph, [first])[first]["state"] == "answered" and lh.history(
+        graph, DEVICE, "first"
+    )
     assert _round(graph, reader)["stopped"] == LOST_CLAIM  # the old owner writes nothing more
     again = _round(graph, reader, owner=OTHER)
     assert again["read"] == 1 and again["rows"] == {"unchanged": 1} and len(reader.asks) == 1
@@ -354,8 +342,10 @@ def test_a_stop_ends_the_round_and_sets_nothing_aside(notebook):
 
     done = _round(graph, Reader(answer), stop=stop)
     assert (done["stopped"], done["set_aside"], done["read"]) == ("stopped", 0, 0)
-    progress = extraction_progress(graph)
-    assert progress["notes_waiting"] == 1 and progress["last_error"] is None and notes_set_aside(graph) == []
+    progress = lh.extraction_progress(graph)
+    assert (
+        progress["notes_waiting"] == 1 and progress["last_error"] is None and lh.notes_set_aside(graph) == []
+    )
     reader = Reader()
     assert _round(graph, reader, stop=stop)["stopped"] == "stop" and reader.asks == []
 
@@ -364,11 +354,11 @@ def test_an_invalidated_note_is_passed_and_counted(notebook):
     graph = notebook
     wrong = _note(graph, "wrong w1")
     _note(graph, "right r1")
-    invalidate_entry(graph, wrong, "reviewer", "made up")
+    lh.invalidate_entry(graph, wrong, "reviewer", "made up")
     reader = Reader()
     done = _round(graph, reader)
     assert (done["invalidated"], done["read"]) == (1, 1) and reader.asks == [("right r1", False)]
-    assert extraction_progress(graph)["notes_invalidated"] == 1
+    assert lh.extraction_progress(graph)["notes_invalidated"] == 1
 
 
 def test_what_else_the_extractor_raises_passes_unchanged_and_its_note_waits(notebook):
@@ -380,8 +370,8 @@ def test_what_else_the_extractor_raises_passes_unchanged_and_its_note_waits(note
 
     with pytest.raises(KeyError, match="own trouble"):
         _round(graph, Reader(answer))
-    assert extraction_states(graph, [waits])[waits]["state"] is None
-    assert [found["id"] for found in notes_to_extract(graph)] == [waits]
+    assert lh.extraction_states(graph, [waits])[waits]["state"] is None
+    assert [found["id"] for found in lh.notes_to_extract(graph)] == [waits]
 
 
 def test_the_limit_bounds_the_notes_read(notebook):
@@ -404,7 +394,7 @@ def test_a_hostile_failure_is_kept_as_far_as_it_can_be_read(notebook):
 
     bad = _note(graph, "bad b1")
     assert _round(graph, Reader(answer))["set_aside"] == 1
-    (aside,) = notes_set_aside(graph)
+    (aside,) = lh.notes_set_aside(graph)
     assert aside["note"] == bad and aside["asks"] == 1 and aside["error"] == f"note {bad}: Unreadable"
 
 
@@ -431,7 +421,7 @@ def test_refused_arguments_read_and_write_nothing(notebook, arguments, error):
     given = {"kinds": KINDS, "extractor": reader, "owner": OWNER, "by": BY} | arguments
     with pytest.raises(error):
         extract_notes(graph, given.pop("kinds"), given.pop("extractor"), **given)
-    assert reader.asks == [] and extraction_states(graph, [waits])[waits]["state"] is None
+    assert reader.asks == [] and lh.extraction_states(graph, [waits])[waits]["state"] is None
 
 
 @pytest.mark.parametrize(
@@ -450,5 +440,5 @@ def test_an_answer_of_another_shape_raises_and_nothing_of_its_note_is_stored(not
     waits = _note(graph, "d1 one")
     with pytest.raises(error):
         _round(graph, Reader(lambda text, patient: answer))
-    assert extraction_states(graph, [waits])[waits]["state"] is None
-    assert history(graph, DEVICE, "d") == [] and failures(graph) == []
+    assert lh.extraction_states(graph, [waits])[waits]["state"] is None
+    assert lh.history(graph, DEVICE, "d") == [] and lh.failures(graph) == []
