@@ -216,9 +216,11 @@ def extract_notes(graph, kinds, extractor, *, owner, by, limit=50, stop=None, wr
     asked of extractor(note, patient=False) once (or its kept answer applied again), its facts written
     as candidates of the given kinds by `by` (who drew them: the model), the mark moved past it. Returns
     {"read", "set_aside", "invalidated", "rows": {status: count}, "refused", "stopped"}: refused counts
-    the items refused; stopped is None, or why the round ended early: "stop" (the stop was set), the
-    reason of an ExtractorUnavailable (the extractor could not be asked: the notes wait),
-    "repeated:<reason>" (SET_ASIDE_IN_A_ROW notes set aside in a row), WRITE_FAILED, LOST_CLAIM.
+    the items refused; stopped is None, or why the round ended early: "stop" (the stop was set between
+    two notes), the reason of an ExtractorUnavailable (two notes in a row, or one with none after it,
+    could not be asked, or the stop came while it asked: the notes wait), "repeated:<reason>"
+    (SET_ASIDE_IN_A_ROW notes set aside in a row for one reason), "write_failed" (rows failed or busy:
+    the note's answer is applied again next round) or "lost_claim" (another owner holds the graph).
 
     kinds: the Kinds the facts may name (a list, tuple or dict by label); owner: the worker that holds
     the graph (hold_extraction()); stop: None or an event, looked at between two notes (a stop the
