@@ -42,6 +42,7 @@ from lighthouse import as_of, remember, search, tenant
 from lighthouse_server import keys, settings
 from lighthouse_server.declarations import built, checked
 from lighthouse_server.operations import TABLE
+from lighthouse_server.parts import Parts
 from lighthouse_server.service import Service
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -270,7 +271,7 @@ def measure(serve: Serve, calls: int, seconds: float) -> int:
         expect(all(one["status"] == "created" for one in written), "the devices were not all created")
         print(f"lighthouse serve at {serve.url}; {calls} calls of each operation each way, {DEVICES} devices")
 
-        service = Service(db, settings.load(environ={}))
+        service = Service(Parts.built(db, settings.load(environ={})))
         principal = service.principal(secret)
 
         def http_call(operation: str, given: dict) -> object:

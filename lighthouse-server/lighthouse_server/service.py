@@ -14,21 +14,17 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
 
 from lighthouse import Once, remember, tenant, tenant_graph_name
 
 from . import audit, keys, topology
 from .answers import Answers, checked, fingerprint, settled
-from .declarations import Kinds
-from .embedders import Configured, Embedder
 from .encoding import jsonable
 from .operations import TABLE, Call, converted, paged
 from .operations.table import unknown_name
 from .parts import Parts
 from .problems import InvalidArgument, Problem, problem_of
 from .quotas import PerMinute
-from .settings import Settings
 
 _log = logging.getLogger(__name__)
 AUDIT_ATTEMPTS = 3
@@ -50,36 +46,20 @@ def _armed(path: str, name: str) -> bool:
 class Service:
     """Who a key is, and one operation of the table run for it, over the process's parts."""
 
-    def __init__(
-        self,
-        db,
-        settings: Settings,
-        *,
-        kinds: Kinds | None = None,
-        embedder: Configured | None = None,
-        noted: Callable[[], None] | None = None,
-    ) -> None:
-        """Its parts built once, here: kinds and embedder where the process's workers hold them already,
-        noted() to wake those workers when notes were kept (parts.py)."""
-        self.parts = Parts.built(db, settings, kinds=kinds, embedder=embedder, noted=noted)
-        self.db = db
-        # What the workers' functions read of the service (worker/): the same parts.
-        self.settings = settings
-        self.kinds = self.parts.kinds
-        self.embedding = self.parts.embedding
-        self.heavy = PerMinute(db, settings.heavy_per_minute)
-        self.answers = Answers()
+    def __init__(self, parts: Parts) -> None:
+        """Over the process's parts, built once at its start (parts.py) and handed as well to what else
+        uses them (the console, the MCP server, the workers' loop): the service keeps its own to itself."""
+        self._parts = parts
+        self._db = parts.db
+        self._settings = parts.settings
+        self._heavy = PerMinute(parts.db, parts.settings.heavy_per_minute)
+        self._answers = Answers()
         # A fault point for the tests alone: LIGHTHOUSE_FAULT_AFTER_WRITE names a file; a call with an
         # idempotency key of the operation that file names kills the process after its write, before its
         # answer is kept (the file is removed first, so the retry goes through).
-        self.fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
+        self._fault_after_write = os.environ.get("LIGHTHOUSE_FAULT_AFTER_WRITE")
         self._wrote: dict[str, float] = {}  # key id -> when its last write began, in this process
         self._replication = threading.local()  # what the last write of each thread's call waited for
-
-    def embedder(self) -> Embedder | None:
-        """The configured Embedder (function, model, dimensions), loaded on first use; else None
-        (embedders.Configured.load())."""
-        return self.embedding.load()
 
     def principal(self, secret: object, *, tenant_named: str | None = None) -> keys.Principal:
         """The key's principal; Problem unauthorized for no key or a revoked or unknown one, forbidden
@@ -87,7 +67,7 @@ class Service:
         if not secret:
             raise Problem("unauthorized", "an API key is needed: send it as Authorization: Bearer <key>")
         try:
-            found = keys.principal(self.db, secret)
+            found = keys.principal(self._db, secret)
         except Exception as error:  # noqa: BLE001 - the database's state, said in the one shape
             raise problem_of(error) from None
         if found is None:
@@ -99,7 +79,7 @@ class Service:
     def still(self, principal: keys.Principal) -> keys.Principal:
         """The principal again, as its key is now; Problem unauthorized once the key is revoked."""
         try:
-            found = keys.current(self.db, principal.key_id)
+            found = keys.current(self._db, principal.key_id)
         except Exception as error:  # noqa: BLE001 - the database's state, said in the one shape
             raise problem_of(error) from None
         if found is None:
@@ -109,7 +89,7 @@ class Service:
     def health(self) -> dict:
         """status and database "ok", or "degraded" and why; the topology (single or cluster) and, on a
         cluster, each shard's slots, nodes and state (topology.py)."""
-        return topology.health(self.db)
+        return topology.health(self._db)
 
     def run(
         self, principal: keys.Principal, name: str, arguments: object, idempotency_key: object = None
@@ -120,11 +100,11 @@ class Service:
         replicated() then says how many did (the HTTP answer's Lighthouse-Replicated header)."""
         self._replication.said = None
         answer = self._answered(principal, name, arguments, idempotency_key)
-        wanted = self.settings.wait_replicas
+        wanted = self._settings.wait_replicas
         if wanted and name in TABLE and TABLE[name].writes:
             try:
                 acked = topology.replicated(
-                    self.db, tenant_graph_name(principal.tenant), wanted, self.settings.wait_ms
+                    self._db, tenant_graph_name(principal.tenant), wanted, self._settings.wait_ms
                 )
             except Exception as error:  # noqa: BLE001 - the write is on its master, its replicas unknown
                 raise problem_of(error) from None
@@ -136,13 +116,13 @@ class Service:
         "lagging", the read may lag (the heavy questions, search, recall, the console's pages) and the key
         wrote nothing in READ_OWN_WRITES_S (a caller reads its own writes on the master); else on the
         master."""
-        graph = tenant(self.db, principal.tenant)
-        if not lagging or self.settings.read_replicas != "lagging":
+        graph = tenant(self._db, principal.tenant)
+        if not lagging or self._settings.read_replicas != "lagging":
             return graph
         wrote = self._wrote.get(principal.key_id)
         if wrote is not None and time.monotonic() - wrote <= READ_OWN_WRITES_S:
             return graph
-        return topology.on_replica(self.db, graph.name) or graph
+        return topology.on_replica(self._db, graph.name) or graph
 
     def replicated(self) -> tuple[int, int] | None:
         """(replicas that hold it, replicas waited for) of this thread's last write; None when none was
@@ -166,39 +146,39 @@ class Service:
         graph = self.reading(
             principal, lagging=not operation.writes and (operation.name in LAGGING or operation.heavy)
         )
-        call = Call(self.parts, principal, graph)
+        call = Call(self._parts, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})
             call.page = page
             if operation.heavy:  # after the arguments' check, and given back when the library refuses them
-                mark = self.heavy.take(principal.key_id, name, principal.tenant)
+                mark = self._heavy.take(principal.key_id, name, principal.tenant)
                 try:
                     return self._run(operation, call, library, page, arguments)
                 except Exception as error:
                     if isinstance(problem_of(error), InvalidArgument):
-                        self.heavy.give_back(principal.key_id, mark, principal.tenant)
+                        self._heavy.give_back(principal.key_id, mark, principal.tenant)
                     raise
             if idempotency_key is None:
                 return self._run(operation, call, library, page, arguments)
-            ident = self.answers.ident(principal.key_id, checked(idempotency_key))
+            ident = self._answers.ident(principal.key_id, checked(idempotency_key))
             print_ = fingerprint(name, arguments or {})
-            with self.answers.held(graph, ident):
-                seen, answer = self.answers.found(graph, ident, name, print_)
+            with self._answers.held(graph, ident):
+                seen, answer = self._answers.found(graph, ident, name, print_)
                 if seen:
                     with contextlib.suppress(Exception):  # replies a crash after the answer left behind
-                        self.answers.settle(graph, ident, print_)
+                        self._answers.settle(graph, ident, print_)
                     return answer
                 # Every query of the call goes through once(): its writes keep their replies in the same
                 # query, so a retry after a crash anywhere in it replays them and gives the first answer.
-                call.graph = self.answers.once(graph, ident, print_)
+                call.graph = self._answers.once(graph, ident, print_)
                 answer = self._run(operation, call, library, page, arguments)
-                if self.fault_after_write and _armed(self.fault_after_write, name):
+                if self._fault_after_write and _armed(self._fault_after_write, name):
                     os.kill(os.getpid(), signal.SIGKILL)  # the tests' crash between the write and its answer
                 try:
                     if settled(answer):
-                        self.answers.keep(graph, ident, name, print_, answer)
+                        self._answers.keep(graph, ident, name, print_, answer)
                     if call.graph.keeps:  # kept, or a failed or busy one: the retry writes
-                        self.answers.settle(graph, ident, print_)
+                        self._answers.settle(graph, ident, print_)
                 except Exception:  # noqa: BLE001 - the write is done: its answer is given all the same
                     _log.exception("%s: the answer for its idempotency key could not be kept", name)
                 return answer
@@ -215,9 +195,9 @@ class Service:
         # while its schema changes: FalkorDB 4.22.1 crashed when a query, read or write, used a label's
         # index while a new index of that label was being built.
         if operation.scope != "admin":
-            self.parts.kinds.keep_layout(call.principal.tenant)  # before the gate: it may take it to change
+            self._parts.kinds.keep_layout(call.principal.tenant)  # before the gate: it may take it to change
         gate = (
-            self.parts.kinds.gate(call.principal.tenant).using()
+            self._parts.kinds.gate(call.principal.tenant).using()
             if operation.scope != "admin"
             else contextlib.nullcontext()
         )
@@ -231,7 +211,7 @@ class Service:
                 if isinstance(call.graph, Once):
                     result = remember(graph=call.graph, **library, endings=True)
                 else:
-                    result = self.parts.gathering.remember(call.graph, **library)
+                    result = self._parts.gathering.remember(call.graph, **library)
             else:
                 result = operation.function(graph=call.graph, **library)
         if page is not None and not operation.pages_itself:
@@ -247,7 +227,7 @@ class Service:
         for attempt in range(AUDIT_ATTEMPTS):
             try:
                 audit.write(
-                    self.db,
+                    self._db,
                     tenant=call.principal.tenant,
                     action=operation.audited,
                     who=call.principal.agent,

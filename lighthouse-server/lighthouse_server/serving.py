@@ -25,6 +25,7 @@ from .declarations import Kinds
 from .embedders import Configured
 from .mcp import http_app
 from .mcp.refusals import OneShape
+from .parts import Parts
 from .problems import InvalidArgument
 from .service import Service
 from .settings import Settings
@@ -34,17 +35,18 @@ GRACE_SECONDS = 30  # how long a stop waits for the requests in flight
 _log = logging.getLogger(__name__)
 
 
-def application(service: Service):
-    """One ASGI app: /mcp to the MCP server, everything else to the HTTP API; one body limit for both."""
-    settings = service.settings
-    mcp_app = http_app(service, host=settings.host, port=settings.port)
+def application(service: Service, parts: Parts):
+    """One ASGI app: /mcp to the MCP server, everything else to the HTTP API; one body limit for both.
+    The console and the MCP server are handed the parts they read beside the service that runs calls."""
+    settings = parts.settings
+    mcp_app = http_app(service, parts)
 
     @asynccontextmanager
     async def lifespan(_app):
         async with mcp_app.router.lifespan_context(mcp_app):
             yield
 
-    api = build(service, lifespan=lifespan)
+    api = build(service, parts, lifespan=lifespan)
     mcp_answers = OneShape(mcp_app)  # the transport's own refusals in the one error shape
 
     async def dispatch(scope, receive, send):
@@ -115,9 +117,10 @@ def serve(settings: Settings, *, say=print) -> int:
         kinds = Kinds(db, entry_dimensions=embedder.dimensions)
         workers = _workers(server, settings, kinds, embedder, say)
         noted = workers.wake if workers is not None else None
-        service = Service(db, settings, kinds=kinds, embedder=embedder, noted=noted)
+        parts = Parts.built(db, settings, kinds=kinds, embedder=embedder, noted=noted)
+        service = Service(parts)
         config = uvicorn.Config(
-            application(service),
+            application(service, parts),
             host=settings.host,
             port=settings.port,
             lifespan="on",

@@ -16,7 +16,7 @@ import pytest
 from fake_embeddings import FakeEmbeddings
 from lighthouse import nearest, tenant
 from lighthouse_server.declarations import built, checked
-from lighthouse_server.service import Service
+from lighthouse_server.embedders import Configured
 from lighthouse_server.settings import Settings
 from lighthouse_server.worker.embedding import embed_pending
 from mcp import Client
@@ -171,11 +171,11 @@ def test_a_note_is_found_by_words_at_once_and_by_meaning_once_embedded(noted, fa
     assert [hit["id"] for hit in words["notes"]] == [receipt["id"]] and "words" in words["notes"][0]["places"]
     db = noted.db()
     # What the worker of any process runs with: the same settings, on the same database.
-    service = Service(db, Settings(embedder="http", embeddings_url=fake.url, embeddings_model=MODEL))
+    configured = Configured(Settings(embedder="http", embeddings_url=fake.url, embeddings_model=MODEL))
     graph, kinds = tenant(db, name), built({"Memo": checked(MEMO)})
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        done = embed_pending(graph, kinds, service.embedding)
+        done = embed_pending(graph, kinds, configured)
         assert done["state"] == "ok" and done["errors"] == [], done
         meaning = noted.result("search_notes", {"question": "automobile"}, key)
         if meaning["notes"]:
@@ -185,7 +185,7 @@ def test_a_note_is_found_by_words_at_once_and_by_meaning_once_embedded(noted, fa
     assert [hit["id"] for hit in meaning["notes"]] == [receipt["id"]]
     assert meaning["notes"][0]["places"] == {"meaning": 1}  # no word of the question is in the note
     assert meaning["notes"][0]["entry"]["text"] == "my car is parked outside the depot"
-    embedder, model, _ = service.embedder()
+    embedder, model, _ = configured.load()
     assert nearest(graph, kinds["Memo"], "feline", embedder, model)[0]["key"] == "m1"  # the kind's too
 
 
@@ -239,7 +239,7 @@ def test_a_served_tenant_whose_entities_kept_their_vectors_has_them_moved_before
     name, key = _a_memo(running)
     db = running.db()
     graph, kinds = tenant(db, name), built({"Memo": checked(MEMO)})
-    done = embed_pending(graph, kinds, Service(db, Settings(**settings)).embedding)
+    done = embed_pending(graph, kinds, Configured(Settings(**settings)))
     assert done["state"] == "ok", done
     # The serve's own worker may have embedded it first (then this call found nothing waiting): either
     # way the memo has its vector, on a node of its own, within the worker's interval.

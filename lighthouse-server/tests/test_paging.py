@@ -8,6 +8,7 @@ import pytest
 from lighthouse import tenant
 from lighthouse_server import keys
 from lighthouse_server.operations import rows as row_operations
+from lighthouse_server.parts import Parts
 from lighthouse_server.service import Service
 from lighthouse_server.settings import Settings
 
@@ -19,9 +20,10 @@ def service_of(db):
     """A Service on the tests' FalkorDB with a fresh tenant that declared Device and holds KEYS; the
     tenant's graph is deleted after the test."""
     name = f"p{uuid.uuid4().hex[:10]}"
-    service = Service(db, Settings())
+    parts = Parts.built(db, Settings())
+    service = Service(parts)
     principal = keys.Principal("k1", name, "planner", frozenset(keys.SCOPES))
-    service.kinds.declare(name, [{"label": "Device"}], by="planner")
+    parts.kinds.declare(name, [{"label": "Device"}], by="planner")
     rows = [{"key": key, "t": "2026-01-01T00:00:00Z", "values": {"n": 1}} for key in KEYS]
     service.run(principal, "remember", {"kind": "Device", "rows": rows})
     yield service, principal

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import uuid
 
 import pytest
@@ -11,6 +12,7 @@ from lighthouse.graphs import schema_turn
 from lighthouse_server import keys
 from lighthouse_server.declarations import Kinds
 from lighthouse_server.embedders import Configured
+from lighthouse_server.gathering import Gathering, remember_telling_endings
 from lighthouse_server.parts import Parts
 from lighthouse_server.problems import Problem
 from lighthouse_server.service import Service
@@ -20,7 +22,7 @@ from lighthouse_server.settings import Settings
 @pytest.fixture
 def service(db):
     keys.ensure_service_schema(db)
-    return Service(db, Settings(heavy_per_minute=1))
+    return Service(Parts.built(db, Settings(heavy_per_minute=1)))
 
 
 @pytest.fixture
@@ -183,7 +185,7 @@ def test_a_write_done_whose_idempotency_answer_cannot_be_kept_is_answered(servic
     def refused(*_args, **_kwargs):
         raise RuntimeError("the answer store refused")
 
-    monkeypatch.setattr(service.answers, "keep", refused)
+    monkeypatch.setattr(service._answers, "keep", refused)
     said = {"user": "u", "session_id": "s", "role": "user", "text": "hi"}
     assert service.run(principal, "say", said, "once")["status"] == "said"
 
@@ -194,8 +196,9 @@ def test_the_service_runs_on_the_parts_it_was_handed(db, principal):
     woken = []
     embedder = Configured(Settings())
     kinds = Kinds(db, entry_dimensions=embedder.dimensions)
-    service = Service(db, Settings(), kinds=kinds, embedder=embedder, noted=lambda: woken.append(1))
-    assert service.parts.kinds is kinds and service.parts.embedding is embedder
+    parts = Parts.built(db, Settings(), kinds=kinds, embedder=embedder, noted=lambda: woken.append(1))
+    assert parts.kinds is kinds and parts.embedding is embedder
+    service = Service(parts)
     assert embedder.load() is None and embedder.dimensions() == 0  # none configured
     assert service.run(principal, "note", {"text": "the pump hums"})["status"] == "recorded"
     assert (
@@ -211,13 +214,15 @@ def test_the_service_runs_on_the_parts_it_was_handed(db, principal):
 def test_remember_goes_through_the_gathering_step_unless_it_has_an_idempotency_key(db, principal):
     keys.ensure_service_schema(db)
     admin = keys.Principal("key-2", principal.tenant, "planner", frozenset({"read", "write", "admin"}))
-    service = Service(db, Settings())
-    service.run(admin, "declare_kinds", {"kinds": [{"label": "Device", "key": "serial"}]})
     gathered = []
-    written = service.parts.gathering._write
-    service.parts.gathering._write = lambda graph, kind, rows, by: (
-        gathered.append(len(rows)) or written(graph, kind, rows, by)
-    )
+
+    def counted(graph, kind, rows, by):
+        gathered.append(len(rows))
+        return remember_telling_endings(graph, kind, rows, by)
+
+    parts = dataclasses.replace(Parts.built(db, Settings()), gathering=Gathering(counted))
+    service = Service(parts)
+    service.run(admin, "declare_kinds", {"kinds": [{"label": "Device", "key": "serial"}]})
     row = {"key": "d1", "t": "2026-01-01T00:00:00Z", "values": {"status": "ok"}}
     assert service.run(admin, "remember", {"kind": "Device", "rows": [row]})[0]["status"] == "created"
     assert gathered == [1]

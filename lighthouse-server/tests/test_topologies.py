@@ -16,6 +16,7 @@ from lighthouse.schema_turns import schema_turn, turn_key
 from lighthouse_server import keys, topology
 from lighthouse_server.answers import held_key
 from lighthouse_server.export import write_jsonl
+from lighthouse_server.parts import Parts
 from lighthouse_server.problems import Problem
 from lighthouse_server.quotas import PerMinute
 from lighthouse_server.service import Service
@@ -43,7 +44,7 @@ def tenants(any_db):
 
 def _service(db, **settings) -> Service:
     keys.ensure_service_schema(db)
-    return Service(db, Settings(**settings))
+    return Service(Parts.built(db, Settings(**settings)))
 
 
 def _writer(name: str) -> keys.Principal:

@@ -22,7 +22,7 @@ from lighthouse import (
 )
 from lighthouse_server.embedded import free_port
 from lighthouse_server.embedders import EmbeddingsFailed, http_embedder
-from lighthouse_server.service import Service
+from lighthouse_server.parts import Parts
 from lighthouse_server.settings import Settings
 from lighthouse_server.worker.embedding import REST_FIRST, embed_pending, embedding_status
 
@@ -39,10 +39,11 @@ def fake():
     server.stop()
 
 
-def _service(db, fake=None, **chosen) -> Service:
+def _service(db, fake=None, **chosen) -> Parts:
+    """The parts a service of these settings runs with: its configured embedder is .embedding."""
     if fake is not None:
         chosen = {"embedder": "http", "embeddings_url": fake.url, "embeddings_model": MODEL} | chosen
-    return Service(db, Settings(**chosen))
+    return Parts.built(db, Settings(**chosen))
 
 
 def _world(graph, memos=("the cat sleeps", "the car is red"), said=("my car is parked outside",)):
@@ -95,7 +96,7 @@ def test_a_round_gives_kinds_and_notes_their_vectors_and_meaning_finds_them(db, 
     assert done["state"] == "ok" and done["errors"] == [] and done["model"] == MODEL
     assert done["kinds"] == {"Memo": {"embedded": 2, "waiting": 0}}
     assert done["entries"] == {"embedded": 1, "waiting": 0} and done["embedded"] == 3
-    embedder, model, dimensions = service.embedder()
+    embedder, model, dimensions = service.embedding.load()
     assert (model, dimensions) == (MODEL, 16)
     found = nearest_entries(graph, "automobile", embedder, model, types=["note"])
     assert found[0]["entry"]["text"] == "my car is parked outside"
@@ -138,7 +139,7 @@ def test_a_round_is_bounded_and_the_next_goes_on(db, graph, fake):
 def test_a_bad_answer_is_a_failing_status_kept_in_the_graph_and_stores_nothing(db, graph, fake, mode, said):
     _world(graph)
     service = _service(db, fake)
-    service.embedder()  # dimensions learned from a good first answer
+    service.embedding.load()  # dimensions learned from a good first answer
     fake.mode = mode
     done = embed_pending(graph, [MEMO], service.embedding)
     assert done["state"] == "failing" and said in done["errors"][0] and done["embedded"] == 0
@@ -225,9 +226,9 @@ def test_entries_with_a_vector_index_of_other_dimensions_are_refused(db, graph, 
 
 def test_the_service_embedder_is_the_http_one_learned_once(db, fake):
     service = _service(db, fake)
-    embedder, model, dimensions = service.embedder()
+    embedder, model, dimensions = service.embedding.load()
     assert (model, dimensions) == (MODEL, 16) and fake.texts() == ["dimensions"]
-    assert service.embedder()[0] is embedder and len(fake.asked) == 1
+    assert service.embedding.load()[0] is embedder and len(fake.asked) == 1
     assert embedder([]) == [] and len(fake.asked) == 1
     texts = [f"text {n}" for n in range(150)]
     vectors = embedder(texts)
@@ -255,7 +256,7 @@ def test_the_local_embedder_still_serves_its_kinds_and_notes(db, graph):
     service = _service(db, embedder="local")
     done = embed_pending(graph, [wide], service.embedding)
     assert done["state"] == "ok" and done["embedded"] == 2, done
-    embedder, model, _ = service.embedder()
+    embedder, model, _ = service.embedding.load()
     assert (
         nearest_entries(graph, "a cat", embedder, model)[0]["entry"]["text"] == "the kitten purrs on the sofa"
     )
@@ -333,7 +334,7 @@ def test_a_round_gives_the_messages_their_vectors_and_said_finds_them_by_meaning
     assert done["messages"] == {"embedded": 1, "waiting": 1}
     _until_done(graph, [MEMO], service)
     assert said_waiting(graph, MODEL) == 0
-    embedder, model, _ = service.embedder()
+    embedder, model, _ = service.embedding.load()
     found = lighthouse.said(graph, "ann", "automobile", match="any", embedder=embedder, model=model)
     assert [(one["text"], one["by"]) for one in found] == [("my car is parked outside", "ann")]
     again = embed_pending(graph, [MEMO], service.embedding)  # nothing waits: nothing is asked

@@ -99,7 +99,9 @@ def _said(request: Request, error: HTTPException) -> str:
     return str(error.detail)
 
 
-def build(service, *, lifespan=None) -> FastAPI:
+def build(service, parts, *, lifespan=None) -> FastAPI:
+    """The API over the service; the console it mounts is handed the process's parts too."""
+
     @asynccontextmanager
     async def nothing(_app):
         yield
@@ -168,7 +170,7 @@ def build(service, *, lifespan=None) -> FastAPI:
 
     for operation in TABLE.values():
         _route(app, service, operation)
-    app.mount("/console", console_app(service))  # the review console: HTML pages, same port
+    app.mount("/console", console_app(service, parts))  # the review console: HTML pages, same port
 
     original = app.openapi
 

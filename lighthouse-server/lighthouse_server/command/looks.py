@@ -9,6 +9,7 @@ import sys
 from .. import keys
 from ..database import opened
 from ..operations import TABLE
+from ..parts import Parts
 from ..service import Service
 from .options import KEY_HELP, KIND_HELP, TENANT_HELP, TIME_HELP, add_common, person, settings_of
 
@@ -53,7 +54,7 @@ def add(commands) -> None:
 def _run(arguments, operation: str, given: dict, reading: bool = True) -> int:
     with opened(settings_of(arguments), reading=reading) as db:
         keys.ensure_service_schema(db)
-        service = Service(db, settings_of(arguments))
+        service = Service(Parts.built(db, settings_of(arguments)))
         principal = keys.Principal("cli", arguments.tenant, person(), frozenset(keys.SCOPES))
         result = service.run(principal, operation, given)
     print(json.dumps(result, indent=2, ensure_ascii=False))

@@ -47,6 +47,7 @@ def run_mcp(arguments) -> int:
     from .. import keys, readiness
     from ..database import opened
     from ..mcp import run_stdio
+    from ..parts import Parts
     from ..service import Service
 
     settings = settings_of(arguments)
@@ -56,11 +57,12 @@ def run_mcp(arguments) -> int:
         return 2
     with opened(settings) as db:
         keys.ensure_service_schema(db)
-        service = Service(db, settings)
+        parts = Parts.built(db, settings)
+        service = Service(parts)
         try:
             principal = service.principal(settings.key)
         except Problem as problem:
             print(f"lighthouse mcp: {problem.message}", file=sys.stderr)
             return 2
-        run_stdio(service, principal)
+        run_stdio(service, parts, principal)
     return 0

@@ -15,6 +15,7 @@ import httpx
 
 from .. import keys, readiness, topology
 from ..database import opened
+from ..parts import Parts
 from ..problems import CODES, Problem
 from ..service import Service
 from .kinds import _ANY_HOST, serving
@@ -92,7 +93,7 @@ def _as_person(arguments, tenant_ids, operation: str, given: dict) -> list:
         keys.ensure_service_schema(db)
         if operation == "status":  # the database's shape first: one server, or each shard's state
             print(f"lighthouse status: database: {json.dumps(topology.health(db))}", file=sys.stderr)
-        service = Service(db, settings)
+        service = Service(Parts.built(db, settings))
         chosen = every_tenant(db) if tenant_ids is None else tenant_ids
         return [
             service.run(keys.Principal("cli", tenant_id, person(), frozenset(keys.SCOPES)), operation, given)

@@ -32,26 +32,26 @@ def _text(form, name: str, what: str, most: int = 2_000) -> str:
     return given
 
 
-def entry_page(service, who, query):
+def entry_page(console, who, query):
     entry_id = query.get("id", "")
     if not entry_id:
         raise Problem("invalid_argument", "an entry is named by its id")
-    graph = graph_of(service, who)
+    graph = graph_of(console, who)
     entry = evidence_of(graph, [entry_id]).get(entry_id)
     if entry is None:
         raise Problem("not_found", "there is no such entry in this tenant")
     return page("entry.html", who, entry=entry, impact=impact_of_entry(graph, entry_id))
 
 
-def entry_again(service, who, form):
-    return entry_page(service, who, {"id": form.get("entry_id") or ""})
+def entry_again(console, who, form):
+    return entry_page(console, who, {"id": form.get("entry_id") or ""})
 
 
-def invalidate(service, who, form):
+def invalidate(console, who, form):
     check_scope(who, "review", "invalidating an entry")
     entry_id = _text(form, "entry_id", "the entry's id", 400)
     reason = _text(form, "reason", "a reason")
-    receipt = service.run(who.principal, "invalidate_entry", {"entry_id": entry_id, "reason": reason})
+    receipt = console.service.run(who.principal, "invalidate_entry", {"entry_id": entry_id, "reason": reason})
     keep_record(
         who,
         {
@@ -68,12 +68,12 @@ def invalidate(service, who, form):
 MOST_SESSIONS_READ = 1_000  # sessions the confirmation page reads; at this many it says "or more"
 
 
-def forget_page(service, who, query):
+def forget_page(console, who, query):
     user = query.get("user", "")
     if not user:
         raise Problem("invalid_argument", "a user is needed")
     session_id = query.get("session") or None
-    found = sessions(graph_of(service, who), user, limit=MOST_SESSIONS_READ)
+    found = sessions(graph_of(console, who), user, limit=MOST_SESSIONS_READ)
     at_limit = len(found) >= MOST_SESSIONS_READ
     if session_id is not None:
         found = [one for one in found if one["id"] == session_id]
@@ -89,8 +89,8 @@ def forget_page(service, who, query):
     )
 
 
-def forget_again(service, who, form):
-    return forget_page(service, who, {"user": form.get("user") or "", "session": form.get("session")})
+def forget_again(console, who, form):
+    return forget_page(console, who, {"user": form.get("user") or "", "session": form.get("session")})
 
 
 def _forgotten(receipt: dict, session_id: str | None) -> tuple[str, str]:
@@ -105,16 +105,18 @@ def _forgotten(receipt: dict, session_id: str | None) -> tuple[str, str]:
     )
 
 
-def forget(service, who, form):
+def forget(console, who, form):
     check_scope(who, "admin", "forgetting a user or a session")
     user = _text(form, "user", "the user", 400)
     if form.get("confirm") != user:
         raise Problem("invalid_argument", "type the user's name to confirm: nothing was forgotten")
     session_id = form.get("session") or None
     if session_id is None:
-        receipt = service.run(who.principal, "forget_user", {"user": user})
+        receipt = console.service.run(who.principal, "forget_user", {"user": user})
     else:
-        receipt = service.run(who.principal, "forget_session", {"user": user, "session_id": session_id})
+        receipt = console.service.run(
+            who.principal, "forget_session", {"user": user, "session_id": session_id}
+        )
     status, gone = _forgotten(receipt, session_id)
     keep_record(
         who,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 import anyio.to_thread
 from starlette.applications import Starlette
@@ -20,7 +21,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from ..declarations import Kinds
+from ..embedders import Configured
+from ..parts import Parts
 from ..problems import Problem, problem_of
+from ..service import Service
 from . import actions, compare, graph_view, pages, records, review
 from .pages import BadChoice
 from .rendering import HEADERS, TEMPLATES, choices_refused, page, problem_page, refusal
@@ -31,6 +36,16 @@ MOST_FORM = 1_000_000  # bytes of one form post
 MOST_DROPPED = 4  # refused choices one read page drops before it gives up and shows the problem alone
 
 
+@dataclass(frozen=True)
+class Console:
+    """What every page and action is handed: the service that runs the table's operations and reads the
+    key's graph, the tenants' kinds and gates, and the configured embedder (the process's parts)."""
+
+    service: Service
+    kinds: Kinds
+    embedding: Configured
+
+
 def _refusal(error: Exception, who=None):
     problem = problem_of(error)
     if problem.code in ("internal", "database_error"):
@@ -38,7 +53,7 @@ def _refusal(error: Exception, who=None):
     return problem_page(problem, who)
 
 
-def _without_refused_choices(service, handler, who, query):
+def _without_refused_choices(console: Console, handler, who, query):
     """The handler's page; where it refuses a choice of the query (BadChoice), the page without the
     parameters that choice came from, the reasons at its top and the status of the refusal. A choice
     that is not in the query (a time the page needs and was not given) leaves nothing to drop: the
@@ -47,7 +62,7 @@ def _without_refused_choices(service, handler, who, query):
     while True:
         token = choices_refused.set(refused)
         try:
-            return handler(service, who, query)
+            return handler(console, who, query)
         except BadChoice as choice:
             kept = [(name, value) for name, value in query.multi_items() if name not in choice.names]
             if len(kept) == len(query.multi_items()) or len(refused) == MOST_DROPPED:
@@ -79,9 +94,10 @@ NOT_SAID = Problem(
 )
 
 
-def console_app(service) -> Starlette:
-    """The console as an ASGI app, for mounting at /console."""
-    sessions = Sessions()
+def console_app(service, parts: Parts) -> Starlette:
+    """The console as an ASGI app, for mounting at /console: its sessions kept in the parts' database."""
+    console = Console(service, parts.kinds, parts.embedding)
+    sessions = Sessions(parts.db)
 
     def reading(handler):
         async def endpoint(request: Request):
@@ -93,9 +109,9 @@ def console_app(service) -> Starlette:
                         return RedirectResponse("/console/sign-in", status_code=303)
                     # A page's reads wait while the tenant's schema changes, as the service's calls do
                     # (FalkorDB 4.22.1 crashed on an index lookup while a new index was being built).
-                    service.kinds.keep_layout(who.principal.tenant)
-                    with service.kinds.gate(who.principal.tenant).writing():
-                        answer = _without_refused_choices(service, handler, who, request.query_params)
+                    console.kinds.keep_layout(who.principal.tenant)
+                    with console.kinds.gate(who.principal.tenant).writing():
+                        answer = _without_refused_choices(console, handler, who, request.query_params)
                 except Exception as error:  # noqa: BLE001 - every refusal is a page in one shape
                     answer = _refusal(error, who)
                 # What the page cost on the server (reads and rendering), for people and for the tests.
@@ -107,7 +123,7 @@ def console_app(service) -> Starlette:
         return endpoint
 
     def acting(handler, again=None):
-        """again(service, who, form): the page the form was on, shown again with the reason when the
+        """again(console, who, form): the page the form was on, shown again with the reason when the
         action is refused, so that the visitor stays where they were."""
 
         async def endpoint(request: Request):
@@ -127,7 +143,7 @@ def console_app(service) -> Starlette:
                     if who is None:
                         raise Problem("unauthorized", "sign in first: this session is over or never began")
                     check_csrf(who, form.get("csrf"))
-                    return handler(service, who, form)
+                    return handler(console, who, form)
                 except Exception as error:  # noqa: BLE001 - every refusal is a page in one shape
                     if (
                         who is None
@@ -137,7 +153,7 @@ def console_app(service) -> Starlette:
                         return _refusal(error, who)
                     token = refusal.set(problem_of(error))
                     try:
-                        return again(service, who, form)
+                        return again(console, who, form)
                     except Exception:  # noqa: BLE001 - the page itself cannot be shown: the refusal alone
                         return _refusal(error, who)
                     finally:
@@ -176,7 +192,7 @@ def console_app(service) -> Starlette:
 
         return await anyio.to_thread.run_sync(run)
 
-    def sign_out(service_, who, form):
+    def sign_out(_console, who, form):
         sessions.end(who.session.token)
         return RedirectResponse(
             "/console/sign-in",

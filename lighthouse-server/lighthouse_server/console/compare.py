@@ -17,10 +17,10 @@ EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # the first time the library stores
 VERSIONS_OFFERED = 500  # the newest versions the form offers to choose from
 
 
-def diff_page(service, who, query):
-    kind = service.kinds.kind(who.tenant, query.get("kind"))
+def diff_page(console, who, query):
+    kind = console.kinds.kind(who.tenant, query.get("kind"))
     key = key_of(query)
-    graph = graph_of(service, who)
+    graph = graph_of(console, who)
     offered = recent_history(graph, kind, key, VERSIONS_OFFERED)["states"]
     if not offered:
         raise Problem(

@@ -87,11 +87,11 @@ def placed(found: dict) -> tuple[list[Node], list[Edge]]:
     return nodes, edges
 
 
-def graph_page(service, who, query):
-    kinds = declared(service, who)
-    kind = service.kinds.kind(who.tenant, query.get("kind"))
+def graph_page(console, who, query):
+    kinds = declared(console, who)
+    kind = console.kinds.kind(who.tenant, query.get("kind"))
     key = key_of(query)
-    graph = graph_of(service, who)
+    graph = graph_of(console, who)
     if not kinds_holding(graph, [kind], key):
         raise Problem("not_found", f"there is no {kind.label} with key {str(key)[:200]!r} in this tenant")
     at = as_time(query["at"], "at") if query.get("at") else None

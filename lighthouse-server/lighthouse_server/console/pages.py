@@ -1,7 +1,8 @@
 """The console's reading pages: the overview of a tenant, search across kinds, a kind's entities, and an
 entity's page with its timeline, its States, their evidence and what cites it.
 
-Each takes the service, the visitor and the query, and gives a response. The worker status and the
+Each takes the Console (app.py: the service, the tenants' kinds, the embedder), the visitor and the
+query, and gives a response. The worker status and the
 search answer come from the service's operations (status, recall), as the API gives them.
 """
 
@@ -80,14 +81,14 @@ def as_time(given: object, what: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
-def graph_of(service, who):
+def graph_of(console, who):
     """The tenant's graph for the console's reads: on a replica with read_replicas = "lagging", except
-    right after the key's own decisions (service.reading())."""
-    return service.reading(who.principal, lagging=True)
+    right after the key's own decisions (Service.reading())."""
+    return console.service.reading(who.principal, lagging=True)
 
 
-def declared(service, who) -> dict:
-    return service.kinds.declared(who.tenant)[1]
+def declared(console, who) -> dict:
+    return console.kinds.declared(who.tenant)[1]
 
 
 def offset_of(query) -> int:
@@ -110,11 +111,11 @@ def key_of(query) -> str | int:
     return key
 
 
-def overview_page(service, who, query):
-    graph, kinds = graph_of(service, who), declared(service, who)
+def overview_page(console, who, query):
+    graph, kinds = graph_of(console, who), declared(console, who)
     status, status_problem = None, None
     try:
-        status = service.run(who.principal, "status", {})
+        status = console.service.run(who.principal, "status", {})
     except Problem as problem:
         status_problem = problem.message
     counted = overview(graph, list(kinds.values()))
@@ -151,12 +152,12 @@ def _by_key(graph, kinds: dict, question: str) -> list[dict]:
 TRUSTS = ("confirmed", "candidate")  # what the search's trust filter offers (a rejected fact never shows)
 
 
-def _recalled(service, who, question: str, chosen: dict) -> tuple[list[dict], list[dict], str]:
+def _recalled(console, who, question: str, chosen: dict) -> tuple[list[dict], list[dict], str]:
     """Facts and notes for a question from the recall operation (words, and meaning where the configured
     embedder fits a kind), shaped as its JSON answer gives them, in its order (its fused scores rank and
     mean nothing alone, so the page shows the rank); then filtered by trust and writer."""
     try:
-        configured = service.embedder()
+        configured = console.embedding.load()
     except Exception:  # noqa: BLE001 - recall below says why it cannot run
         configured = None
     arguments = {"question": question, "limit": 50 if chosen.get("trust") or chosen.get("by") else 20}
@@ -164,7 +165,7 @@ def _recalled(service, who, question: str, chosen: dict) -> tuple[list[dict], li
         arguments["kinds"] = [chosen["kind"]]
     if chosen.get("when"):
         arguments["when"] = chosen["when"].isoformat()
-    answer = service.run(who.principal, "recall", arguments)
+    answer = console.service.run(who.principal, "recall", arguments)
     facts = [
         {
             "kind": fact["kind"],
@@ -186,9 +187,9 @@ def _recalled(service, who, question: str, chosen: dict) -> tuple[list[dict], li
     return facts, answer["notes"], how
 
 
-def search_page(service, who, query):
+def search_page(console, who, query):
     question = query.get("q", "").strip()[:1000]
-    graph, kinds = graph_of(service, who), declared(service, who)
+    graph, kinds = graph_of(console, who), declared(console, who)
     chosen = {
         "kind": query.get("kind") if query.get("kind") in kinds else None,
         "trust": query.get("trust") if query.get("trust") in TRUSTS else None,
@@ -199,7 +200,7 @@ def search_page(service, who, query):
     if question:
         by_key = _by_key(graph, kinds, question)
         try:
-            facts, notes, how = _recalled(service, who, question, chosen)
+            facts, notes, how = _recalled(console, who, question, chosen)
         except Problem as problem:  # the keys found still show; the page says why recall refused
             refused = problem.message
     return page(
@@ -254,9 +255,9 @@ def list_filters(query) -> dict:
     return {**chosen, **writer_and_window(query)}
 
 
-def kind_page(service, who, query):
-    graph, kinds = graph_of(service, who), declared(service, who)
-    kind = service.kinds.kind(who.tenant, query.get("kind"))
+def kind_page(console, who, query):
+    graph, kinds = graph_of(console, who), declared(console, who)
+    kind = console.kinds.kind(who.tenant, query.get("kind"))
     offset = offset_of(query)
     chosen = list_filters(query)
     try:
@@ -291,10 +292,10 @@ def _cited_during(cites: list[dict], moments: list, state: dict) -> list[dict]:
     return cites[low:high]
 
 
-def entity_facts(service, who, label: object, key: object) -> dict:
+def entity_facts(console, who, label: object, key: object) -> dict:
     """Everything an entity's page shows, read in a handful of queries."""
-    graph = graph_of(service, who)
-    kind = service.kinds.kind(who.tenant, label)
+    graph = graph_of(console, who)
+    kind = console.kinds.kind(who.tenant, label)
     newest = recent_history(graph, kind, key, STATES_SHOWN)
     states, total = newest["states"], newest["total"]
     if not states and not kinds_holding(graph, [kind], key):
@@ -337,5 +338,5 @@ def entity_facts(service, who, label: object, key: object) -> dict:
     }
 
 
-def entity_page(service, who, query):
-    return page("entity.html", who, **entity_facts(service, who, query.get("kind"), key_of(query)))
+def entity_page(console, who, query):
+    return page("entity.html", who, **entity_facts(console, who, query.get("kind"), key_of(query)))

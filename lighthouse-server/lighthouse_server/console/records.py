@@ -46,10 +46,10 @@ def _named(query, name: str, what: str) -> str:
     return given
 
 
-def episodes_page(service, who, query):
+def episodes_page(console, who, query):
     offset = offset_of(query)
     try:
-        listed = recent_episodes(graph_of(service, who), offset, PAGE_SIZE, **writer_and_window(query))
+        listed = recent_episodes(graph_of(console, who), offset, PAGE_SIZE, **writer_and_window(query))
     except ValueError as error:  # a writer's name the library refuses
         raise BadChoice(str(error)[:300], names=("by",)) from None
     return page(
@@ -62,8 +62,8 @@ def episodes_page(service, who, query):
     )
 
 
-def episode_page(service, who, query):
-    found = episode(graph_of(service, who), _named(query, "id", "an episode id"))
+def episode_page(console, who, query):
+    found = episode(graph_of(console, who), _named(query, "id", "an episode id"))
     if found is None:
         raise Problem("not_found", "there is no such episode in this tenant")
     own = {"id", "seq", "type", "at", "recorded_at", "by", "cites"}
@@ -85,9 +85,9 @@ def episode_page(service, who, query):
     )
 
 
-def users_page(service, who, query):
+def users_page(console, who, query):
     offset = offset_of(query)
-    listed = conversation_users(graph_of(service, who), offset, PAGE_SIZE)
+    listed = conversation_users(graph_of(console, who), offset, PAGE_SIZE)
     return page(
         "users.html",
         who,
@@ -98,20 +98,20 @@ def users_page(service, who, query):
     )
 
 
-def user_page(service, who, query):
+def user_page(console, who, query):
     user = _named(query, "user", "a user")
-    found = sessions(graph_of(service, who), user, limit=1000)
+    found = sessions(graph_of(console, who), user, limit=1000)
     return page("user.html", who, user=user, sessions=found)
 
 
-def session_page(service, who, query):
+def session_page(console, who, query):
     user = _named(query, "user", "a user")
     session_id = _named(query, "session", "a session")
     before = query.get("before")
     if before is not None and (not (before.isdecimal() and before.isascii()) or len(before) > 12):
         raise BadChoice("before must be a message's number", names=("before",))
     said = messages(
-        graph_of(service, who), user, session_id, last=MOST_MESSAGES, before=int(before) if before else None
+        graph_of(console, who), user, session_id, last=MOST_MESSAGES, before=int(before) if before else None
     )
     # A long session is read backwards a thousand messages at a time.
     earlier = said[0]["seq"] if len(said) == MOST_MESSAGES and said[0]["seq"] > 1 else None
@@ -129,15 +129,15 @@ def _filters(query) -> dict:
     return chosen
 
 
-def notes_page(service, who, query):
+def notes_page(console, who, query):
     offset = offset_of(query)
     chosen = _filters(query)
     try:
-        listed = recent_notes(graph_of(service, who), offset, PAGE_SIZE, **chosen)
+        listed = recent_notes(graph_of(console, who), offset, PAGE_SIZE, **chosen)
     except ValueError as error:
         raise BadChoice(str(error)[:300], names=("by", "since", "until")) from None
     # Where each note of the page is in the extraction: waiting, answered, applied, set aside (why), ...
-    states = extraction_states(graph_of(service, who), [one["id"] for one in listed[:PAGE_SIZE]])
+    states = extraction_states(graph_of(console, who), [one["id"] for one in listed[:PAGE_SIZE]])
     wanted = {name: query.get(name) for name in ("by", "since", "until") if query.get(name)}
     return page(
         "notes.html",
@@ -158,16 +158,16 @@ REPLAYED = {
 }
 
 
-def notes_again(service, who, form):
-    return notes_page(service, who, {})
+def notes_again(console, who, form):
+    return notes_page(console, who, {})
 
 
-def replay(service, who, form):
+def replay(console, who, form):
     check_scope(who, "write", "replaying a note set aside")
     note_id = form.get("note")
     if type(note_id) is not str or not note_id or len(note_id) > 400:
         raise Problem("invalid_argument", "the form names no note")
-    receipt = service.run(who.principal, "replay", {"note": note_id})
+    receipt = console.service.run(who.principal, "replay", {"note": note_id})
     keep_record(
         who,
         {"action": "replay", "what": note_id, "why": None, "status": receipt.get("status"), "reason": None},

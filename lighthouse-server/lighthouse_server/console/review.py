@@ -84,9 +84,9 @@ def _cursor(query) -> int:
     return int(given) if given.isdecimal() and given.isascii() and len(given) < 4 else 0
 
 
-def review_page(service, who, query):
-    kinds = declared(service, who)
-    graph = graph_of(service, who)
+def review_page(console, who, query):
+    kinds = declared(console, who)
+    graph = graph_of(console, who)
     only = query.get("kind") or None
     looked_in = [kinds[only]] if only in kinds else list(kinds.values())
     chosen = writer_and_window(query)
@@ -124,9 +124,9 @@ def review_page(service, who, query):
     return page("review.html", who, items=items, kinds=kinds, only=only, given=given, current=current)
 
 
-def review_again(service, who, form):
+def review_again(console, who, form):
     kept = {name: form.get(name) or "" for name in ("kind", *WINDOW_AND_WRITER)}
-    return review_page(service, who, {"at": form.get("at") or "0", **kept})
+    return review_page(console, who, {"at": form.get("at") or "0", **kept})
 
 
 def _described(form, number: str) -> tuple[object, object, object]:
@@ -137,16 +137,16 @@ def _described(form, number: str) -> tuple[object, object, object]:
     return label, key, valid_from
 
 
-def _checked(service, who, decision: str, label, key, valid_from, why) -> tuple:
+def _checked(console, who, decision: str, label, key, valid_from, why) -> tuple:
     """One item as the operation would check it (kind, key, time, reason); Problem if it would refuse."""
     if type(label) is not str or type(valid_from) is not str:
         raise Problem("invalid_argument", "the form names a candidate it does not describe")
-    kind = service.kinds.kind(who.tenant, label)  # Problem not_found for a kind not declared
+    kind = console.kinds.kind(who.tenant, label)  # Problem not_found for a kind not declared
     try:
         moment = as_time(valid_from, "valid_from")
         # The key and the time checked as the library checks them (a time before those it can store is
         # refused), by a read of what held then.
-        as_of(graph_of(service, who), kind, key, moment)
+        as_of(graph_of(console, who), kind, key, moment)
     except (Refused, WrongType) as error:
         raise Problem("invalid_argument", f"a candidate of the form: {str(error)[:300]}") from None
     if decision == "reject" and why is None:
@@ -156,7 +156,7 @@ def _checked(service, who, decision: str, label, key, valid_from, why) -> tuple:
     return kind, key, valid_from, moment, why
 
 
-def _chosen(service, who, form) -> tuple[str, list[tuple], list[str]]:
+def _chosen(console, who, form) -> tuple[str, list[tuple], list[str]]:
     """The decision and the States it names, each (kind, key, valid_from, moment, why), every one checked
     before anything is written: Problem when any item would be refused, so no batch is half done."""
     act = form.get("act")
@@ -172,7 +172,7 @@ def _chosen(service, who, form) -> tuple[str, list[tuple], list[str]]:
     for number in numbers:
         label, key, valid_from = _described(form, number)
         why = (form.get(f"why-{number}") or "").strip() or (form.get("why") or "").strip() or None
-        decisions.append(_checked(service, who, decision, label, key, valid_from, why))
+        decisions.append(_checked(console, who, decision, label, key, valid_from, why))
     return decision, decisions, [number for number in numbers if number.isdecimal() and len(number) < 4]
 
 
@@ -184,13 +184,13 @@ def _review_record(graph, kind, key, moment) -> dict | None:
     return state.get("review")
 
 
-def decide(service, who, form):
+def decide(console, who, form):
     check_scope(who, "review", "confirming or rejecting a fact")
-    decision, decisions, picked = _chosen(service, who, form)
-    graph = graph_of(service, who)
+    decision, decisions, picked = _chosen(console, who, form)
+    graph = graph_of(console, who)
     for kind, key, valid_from, moment, why in decisions:
         arguments = {"kind": kind.label, "key": key, "valid_from": valid_from, "why": why}
-        receipt = service.run(who.principal, decision, arguments)
+        receipt = console.service.run(who.principal, decision, arguments)
         reviewed = receipt.get("status") in ("confirmed", "rejected")
         keep_record(
             who,

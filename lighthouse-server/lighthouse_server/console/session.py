@@ -2,10 +2,10 @@
 
 The cookie holds only a random token of 256 bits; the key itself is never stored (the session keeps the
 key's id). Every request asks the key store for the key as it is now, so a revoked key ends its sessions
-at their next request. Once a service has checked a key or a cookie (signed_in_key(), visitor()), its
-sessions live in the database, beside the tenant's graph (its hash tag): a session started on one serve
-process holds on every other on the same database, and across restarts. The decisions a session shows
-stay in the process that made them. Sessions() never bound to a database keep them in this process.
+at their next request. The console's sessions (Sessions(db), built with the app) live in the database,
+beside the tenant's graph (its hash tag): a session started on one serve process holds on every other on
+the same database, and across restarts. The decisions a session shows stay in the process that made
+them. Sessions() without a database keep them in this process.
 """
 
 from __future__ import annotations
@@ -55,9 +55,6 @@ class Visitor:
         return scope in self.principal.scopes
 
 
-_checking = threading.local()  # the database of the service that checked a key, for the start() after it
-
-
 def _names(token: str) -> tuple[str, str, str] | None:
     """(the session's key, its key's index prefix, the token's hash): beside the tenant's graph; None for
     a token whose tenant part is no tenant id (a cookie is what a browser sent)."""
@@ -70,21 +67,13 @@ def _names(token: str) -> tuple[str, str, str] | None:
 
 
 class Sessions:
+    """The console's sessions: in db (a FalkorDB client) when given, else in this process."""
+
     def __init__(self, db=None) -> None:
         self._by_token: dict[str, Session] = {}
         self._lock = threading.Lock()
         self._db = db
         self._decisions: dict[str, list[dict]] = {}  # of the sessions kept in the database, shown here
-
-    def bind(self, db) -> None:
-        """Keeps the sessions in db from now on (the first service that checks a key or cookie binds)."""
-        if self._db is None and db is not None:
-            self._db = db
-
-    def _database(self):
-        self.bind(getattr(_checking, "db", None))
-        _checking.db = None  # handed over once: never to a later Sessions of this thread
-        return self._db
 
     def start(self, principal: keys.Principal) -> Session:
         # The tenant opens the token (ids have no dot): it names the shard its session lives on.
@@ -95,7 +84,7 @@ class Sessions:
             tenant=principal.tenant,
             seen=time.monotonic(),
         )
-        if self._database() is not None:
+        if self._db is not None:
             self._kept(session)
             return session
         with self._lock:
@@ -146,7 +135,7 @@ class Sessions:
     def find(self, token: object) -> Session | None:
         if type(token) is not str or not token or len(token) > 120:
             return None
-        if self._database() is not None:
+        if self._db is not None:
             return self._found(token)
         with self._lock:
             session = self._by_token.get(token)
@@ -159,7 +148,7 @@ class Sessions:
             return session
 
     def end(self, token: object) -> None:
-        if self._database() is not None and type(token) is str:
+        if self._db is not None and type(token) is str:
             named = _names(token)
             if named is None:
                 return
@@ -178,7 +167,6 @@ def signed_in_key(service, secret: object) -> keys.Principal:
     """The principal of a key given at sign-in; Problem unauthorized for a bad key, forbidden without read."""
     if type(secret) is not str or not secret.strip():
         raise Problem("unauthorized", "give an API key to sign in")
-    _checking.db = service.db  # the session start() keeps next goes in this service's database
     principal = service.principal(secret.strip())
     if "read" not in principal.scopes:
         raise Problem("forbidden", "this key has no read scope: the console needs it")
@@ -189,7 +177,6 @@ def visitor(service, sessions: Sessions, cookies) -> Visitor | None:
     """Who the request's session cookie belongs to, or None; a revoked key (or one that lost read) ends
     the session here."""
     token = cookies.get(COOKIE)
-    sessions.bind(service.db)
     session = sessions.find(token)
     if session is None:
         return None

@@ -18,6 +18,7 @@ from mcp.server.lowlevel import Server
 
 from ..encoding import dumps
 from ..operations import TABLE, Operation
+from ..parts import Parts
 from ..problems import Problem, problem_of
 from .row_schemas import ROW_TOOLS, tailored
 
@@ -102,15 +103,17 @@ def _answer(result: object) -> types.CallToolResult:
     )
 
 
-def server(service, principal_of: Callable[[object], object]) -> Server:
-    """An MCP server for the service; principal_of(ctx) gives the caller's principal or raises Problem."""
+def server(service, parts: Parts, principal_of: Callable[[object], object]) -> Server:
+    """An MCP server for the service; principal_of(ctx) gives the caller's principal or raises Problem.
+    Of the parts: the settings' mcp_tools, and the tenants' kinds that the row tools' schemas name."""
     tools = {name: tool(operation) for name, operation in TABLE.items()}
-    every_tool = service.settings.mcp_tools == "all"
+    chosen, tenants_kinds = parts.settings.mcp_tools, parts.kinds
+    every_tool = chosen == "all"
 
     def listed(ctx) -> list[types.Tool]:
         principal = principal_of(ctx)
         names = shown_to(principal.scopes, every_tool)
-        kinds = service.kinds.declared(principal.tenant)[1] if set(ROW_TOOLS) & set(names) else {}
+        kinds = tenants_kinds.declared(principal.tenant)[1] if set(ROW_TOOLS) & set(names) else {}
         return [
             tools[name].model_copy(update={"input_schema": tailored(tools[name].input_schema, kinds)})
             if name in ROW_TOOLS
@@ -134,7 +137,7 @@ def server(service, principal_of: Callable[[object], object]) -> Server:
                 raise Problem(
                     "not_found",
                     f"{params.name} is not among this server's MCP tools (the operator's mcp_tools setting "
-                    f"is {service.settings.mcp_tools!r}); it is POST /v1/{params.name} over HTTP",
+                    f"is {chosen!r}); it is POST /v1/{params.name} over HTTP",
                 )
             operation = TABLE.get(params.name)
             idempotency_key = (

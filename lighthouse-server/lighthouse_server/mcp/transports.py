@@ -13,6 +13,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 
 from ..keys import Principal
+from ..parts import Parts
 from ..problems import Problem, problem_of
 from .tools import server
 
@@ -56,8 +57,11 @@ async def _unexpected(_request, error: Exception) -> JSONResponse:
     return JSONResponse(problem.body(), status_code=problem.status)
 
 
-def http_app(service, *, host: str, port: int):
-    """The Starlette app serving /mcp; its lifespan runs the SDK's session manager."""
+def http_app(service, parts: Parts):
+    """The Starlette app serving /mcp, on the settings' host and port; its lifespan runs the SDK's
+    session manager."""
+    settings = parts.settings
+    host, port = settings.host, settings.port
     allowed = [f"{host}:*", "127.0.0.1:*", "localhost:*", "[::1]:*"]
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=host in ("127.0.0.1", "localhost", "::1"),
@@ -66,7 +70,7 @@ def http_app(service, *, host: str, port: int):
     )
     # Only named in metadata: the keys are issued by `lighthouse keys create`, not by an OAuth server here.
     auth = AuthSettings(issuer_url=f"http://localhost:{port}", resource_server_url=None, required_scopes=[])
-    app = server(service, _from_token).streamable_http_app(
+    app = server(service, parts, _from_token).streamable_http_app(
         streamable_http_path="/mcp",
         json_response=True,
         stateless_http=True,
@@ -74,16 +78,16 @@ def http_app(service, *, host: str, port: int):
         host=host,
         auth=auth,
         token_verifier=KeyVerifier(service),
-        max_request_body_size=service.settings.body_limit,
+        max_request_body_size=settings.body_limit,
     )
     app.add_exception_handler(Exception, _unexpected)  # Starlette gives Exception's handler the 500s
     return app
 
 
-def run_stdio(service, principal: Principal) -> None:
+def run_stdio(service, parts: Parts, principal: Principal) -> None:
     """Serves the tools on stdin/stdout until the client closes them. The key is checked again before
     each call (keys.REMEMBERED_FOR at most apart), so revoking it ends the session's access."""
-    mcp_server = server(service, lambda _ctx: service.still(principal))
+    mcp_server = server(service, parts, lambda _ctx: service.still(principal))
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from lighthouse import extraction_progress
 
+from ..parts import Parts
 from . import embedding
 
 SEEN_LATELY = 30.0  # seconds: a worker that looked at the graph since is alive (it looks at least every 10 s)
@@ -61,11 +62,11 @@ def extraction_status(graph, configured: bool, declared: bool) -> dict:
     }
 
 
-def tenant_status(service, tenant_id: str, graph) -> dict:
-    """One tenant's status: {"tenant", "extraction", "embedding"}."""
-    declarations, kinds = service.kinds.declared(tenant_id)
+def tenant_status(parts: Parts, tenant_id: str, graph) -> dict:
+    """One tenant's status, from the process's parts: {"tenant", "extraction", "embedding"}."""
+    declarations, kinds = parts.kinds.declared(tenant_id)
     return {
         "tenant": tenant_id,
-        "extraction": extraction_status(graph, bool(service.settings.model_url), bool(declarations)),
-        "embedding": embedding.embedding_status(graph, kinds, service.embedding),
+        "extraction": extraction_status(graph, bool(parts.settings.model_url), bool(declarations)),
+        "embedding": embedding.embedding_status(graph, kinds, parts.embedding),
     }
