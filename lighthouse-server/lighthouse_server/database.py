@@ -47,10 +47,11 @@ def _seed(seeds: str) -> Server:
     for seed in seeds.split(","):
         host, _, port = seed.strip().rpartition(":")
         named = Server(
-            _checked_host(host, "falkordb_cluster"), checked_port(int(port), "port of falkordb_cluster")
+            _checked_host(host, "falkordb_cluster"),
+            checked_port(int(port), "port of falkordb_cluster"),
+            password=os.environ.get("FALKORDB_PASSWORD") or None,
+            username=os.environ.get("FALKORDB_USERNAME") or None,
         )
-        named.password = os.environ.get("FALKORDB_PASSWORD") or None
-        named.username = os.environ.get("FALKORDB_USERNAME") or None
         try:
             return _answering(named, f"at {named.host}:{named.port}")
         except ServerError as error:
@@ -153,10 +154,12 @@ def _named(environ: dict[str, str] | None = None) -> Server | None:
                 f"FALKORDB_URL must be redis://host:port with nothing after it, not {_hidden(url)!r}"
             )
         port = checked_port(6379 if port is None else port, "port of FALKORDB_URL")
-        named = Server(_checked_host(parsed.hostname, "FALKORDB_URL"), port)
-        named.password = unquote(parsed.password) if parsed.password else None
-        named.username = unquote(parsed.username) if parsed.username else None
-        return named
+        return Server(
+            _checked_host(parsed.hostname, "FALKORDB_URL"),
+            port,
+            password=unquote(parsed.password) if parsed.password else None,
+            username=unquote(parsed.username) if parsed.username else None,
+        )
     host = environ.get("FALKORDB_HOST", "").strip()
     port_text = environ.get("FALKORDB_PORT", "").strip()
     if not host and not port_text:
@@ -164,9 +167,11 @@ def _named(environ: dict[str, str] | None = None) -> Server | None:
     if port_text and not (port_text.isdecimal() and port_text.isascii()):
         raise ServerError(f"FALKORDB_PORT must be a number from 1 to 65535, not {port_text[:80]!r}")
     port = checked_port(int(port_text), "FALKORDB_PORT") if port_text else 6379
-    named = Server(_checked_host(host or "127.0.0.1", "FALKORDB_HOST"), port)
-    named.password = environ.get("FALKORDB_PASSWORD") or None
-    return named
+    return Server(
+        _checked_host(host or "127.0.0.1", "FALKORDB_HOST"),
+        port,
+        password=environ.get("FALKORDB_PASSWORD") or None,
+    )
 
 
 def _hidden(url: str) -> str:

@@ -349,9 +349,18 @@ def start(
     since = log.stat().st_size if log.exists() else 0  # the log of a data directory grows across runs
     # A file, not a pipe: a pipe nobody reads would stop the server once it filled.
     errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by Server.stop()
-    server = Server("127.0.0.1", port, None, folder, _log=log, _log_from=since, _lock=lock, _errors=errors)
-    server.password = password
-    server._scratch = scratch if data_dir is None else None
+    server = Server(
+        "127.0.0.1",
+        port,
+        None,
+        folder,
+        _log=log,
+        _log_from=since,
+        _lock=lock,
+        _errors=errors,
+        _scratch=scratch if data_dir is None else None,
+        password=password,
+    )
     began = time.monotonic()
     try:
         # A process group of its own: a Ctrl-C reaches only this process, whose stop() ends it cleanly.
@@ -372,7 +381,7 @@ def start(
         if for_server is not None:
             os.close(for_server)  # the server holds its own copy
     try:
-        wait_until_ready(server, wait, since, on_loading)
+        wait_until_ready(server, wait, on_loading, log=log, since=since, errors=errors)
     except BaseException as error:
         # Not stop(): its SHUTDOWN goes to the port, where another server may answer.
         server.abandon()

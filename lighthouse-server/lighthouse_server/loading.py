@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from redis import exceptions as replies
 
@@ -30,19 +31,22 @@ def _cpu_ticks(pid: int) -> int | None:
     return None
 
 
-def _exited(server, since: int) -> NotReady:
-    server._errors.seek(0)
-    detail, tail = server._errors.read().decode(errors="replace")[-800:], ""
-    with contextlib.suppress(OSError), server._log.open("rb") as log:
-        log.seek(since)
-        tail = log.read().decode(errors="replace")[-800:]
+def _exited(server, log: Path, since: int, errors: IO) -> NotReady:
+    errors.seek(0)
+    detail, tail = errors.read().decode(errors="replace")[-800:], ""
+    with contextlib.suppress(OSError), log.open("rb") as lines:
+        lines.seek(since)
+        tail = lines.read().decode(errors="replace")[-800:]
     reason = f"port {server.port} is taken" if "already in use" in detail + tail else "it exited"
     code = f"code {server.process.returncode}"
     return NotReady(f"FalkorDB did not start: {reason} ({code}): {detail} {tail}".strip())
 
 
-def wait_until_ready(server, wait: float, since: int, on_loading: Callable | None) -> None:
-    """Returns once the server answers GRAPH.LIST; waits through loading for as long as it progresses."""
+def wait_until_ready(
+    server, wait: float, on_loading: Callable | None, *, log: Path, since: int, errors: IO
+) -> None:
+    """Returns once the server answers GRAPH.LIST; waits through loading for as long as it progresses.
+    log (read from since on) and errors (the child's stderr) say why when it exits instead."""
     # A loading server answers only between batches of 1,024 commands of its file: seconds apart.
     process, probe = server.process, server.connection(timeout=max(wait, 30.0))
     began = reported = time.monotonic()
@@ -50,7 +54,7 @@ def wait_until_ready(server, wait: float, since: int, on_loading: Callable | Non
     try:
         while True:
             if process.poll() is not None:
-                raise _exited(server, since)
+                raise _exited(server, log, since, errors)
             try:
                 info = probe.info("server", "persistence")
                 if info.get("process_id") != process.pid:
@@ -71,7 +75,7 @@ def wait_until_ready(server, wait: float, since: int, on_loading: Callable | Non
             if (progress := (fields.get("loading_loaded_bytes"), _cpu_ticks(process.pid))) != mark:
                 deadline, mark = now + wait, progress
             elif now >= deadline:
-                raise NotReady(f"FalkorDB loaded nothing for {wait:g} s; see {server._log}")
+                raise NotReady(f"FalkorDB loaded nothing for {wait:g} s; see {log}")
             if now - reported >= LOADING_REPORT_EVERY:
                 reported, report = now, {**fields, "waited_seconds": round(now - began, 3)}
                 _log.info("FalkorDB is loading %s: %s", server.data_dir, report)

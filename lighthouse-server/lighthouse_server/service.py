@@ -8,6 +8,7 @@ lighthouse.tenant() with the key's tenant; no argument can name another.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -149,7 +150,7 @@ class Service:
         call = Call(self._parts, principal, graph)
         try:
             library, page = converted(operation, call, arguments if arguments is not None else {})
-            call.page = page
+            call = dataclasses.replace(call, page=page)
             if operation.heavy:  # after the arguments' check, and given back when the library refuses them
                 mark = self._heavy.take(principal.key_id, name, principal.tenant)
                 try:
@@ -170,7 +171,7 @@ class Service:
                     return answer
                 # Every query of the call goes through once(): its writes keep their replies in the same
                 # query, so a retry after a crash anywhere in it replays them and gives the first answer.
-                call.graph = self._answers.once(graph, ident, print_)
+                call = dataclasses.replace(call, graph=self._answers.once(graph, ident, print_))
                 answer = self._run(operation, call, library, page, arguments)
                 if self._fault_after_write and _armed(self._fault_after_write, name):
                     os.kill(os.getpid(), signal.SIGKILL)  # the tests' crash between the write and its answer

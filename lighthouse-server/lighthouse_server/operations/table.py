@@ -122,7 +122,7 @@ class Param:
         return {**SCHEMAS[self.type], "description": said}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Call:
     """What an operation runs with: the process's parts, the caller, and its tenant's graph."""
 
