@@ -73,7 +73,7 @@ def _connection(client_or_server: object) -> Redis:
     )
 
 
-def _empty_directory(path: str | Path, what: str) -> Path:
+def empty_directory(path: str | Path, what: str) -> Path:
     """The directory, created; refused unless it is new or empty, so nothing is ever overwritten."""
     folder = Path(path).resolve()
     if folder.exists() and not folder.is_dir():
@@ -179,7 +179,7 @@ def backup(
     """
     connection = _connection(client_or_server)
     try:
-        return _backup(connection, _empty_directory(destination_dir, "backup directory"), wait, check)
+        return _backup(connection, empty_directory(destination_dir, "backup directory"), wait, check)
     finally:
         if isinstance(client_or_server, Server):  # the connection is ours, not the caller's
             connection.close()
@@ -224,7 +224,7 @@ def _backup(connection: Redis, folder: Path, wait: float, check: bool) -> dict:
         except BaseException:
             (folder / SNAPSHOT).unlink(missing_ok=True)
             raise
-    _write_json(folder / MANIFEST, manifest)
+    write_json(folder / MANIFEST, manifest)
     return {**manifest, "directory": str(folder)}
 
 
@@ -235,7 +235,8 @@ def _graph_names(connection: Redis) -> list[str]:
     )
 
 
-def _write_json(path: Path, content: dict) -> None:
+def write_json(path: Path, content: dict) -> None:
+    """content as JSON at path, written whole or not at all (a file beside it, synced, then renamed)."""
     partial = path.with_name(path.name + ".partial")
     with partial.open("w", encoding="utf-8") as out:
         json.dump(content, out, indent=2, sort_keys=True)
@@ -319,7 +320,7 @@ def restore(backup_dir: str | Path, data_dir: str | Path, *, check: bool = True)
     empty as it found it.
     """
     manifest = read_manifest(backup_dir)
-    folder = _empty_directory(data_dir, "data directory")
+    folder = empty_directory(data_dir, "data directory")
     try:
         copied = _laid_out(Path(backup_dir).resolve() / SNAPSHOT, folder)
         if copied["sha256"] != manifest["files"][SNAPSHOT]["sha256"]:

@@ -36,8 +36,8 @@ def external(settings: Settings) -> Server | None:
         return _seed(settings.falkordb_cluster)
     if not settings.falkordb_url:
         return None
-    named = _named({"FALKORDB_URL": settings.falkordb_url})
-    return _answering(named, f"at {named.host}:{named.port}")
+    named = server_named({"FALKORDB_URL": settings.falkordb_url})
+    return answering_server(named, f"at {named.host}:{named.port}")
 
 
 def _seed(seeds: str) -> Server:
@@ -47,19 +47,19 @@ def _seed(seeds: str) -> Server:
     for seed in seeds.split(","):
         host, _, port = seed.strip().rpartition(":")
         named = Server(
-            _checked_host(host, "falkordb_cluster"),
+            checked_host(host, "falkordb_cluster"),
             checked_port(int(port), "port of falkordb_cluster"),
             password=os.environ.get("FALKORDB_PASSWORD") or None,
             username=os.environ.get("FALKORDB_USERNAME") or None,
         )
         try:
-            return _answering(named, f"at {named.host}:{named.port}")
+            return answering_server(named, f"at {named.host}:{named.port}")
         except ServerError as error:
             failures.append(str(error))
     raise ServerError("no seed node of falkordb_cluster answers: " + "; ".join(failures)[:1000])
 
 
-def _answering(server: Server, named: str) -> Server:
+def answering_server(server: Server, named: str) -> Server:
     """The external server, once it answers; else ServerError, saying which one was named."""
     try:
         server.client().connection.ping()
@@ -123,7 +123,8 @@ def opened(settings: Settings, *, reading: bool = False) -> Iterator[FalkorDB]:
         yield server.client()
 
 
-def _checked_host(host: str, what: str) -> str:
+def checked_host(host: str, what: str) -> str:
+    """host, when it is a host name or address; else ServerError naming `what` gave it."""
     if not _HOST.match(host):
         raise ServerError(f"{what} must be a host name or address, not {host[:80]!r}")
     return host
@@ -131,11 +132,11 @@ def _checked_host(host: str, what: str) -> str:
 
 def from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] | None:
     """The server FALKORDB_URL, or FALKORDB_HOST and FALKORDB_PORT, name (None if none): never a guess."""
-    named = _named(environ)
+    named = server_named(environ)
     return None if named is None else (named.host, named.port)
 
 
-def _named(environ: dict[str, str] | None = None) -> Server | None:
+def server_named(environ: dict[str, str] | None = None) -> Server | None:
     """The external server the environment names, with its password; None if none. ServerError."""
     environ = dict(os.environ if environ is None else environ)
     url = environ.get("FALKORDB_URL", "").strip()
@@ -155,7 +156,7 @@ def _named(environ: dict[str, str] | None = None) -> Server | None:
             )
         port = checked_port(6379 if port is None else port, "port of FALKORDB_URL")
         return Server(
-            _checked_host(parsed.hostname, "FALKORDB_URL"),
+            checked_host(parsed.hostname, "FALKORDB_URL"),
             port,
             password=unquote(parsed.password) if parsed.password else None,
             username=unquote(parsed.username) if parsed.username else None,
@@ -168,7 +169,7 @@ def _named(environ: dict[str, str] | None = None) -> Server | None:
         raise ServerError(f"FALKORDB_PORT must be a number from 1 to 65535, not {port_text[:80]!r}")
     port = checked_port(int(port_text), "FALKORDB_PORT") if port_text else 6379
     return Server(
-        _checked_host(host or "127.0.0.1", "FALKORDB_HOST"),
+        checked_host(host or "127.0.0.1", "FALKORDB_HOST"),
         port,
         password=environ.get("FALKORDB_PASSWORD") or None,
     )
@@ -185,7 +186,7 @@ def _hidden(url: str) -> str:
 
 def connect_or_start(data_dir: str | Path | None = None, port: int | None = None, **start_options) -> Server:
     """The external server the environment names, checked; otherwise an embedded one (start()'s options)."""
-    named = _named()
+    named = server_named()
     if named is None:
         return start(port=port, data_dir=data_dir, **start_options)
-    return _answering(named, "the environment names")
+    return answering_server(named, "the environment names")

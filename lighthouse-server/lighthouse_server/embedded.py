@@ -84,7 +84,8 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _port_taken(port: int) -> bool:
+def port_taken(port: int) -> bool:
+    """Whether something answers on the loopback port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.settimeout(0.2)
         return probe.connect_ex(("127.0.0.1", port)) == 0
@@ -259,7 +260,7 @@ def _data_folder(data_dir: str | Path) -> tuple[Path, IO, int]:
     return folder, lock, for_server
 
 
-def _child_setup(parent: int, locks: tuple[int, int] | None) -> None:
+def child_setup(parent: int, locks: tuple[int, int] | None) -> None:
     """What the child does before exec: die with its parent (Linux), make its files its owner's alone,
     and take its own lock."""
     os.umask(OWNER_ONLY_UMASK)
@@ -272,7 +273,8 @@ def _child_setup(parent: int, locks: tuple[int, int] | None) -> None:
         fcntl.lockf(locks[1], fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
-def _spawn(arguments: list[str], **options: object) -> subprocess.Popen:
+def spawn(arguments: list[str], **options: object) -> subprocess.Popen:
+    """subprocess.Popen(arguments, **options), started from the main thread or the one spawning thread."""
     if threading.current_thread() is threading.main_thread():
         return subprocess.Popen(arguments, **options)
     return _SPAWNER.submit(subprocess.Popen, arguments, **options).result()
@@ -309,7 +311,7 @@ def start(
         raise ServerError(f"fsync must be 'always' or 'everysec', not {fsync!r}")
     if port is None:
         port = free_port()
-    elif _port_taken(checked_port(port)):
+    elif port_taken(checked_port(port)):
         raise ServerError(f"port {port} is taken: stop what listens there or choose another port")
     # "-": the rest of the configuration (the password) comes on stdin, out of every user's sight
     arguments = [
@@ -365,9 +367,9 @@ def start(
     try:
         # A process group of its own: a Ctrl-C reaches only this process, whose stop() ends it cleanly.
         quiet = {"stdin": subprocess.PIPE, "stdout": subprocess.DEVNULL, "stderr": errors}
-        setup = partial(_child_setup, os.getpid(), None if lock is None else (lock.fileno(), for_server))
+        setup = partial(child_setup, os.getpid(), None if lock is None else (lock.fileno(), for_server))
         fds = () if for_server is None else (for_server,)
-        server.process = _spawn(arguments, **quiet, pass_fds=fds, preexec_fn=setup, process_group=0)
+        server.process = spawn(arguments, **quiet, pass_fds=fds, preexec_fn=setup, process_group=0)
         with contextlib.suppress(OSError), server.process.stdin:  # one that died is told by the wait
             server.process.stdin.write(server_config(password))
     except (OSError, subprocess.SubprocessError) as error:

@@ -30,7 +30,7 @@ from pathlib import Path
 from redis import ConnectionPool, Redis
 from redis import exceptions as replies
 
-from .backup import MANIFEST, BackupError, _empty_directory, _write_json, manifest_json
+from .backup import MANIFEST, BackupError, empty_directory, manifest_json, write_json
 from .topology import graph_names, is_cluster
 
 FORMAT = "lighthouse-graphs"  # the manifest's "format"; a snapshot backup's is the number 1
@@ -100,7 +100,7 @@ def backup_graphs(db, destination_dir: str | Path) -> dict:
     """Copies every graph of db (one server or a cluster) into destination_dir (new or empty), each by
     DUMP of its key; returns the manifest (also written to destination_dir/manifest.json) with
     "directory" added. Raises BackupError; a failed backup leaves no manifest, so nothing restores it."""
-    folder = _empty_directory(destination_dir, "backup directory")
+    folder = empty_directory(destination_dir, "backup directory")
     began = time.time()
     said = versions(db)
     entries = []
@@ -130,7 +130,7 @@ def backup_graphs(db, destination_dir: str | Path) -> dict:
         "versions": said,
         "graphs": entries,
     }
-    _write_json(folder / MANIFEST, manifest)
+    write_json(folder / MANIFEST, manifest)
     return {**manifest, "directory": str(folder)}
 
 

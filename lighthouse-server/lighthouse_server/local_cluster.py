@@ -27,7 +27,7 @@ from redis import exceptions as replies
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from .embedded import QUERY_MEMORY, ServerError, _child_setup, _port_taken, _spawn, binaries, free_port
+from .embedded import QUERY_MEMORY, ServerError, binaries, child_setup, free_port, port_taken, spawn
 
 STATE = "lighthouse.cluster.json"  # in the data directory: the nodes' ports and process ids
 SLOTS = 16384
@@ -182,8 +182,8 @@ class LocalCluster:
         if self.detached:  # outlives this command: its own session, no death signal
             node.process = subprocess.Popen(arguments, **quiet, start_new_session=True)
         else:
-            setup = partial(_child_setup, os.getpid(), None)
-            node.process = _spawn(arguments, **quiet, preexec_fn=setup, process_group=0)
+            setup = partial(child_setup, os.getpid(), None)
+            node.process = spawn(arguments, **quiet, preexec_fn=setup, process_group=0)
         node.pid = node.process.pid
         deadline = time.monotonic() + 20
         while True:
@@ -276,7 +276,7 @@ def _ports(count: int, base_port: int | None) -> list[tuple[int, int]]:
     chosen = [(base_port + i, base_port + 10000 + i) for i in range(count)]
     for pair in chosen:
         for port in pair:
-            if _port_taken(port):
+            if port_taken(port):
                 raise ServerError(
                     f"port {port} is taken: stop what listens there or choose another base port"
                 )

@@ -20,7 +20,7 @@ from falkordb import FalkorDB
 from redis import exceptions as replies
 
 from .backup import BackupError
-from .database import _answering, _checked_host, _named
+from .database import answering_server, checked_host, server_named
 from .embedded import Server, ServerError, checked_port
 from .graph_backup import dumped, versions
 from .topology import graph_names, is_cluster
@@ -75,16 +75,16 @@ def target_of(named: str) -> FalkorDB:
     host:port,host:port of a cluster, tried in turn. Raises ServerError."""
     named = named.strip()
     if named.startswith(("redis://", "falkor://", "falkordb://")):
-        server = _named({"FALKORDB_URL": named})
-        return _answering(server, f"at {server.host}:{server.port}").client()
+        server = server_named({"FALKORDB_URL": named})
+        return answering_server(server, f"at {server.host}:{server.port}").client()
     failures = []
     for seed in named.split(","):
         host, colon, port = seed.strip().rpartition(":")
         if not colon or not port.isdecimal():
             raise ServerError(f"--to names redis://host:port or host:port,host:port, not {seed[:80]!r}")
-        server = Server(_checked_host(host, "--to"), checked_port(int(port), "the port of --to"))
+        server = Server(checked_host(host, "--to"), checked_port(int(port), "the port of --to"))
         try:
-            return _answering(server, f"at {server.host}:{server.port}").client()
+            return answering_server(server, f"at {server.host}:{server.port}").client()
         except ServerError as error:
             failures.append(str(error))
     raise ServerError("no node --to names answers: " + "; ".join(failures)[:1000])

@@ -1,6 +1,7 @@
 """The server's parts are handed to what uses them: the process's Parts (parts.py) are built once and given
 to the service, the console, the MCP server and the workers; no module reaches into the Service for them,
-sets an attribute on another module's object after it was made, or reads another's private attribute."""
+sets an attribute on another module's object after it was made, or reads or imports another's private
+names."""
 
 from __future__ import annotations
 
@@ -109,6 +110,17 @@ def private_reads(tree: ast.AST) -> list[str]:
     ]
 
 
+def private_imports(tree: ast.AST) -> list[str]:
+    """Each private name (one underscore) imported from another module."""
+    return [
+        f"line {node.lineno}: from {'.' * node.level}{node.module or ''} import {alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
 def test_no_module_reaches_into_the_service_for_its_parts():
     reaching = {
         name: found
@@ -130,11 +142,15 @@ def test_the_checks_find_what_they_look_for():
         "line 1: service.workers = ..."
     ]
     assert private_reads(ast.parse("server._errors.seek(0)\nself._lock")) == ["line 1: server._errors"]
+    assert private_imports(
+        ast.parse("from .embedded import spawn, _spawn\nfrom __future__ import annotations")
+    ) == ["line 1: from .embedded import _spawn"]
 
 
-def test_no_module_sets_an_attribute_on_another_modules_object_or_reads_its_private_ones():
+def test_no_module_sets_an_attribute_on_another_modules_object_or_takes_its_private_ones():
     assert {name: found for name, tree in _modules() if (found := set_after_made(name, tree))} == {}
     assert {name: found for name, tree in _modules() if (found := private_reads(tree))} == {}
+    assert {name: found for name, tree in _modules() if (found := private_imports(tree))} == {}
 
 
 def test_the_service_shows_only_its_methods_and_holds_the_parts_it_was_handed(db):

@@ -24,7 +24,7 @@ from ..settings import Settings
 from .options import TENANT_HELP, add_common, person, serve_headers, settings_of
 
 SERVER_TIMEOUT = 120.0  # seconds: a declaration waits for the tenant's writers in flight, then the schema
-_ANY_HOST = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}  # a wildcard is reached on loopback
+ANY_HOST = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}  # a wildcard is reached on loopback
 
 
 def add(commands) -> None:
@@ -143,7 +143,7 @@ def _declare_through(server: dict, settings: Settings, tenant_id: str, declarati
     named in a header makes the server refuse a key of another tenant (403)."""
     announced = server.get("http_host")  # where that serve listens (older announcements lack it)
     chosen = announced if isinstance(announced, str) and announced else settings.host
-    host = _ANY_HOST.get(chosen, chosen)
+    host = ANY_HOST.get(chosen, chosen)
     url = f"http://{f'[{host}]' if ':' in host else host}:{server['http_port']}/v1/declare_kinds"
     try:
         answer = httpx.post(

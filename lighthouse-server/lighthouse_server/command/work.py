@@ -18,7 +18,7 @@ from ..database import opened
 from ..parts import Parts
 from ..problems import CODES, Problem
 from ..service import Service
-from .kinds import _ANY_HOST, serving
+from .kinds import ANY_HOST, serving
 from .options import TENANT_HELP, add_common, person, serve_headers, settings_of
 
 SERVER_TIMEOUT = 30.0
@@ -102,7 +102,7 @@ def _as_person(arguments, tenant_ids, operation: str, given: dict) -> list:
 
 
 def _through(server: dict, settings, tenant_id: str | None) -> dict:
-    host = _ANY_HOST.get(settings.host, settings.host)
+    host = ANY_HOST.get(settings.host, settings.host)
     url = f"http://{f'[{host}]' if ':' in host else host}:{server['http_port']}/v1/status"
     try:
         answer = httpx.get(url, headers=serve_headers(settings.key, tenant_id), timeout=SERVER_TIMEOUT)
