@@ -218,7 +218,9 @@ def _ro_queries(node) -> int:
 
 
 def test_lagging_reads_go_to_a_replica_and_a_writer_reads_its_own_writes(falkordb_cluster, cluster_db):
-    service = _service(cluster_db, read_replicas="lagging", wait_replicas=1, wait_ms=2000)
+    keys.ensure_service_schema(cluster_db)
+    parts = Parts.built(cluster_db, Settings(read_replicas="lagging", wait_replicas=1, wait_ms=2000))
+    service = Service(parts)
     name = f"r{uuid.uuid4().hex[:10]}"
     writer, reader = _writer(name), keys.Principal(f"other-{name}", name, "reader", frozenset({"read"}))
     service.run(writer, "declare_kinds", {"kinds": [{"label": "Device", "key": "serial", "text": ["note"]}]})
@@ -248,12 +250,14 @@ def test_lagging_reads_go_to_a_replica_and_a_writer_reads_its_own_writes(falkord
     # the master right after its write.
     from types import SimpleNamespace
 
+    from lighthouse_server.console.app import Console
     from lighthouse_server.console.pages import graph_of
 
-    read_there = graph_of(service, SimpleNamespace(principal=reader))
+    console = Console(service, parts.kinds, parts.embedding)
+    read_there = graph_of(console, SimpleNamespace(principal=reader))
     assert read_there.client.connection.get_connection_kwargs()["port"] == node.port
     service.run(writer, "remember", {"kind": "Device", "rows": [row]})
-    own_page = graph_of(service, SimpleNamespace(principal=writer))
+    own_page = graph_of(console, SimpleNamespace(principal=writer))
     assert own_page.name == graph_name and topology.is_cluster(own_page.client)  # the cluster's master
 
 
