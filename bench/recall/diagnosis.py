@@ -29,23 +29,22 @@ from lighthouse.kinds import ENTRY_PARTS, VECTOR, VECTOR_MODEL, VECTOR_OF
 from lighthouse.recall.feedback import nearest_with_feedback
 from lighthouse.recall.notes_found import candidates, cosines
 from lighthouse.recall.question import Anchored, asked_words, time_asked
+from lighthouse.values import words
 
 from .conversations import ABILITIES, Question
-from .ingest import session_of
+from .ingest import WrongWork, session_of
 
 NOTE = "note"
 DEPTHS = (5, 10, 50, 100)
 DEEP = max(DEPTHS)
 RETRIEVERS = ("words", "meaning", "time", "cosine")
-RANKS = (1, 5, 10, 50, 100)
-CEILINGS = (
-    5,
-    10,
-    1_000,
-)  # the candidates of each ranking counted for the ceiling: its first 5, 10, all  # the cosine ranks counted: at or above each
+RANKS = (1, 5, 10, 50, 100)  # the cosine ranks counted: at or above each
+CEILINGS = (5, 10, 1_000)  # the candidates of each ranking counted for the ceiling: its first 5, 10, all
 ANSWERABLE = tuple(ability for ability in ABILITIES if ability != "abstention")
 
-_VECTORS = f"MATCH (n:Entry) WHERE n.type = $type AND n.`{VECTOR_MODEL}` = $model RETURN n.id, n.`{VECTOR}`"
+_VECTORS = (
+    f"MATCH (n:Entry) WHERE n.type = $type AND n.`{VECTOR_MODEL}` = $model RETURN n.id, n.`{VECTOR}`, n.words"
+)
 _PART_VECTORS = (
     f"MATCH (n:Entry)-[:{VECTOR_OF}]->(p:{ENTRY_PARTS}) WHERE n.type = $type AND p.`{VECTOR_MODEL}` = $model "
     f"RETURN n.id, p.`{VECTOR}`"
@@ -58,13 +57,18 @@ class _Exact:
     def __init__(self, numpy, graph, model: str):
         self.numpy = numpy
         rows = read(graph, _VECTORS, {"type": NOTE, "model": model})
+        self.words = {row[0]: f" {row[2]} " for row in rows}
         rows += read(graph, _PART_VECTORS, {"type": NOTE, "model": model})
         self.ids = [row[0] for row in rows]
         matrix = numpy.array([list(row[1]) for row in rows], dtype=numpy.float32)
         self.units = matrix / numpy.linalg.norm(matrix, axis=1, keepdims=True)
 
-    def rank(self, vector: list[float], note_id: str) -> int:
-        """The place of the note (its best part) among every note, by cosine to the vector: 1 is nearest."""
+    def rank(self, vector: list[float], evidence) -> int:
+        """The place of the evidence's note (its best part) among every note, by cosine to the vector: 1
+        is the nearest. WrongWork when that note does not say what the evidence holds."""
+        note_id = _note_id(evidence)
+        if f" {words(evidence.holds)} " not in self.words.get(note_id, ""):
+            raise WrongWork(f"the note {note_id} does not hold {evidence.holds!r}")
         question = self.numpy.asarray(vector, dtype=self.numpy.float32)
         near = self.units @ (question / self.numpy.linalg.norm(question))
         best: dict[str, float] = {}
@@ -122,7 +126,7 @@ def diagnose_question(question: Question, graph, embedder, exact: _Exact, wide: 
     anchor_rank = None
     asked_time = time_asked(question.text, question.asked_at)
     if isinstance(asked_time, Anchored) and len(question.evidence) > 1:
-        anchor_rank = exact.rank(function([asked_time.about])[0], _note_id(question.evidence[-1]))
+        anchor_rank = exact.rank(function([asked_time.about])[0], question.evidence[-1])
     return {
         "ability": question.ability,
         "found": {
@@ -131,7 +135,7 @@ def diagnose_question(question: Question, graph, embedder, exact: _Exact, wide: 
             for name, ids in rankings.items()
         },
         "ceiling": {depth: _found_at(ids, evidence, len(ids)) for depth, ids in ceilings.items()},
-        "cosine_ranks": [exact.rank(vector, _note_id(one)) for one in question.evidence],
+        "cosine_ranks": [exact.rank(vector, one) for one in question.evidence],
         "anchor_rank": anchor_rank,
     }
 
