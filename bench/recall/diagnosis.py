@@ -27,7 +27,7 @@ from lighthouse import nearest_entries, search_entries
 from lighthouse.graphs import read
 from lighthouse.kinds import ENTRY_PARTS, VECTOR, VECTOR_MODEL, VECTOR_OF
 from lighthouse.recall.feedback import nearest_with_feedback
-from lighthouse.recall.notes_found import candidates, cosines
+from lighthouse.recall.notes_found import ANCHORS, candidates, cosines
 from lighthouse.recall.question import Anchored, asked_words, time_asked
 from lighthouse.values import words
 
@@ -129,6 +129,7 @@ def diagnose_question(question: Question, graph, embedder, exact: _Exact, wide: 
         anchor_rank = exact.rank(function([asked_time.about])[0], question.evidence[-1])
     return {
         "ability": question.ability,
+        "evidence": [one.session for one in question.evidence],
         "found": {
             name: {depth: _found_at(ids, evidence, depth) for depth in DEPTHS}
             | {"sessions@5": _sessions_at_5(ids, evidence)}
@@ -200,6 +201,44 @@ def diagnose(memory, questions: list[Question], embedder, depth: int) -> dict:
         found = diagnose_question(question, graph, embedder, exact[question.user], wide)
         diagnosed.append({"question": question.id, **found})
     return {"summary": summarise(diagnosed), "questions": diagnosed}
+
+
+MISSES = ("anchor", "model", "ranking")
+
+
+def misses(diagnosed: list[dict], ranked: dict[str, list[str]]) -> dict:
+    """Each evidence session a setting left out of its first five (ranked: question id -> its sessions
+    best first), by what its measurement says: "anchor" (the event a time is relative to is not among
+    the ANCHORS notes nearest its words, so the window read is another), "model" (the evidence turn is
+    not among the 10 notes nearest the question under the model alone), "ranking" (it is, and the
+    fusion put its session lower). Per ability: {cause: count, "missed", "evidence"}."""
+    counted: dict[str, dict] = {}
+    for one in diagnosed:
+        first = set(ranked.get(one["question"], [])[:5])
+        group = counted.setdefault(one["ability"], dict.fromkeys((*MISSES, "missed", "evidence"), 0))
+        for session, rank in zip(one["evidence"], one["cosine_ranks"], strict=True):
+            group["evidence"] += 1
+            if session in first:
+                continue
+            group["missed"] += 1
+            anchored = one["anchor_rank"] is not None
+            cause = (
+                "anchor" if anchored and one["anchor_rank"] > ANCHORS else "model" if rank > 10 else "ranking"
+            )
+            group[cause] += 1
+    counted["overall"] = {
+        name: sum(group[name] for group in counted.values()) for name in (*MISSES, "missed", "evidence")
+    }
+    return counted
+
+
+def misses_table(counted: dict) -> str:
+    head = ["ability", "evidence", "missed", *MISSES]
+    rows = [head] + [[group] + [str(found[name]) for name in head[1:]] for group, found in counted.items()]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(head))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+    )
 
 
 def _shown(value) -> str:

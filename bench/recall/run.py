@@ -21,7 +21,7 @@ from lighthouse_server import database
 
 from . import ingest
 from .conversations import ABILITIES, SIZES, generate
-from .diagnosis import diagnose, diagnosis_table
+from .diagnosis import diagnose, diagnosis_table, misses, misses_table
 from .report import ingest_lines, table, write_json
 from .scoring import KS, score, summary
 from .settings import DEFAULT_SETTINGS, SETTINGS, Asking
@@ -173,6 +173,14 @@ def evaluate(client, args) -> dict:
             print(f"{setting.name}: asked {len(scored)} questions", flush=True)
         if args.diagnose:
             diagnosis = diagnose(memory, questions, embedder, args.depth)
+            asked = results.get("recall")
+            diagnosis["misses"] = (
+                misses(
+                    diagnosis["questions"], {one["question"]: one["ranking"] for one in asked["questions"]}
+                )
+                if asked
+                else None
+            )
     finally:
         ingest.delete(memory)
     return {
@@ -220,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
                 report["diagnosis"]["summary"], {g: f.get("recall@5") for g, f in recalled.items()}
             )
         )
+        if report["diagnosis"]["misses"] is not None:
+            print()
+            print("evidence sessions `recall` left out of its first 5, by cause:")
+            print(misses_table(report["diagnosis"]["misses"]))
     print()
     print(ingest_lines(report["ingest"]))
     print(f"{report['seconds']} s in all; load average {report['load_average']} on {report['cpus']} CPUs")
