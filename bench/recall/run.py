@@ -21,6 +21,7 @@ from lighthouse_server import database
 
 from . import ingest
 from .conversations import ABILITIES, SIZES, generate
+from .diagnosis import diagnose, diagnosis_table, misses, misses_table
 from .report import ingest_lines, table, write_json
 from .scoring import KS, score, summary
 from .settings import DEFAULT_SETTINGS, SETTINGS, Asking
@@ -62,6 +63,12 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
         "--cache",
         metavar="DIR",
         help="keep the notes' vectors here between runs (the embedding rate is then not the model's)",
+    )
+    parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="also tell where the evidence ranks under each ranking alone, the ceiling of any fusion of "
+        "them, and the evidence's cosine rank (diagnosis.py)",
     )
     parser.add_argument("--list", action="store_true", help="list the settings and sizes, and stop")
     args = parser.parse_args(argv)
@@ -113,7 +120,8 @@ def evaluate(client, args) -> dict:
     began, load = time.perf_counter(), os.getloadavg()[0]
     data = generate(args.seed, args.size)
     settings = [SETTINGS[name] for name in args.chosen]
-    embedder = _embedder(args.threads) if any(s.needs_embedder for s in settings) else None
+    embedded = any(s.needs_embedder for s in settings) or args.diagnose
+    embedder = _embedder(args.threads) if embedded else None
     cached = CachedEmbedder(embedder[0], embedder[1], args.cache) if embedder and args.cache else None
     writing = (cached, embedder[1], embedder[2]) if cached else embedder
     memory = ingest.Memory()
@@ -125,9 +133,10 @@ def evaluate(client, args) -> dict:
         flush=True,
     )
     results: dict = {}
+    diagnosis = None
     try:
         for layout in ingest.LAYOUTS:
-            if any(s.layout == layout for s in settings):
+            if any(s.layout == layout for s in settings) or (args.diagnose and layout == "turns"):
                 made = (
                     ingest.write_messages(
                         memory,
@@ -162,6 +171,16 @@ def evaluate(client, args) -> dict:
                 "questions": [vars(one) for one in scored],
             }
             print(f"{setting.name}: asked {len(scored)} questions", flush=True)
+        if args.diagnose:
+            diagnosis = diagnose(memory, questions, embedder, args.depth)
+            asked = results.get("recall")
+            diagnosis["misses"] = (
+                misses(
+                    diagnosis["questions"], {one["question"]: one["ranking"] for one in asked["questions"]}
+                )
+                if asked
+                else None
+            )
     finally:
         ingest.delete(memory)
     return {
@@ -178,6 +197,7 @@ def evaluate(client, args) -> dict:
         "model": embedder[1] if embedder else None,
         "ingest": [one.figures() for one in memory.ingests],
         "settings": results,
+        "diagnosis": diagnosis,
         "seconds": round(time.perf_counter() - began, 1),
         # the machine's load (1-minute average) at the start and the end: latency and rates are noisy
         "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],
@@ -200,6 +220,18 @@ def main(argv: list[str] | None = None) -> int:
         server.stop()
     print()
     print(table(report["settings"]))
+    if report["diagnosis"] is not None:
+        recalled = report["settings"].get("recall", {}).get("by_ability", {})
+        print()
+        print(
+            diagnosis_table(
+                report["diagnosis"]["summary"], {g: f.get("recall@5") for g, f in recalled.items()}
+            )
+        )
+        if report["diagnosis"]["misses"] is not None:
+            print()
+            print("evidence sessions `recall` left out of its first 5, by cause:")
+            print(misses_table(report["diagnosis"]["misses"]))
     print()
     print(ingest_lines(report["ingest"]))
     print(f"{report['seconds']} s in all; load average {report['load_average']} on {report['cpus']} CPUs")

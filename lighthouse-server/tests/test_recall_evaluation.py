@@ -194,6 +194,7 @@ def test_the_command_runs_end_to_end_on_the_tiny_size(tmp_path, capsys):
                 "tiny",
                 "--settings",
                 "recall,words,messages,messages_meaning",
+                "--diagnose",
                 "--json",
                 str(report_path),
             ]
@@ -224,6 +225,25 @@ def test_the_command_runs_end_to_end_on_the_tiny_size(tmp_path, capsys):
             assert all(data.sessions[session].user == users[one["question"]] for session in one["ranking"])
     assert report["settings"]["recall"]["abstained"] is not None
     assert report["settings"]["words"]["abstained"] is None  # no threshold: not judged
+    _check_diagnosis(report, data, printed)
+
+
+def _check_diagnosis(report: dict, data, printed: str) -> None:
+    """--diagnose: no order of the candidates recall() fuses beats their ceiling, question by question."""
+    diagnosed = {one["question"]: one for one in report["diagnosis"]["questions"]}
+    assert set(diagnosed) == {q.id for q in data.questions if q.evidence}
+    recalled = {one["question"]: one["scores"] for one in report["settings"]["recall"]["questions"]}
+    for question, found in diagnosed.items():
+        assert recalled[question]["recall@5"] <= found["ceiling"]["1000"] <= 1
+        assert found["ceiling"]["5"] <= found["ceiling"]["10"] <= found["ceiling"]["1000"]
+        for shares in found["found"].values():
+            assert shares["5"] <= shares["10"] <= shares["50"] <= shares["100"] <= 1
+        assert all(rank >= 1 for rank in found["cosine_ranks"])
+        assert len(found["cosine_ranks"]) == len(next(q for q in data.questions if q.id == question).evidence)
+    summary = report["diagnosis"]["summary"]
+    assert summary["overall"]["questions"] == len(diagnosed)
+    assert "time" not in summary["single"]["found"] or summary["single"]["found"]["time"]["questions"] == 0
+    assert "CEILING" in printed and "cosine rank" in printed
 
 
 @pytest.mark.parametrize(
