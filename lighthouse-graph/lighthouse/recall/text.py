@@ -40,8 +40,8 @@ MATCHES = {"all": " ", "any": "|"}  # how the index's query language joins words
 
 # What a read shows of a node: the values, and what the library keeps beside them that history() shows
 # (ENGINE_NAMES: valid_from, by, fp...). Every other property the library owns (kinds.is_owned: the key,
-# given beside; the index's words; lh.rev, lh.kind, lh.vector, lh.model) stays in the graph. The query
-# leaves those out already, so a vector is never sent; shown_values() checks by is_owned() again.
+# given beside; the index's words; lh.rev, lh.kind, lh.vector, lh.model) stays in the graph: the queries
+# of search_history() leave them out, and search() leaves them undecoded in the reply.
 HIDDEN = ("key", "words")
 SHOWN_OWN = ENGINE_NAMES - set(HIDDEN)
 # The times every entity and State keeps beside the values: shown as datetimes, like declared times.
@@ -156,12 +156,13 @@ def _planned(kind: Kind, name: str) -> int:
     return _TIME if name in ENGINE_TIMES or name in kind.times else _KEEP
 
 
-# Each kind's names and what is done with them: a read of ten results weighs the same dozen names ten
-# times, and is_owned() and the sets took a third of the Python a search() result costs.
-_plans: dict[Kind, dict[str, int]] = {}
+# Each kind's names and what is done with them (and, for search(), the orders its nodes list them in): a
+# read of ten results weighs the same dozen names ten times, and is_owned() and the sets took a third of
+# the Python a search() result costs.
+_plans: dict[Kind, dict] = {}
 
 
-def _plan(kind: Kind) -> dict[str, int]:
+def _plan(kind: Kind) -> dict:
     plan = _plans.get(kind)
     if plan is None:
         if len(_plans) >= _KINDS_PLANNED:  # kinds made anew for each call: the plans stay few
@@ -201,26 +202,36 @@ def shown_values(kind: Kind, listed) -> dict:
     return found
 
 
-def _found(kind: Kind, plan: dict[str, int], row: list) -> dict:
-    """A result of search() from a row of its compact reply ([score, properties] cells), read at once: a
-    value no result shows (words, a vector, the library's own names) is never decoded, and the map
-    becomes no dict before the values' own."""
-    score, (_, listed) = row
-    found = {}
-    key = marks = None
-    for at in range(0, len(listed), 2):
-        name = listed[at]
-        if type(name) is not str:
-            name = cell_value([TEXT_CELL, name])
-        action = plan.get(name)
-        if action is None:
+def _layout(kind: Kind, names: tuple) -> tuple[int | None, tuple]:
+    """Where a node's properties, listed in this order, hold its key and what a result shows: (the key's
+    place, ((place, name, action), ...)). A kind's nodes mostly list one order: kept in its plan."""
+    plan = _plan(kind)
+    found = plan.get(names)
+    if found is None:
+        key_at, shown = None, []
+        for place, name in enumerate(names):
+            name = name if type(name) is str else cell_value([TEXT_CELL, name])
             action = _action(kind, plan, name)
-        if action == _SKIP:
             if name == "key":
-                key = cell_value(listed[at + 1])
-            continue
-        sort, item = cell = listed[at + 1]
-        item = item if sort == TEXT_CELL and type(item) is str else cell_value(cell)
+                key_at = 2 * place + 1
+            elif action != _SKIP:
+                shown.append((2 * place + 1, name, action))
+        found = (key_at, tuple(shown))
+        if len(plan) < _PLANNED:
+            plan[names] = found
+    return found
+
+
+def _found(kind: Kind, row: list) -> dict:
+    """A search() result from a row of its reply ([score, properties] cells); what none shows is not read."""
+    score, (_, listed) = row
+    key_at, shown = _layout(kind, tuple(listed[0::2]))
+    found = {}
+    marks = None
+    for at, name, action in shown:
+        sort, item = cell = listed[at]
+        if sort != TEXT_CELL or type(item) is not str:
+            item = cell_value(cell)
         if action == _KEEP:
             found[name] = item
         elif action == _TIME:
@@ -230,13 +241,13 @@ def _found(kind: Kind, plan: dict[str, int], row: list) -> dict:
             marks[name] = item
     if marks is not None:
         found.update(trust_shown(marks, clock.from_store))
+    key = None if key_at is None else cell_value(listed[key_at])
     return {"key": key, "score": cell_value(score), "values": found}
 
 
 @lru_cache(maxsize=256)
 def _search_query(kind: Kind, match: str) -> str:
     """The label filters the index's answer: entities of every kind with text share one index per label.
-
     The order and the limit sit on RETURN and the node goes whole, as properties(): _found() leaves out
     what no result shows (words, the key's own name, the library's own names, a vector a graph still
     keeps on an entity) without decoding it. Inside FalkorDB (medians, 3,000 devices, 2 or 3 words) this
@@ -270,14 +281,12 @@ def search(
         del asked["terms"]  # the query reads the words joined, not one by one
     query, params = _search_query(kind, match), {**asked, "limit": limit}
     reply = bounded(graph, query, params, timeout, reader=_reply)
-    if reply is not None:
-        plan = _plan(kind)
-        results = rows_read(reply, lambda row: _found(kind, plan, row))
-        if results is not None:
-            return results
-        rows = decoded(graph, reply)  # a value of a kind only the client's parser reads: all of it its way
-    else:  # a stand-in for a graph, or parameters the compact header cannot carry
-        rows = bounded(graph, query, params, timeout)
+    results = None if reply is None else rows_read(reply, lambda row: _found(kind, row))
+    if results is not None:
+        return results
+    # A value only the client's parser reads (the reply its way), a stand-in for a graph, or parameters
+    # the compact header cannot carry (the graph's own ro_query()).
+    rows = decoded(graph, reply) if reply is not None else bounded(graph, query, params, timeout)
     return [
         {"key": found["key"], "score": score, "values": shown_values(kind, found.items())}
         for score, found in rows
