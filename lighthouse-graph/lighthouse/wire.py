@@ -90,6 +90,7 @@ _MAP = 10
 _DATETIME = 13
 _DATE = 14
 _TIME = 15
+TEXT_CELL = _STRING  # the kind of a text's cell, for a caller that reads cells itself
 
 
 def _text(raw: object) -> str:
@@ -98,8 +99,9 @@ def _text(raw: object) -> str:
     return raw.decode() if isinstance(raw, bytes) else str(raw)
 
 
-def _value(cell: list) -> object:
-    """One [kind, value] of the compact reply, as the client's parse_scalar() gives it."""
+def cell_value(cell: list) -> object:
+    """One [kind, value] of the compact reply, as the client's parse_scalar() gives it (a node, an edge, a
+    path, a point, a vector, a duration are left to the client: rows_read() and decoded() see to it)."""
     sort, raw = cell
     if sort == _STRING:
         return raw if type(raw) is str else _text(raw)
@@ -122,6 +124,15 @@ def _value(cell: list) -> object:
     if sort == _TIME:
         return datetime.fromtimestamp(raw, tz=UTC).time()
     raise _ForTheClient(sort)
+
+
+def rows_read(reply: list, read_row) -> list | None:
+    """read_row(cells) of each row of a compact reply (read_reply()), or None where one of them met a
+    value of a kind that cell_value() leaves to the client: decoded() reads that reply whole."""
+    try:
+        return [read_row(row) for row in reply[1]]
+    except _ForTheClient:
+        return None
 
 
 # The datetimes of the epoch seconds read lately: a read of States or nodes meets the same few times in
@@ -152,7 +163,9 @@ def _listed(raw: list) -> list:
     snapshot of 3,000 devices reads 28,000 ids) is taken in a few passes in C, not a call per item."""
     if len(raw) < _LONG:
         return [
-            one[1] if (sort := one[0]) in _AS_IS or (sort == _STRING and type(one[1]) is str) else _value(one)
+            one[1]
+            if (sort := one[0]) in _AS_IS or (sort == _STRING and type(one[1]) is str)
+            else cell_value(one)
             for one in raw
         ]
     sorts = set(map(_SORT, raw))
@@ -161,7 +174,7 @@ def _listed(raw: list) -> list:
         found = list(map(_RAW, raw))
         if plain is not None and set(map(type, found)) == {plain}:
             return found
-    return [_value(one) for one in raw]
+    return [cell_value(one) for one in raw]
 
 
 def _mapped(raw: list) -> OrderedDict:
@@ -171,7 +184,7 @@ def _mapped(raw: list) -> OrderedDict:
     if set(map(type, names)) != {str}:
         names = list(map(_text, names))
     found = [
-        one[1] if (sort := one[0]) in _AS_IS or (sort == _STRING and type(one[1]) is str) else _value(one)
+        one[1] if (sort := one[0]) in _AS_IS or (sort == _STRING and type(one[1]) is str) else cell_value(one)
         for one in raw[1::2]
     ]
     return OrderedDict(zip(names, found, strict=True))
@@ -183,7 +196,7 @@ def decoded(graph, response: list) -> list[list]:
     if len(response) < 3 or isinstance(response[0], ResponseError) or isinstance(response[-1], ResponseError):
         return QueryResult(graph, response).result_set
     try:
-        return [[_value(cell) for cell in row] for row in response[1]]
+        return [[cell_value(cell) for cell in row] for row in response[1]]
     except _ForTheClient:
         return QueryResult(graph, response).result_set
 
@@ -208,12 +221,32 @@ def written_rows(graph, query: str, params: dict | None = None) -> list[list]:
     return _sent(graph, "GRAPH.QUERY", header + query, None)
 
 
-def _sent(graph, command: str, text: str, timeout: int | None) -> list[list]:
+def read_reply(graph, query: str, params: dict | None = None, timeout: int | None = None) -> list | None:
+    """The compact reply of a read-only query as it came, for a caller that reads its rows itself
+    (reply[1], each cell [kind, value] for cell_value()), with the client's errors raised as read_rows()
+    raises them; None where read_rows() would ask the client (a stand-in graph, parameters its header
+    cannot carry): read_rows() then."""
+    header = parameters_header(params) if params else ""
+    if not isinstance(graph, Graph) or header is None or (timeout is not None and type(timeout) is not int):
+        return None
+    response = _reply(graph, "GRAPH.RO_QUERY", header + query, timeout)
+    if len(response) < 3 or isinstance(response[0], ResponseError) or isinstance(response[-1], ResponseError):
+        QueryResult(graph, response)  # raises what the client raises for an error in the reply
+        if len(response) < 3:
+            return [[], [], response[-1]]  # no rows: a reply of the same shape
+    return response
+
+
+def _reply(graph, command: str, text: str, timeout: int | None) -> list:
     sent = [command, graph.name, text, "--compact"]
     if timeout is not None:
         sent += ["timeout", timeout]
     try:
-        return decoded(graph, round_trip(graph, *sent))
+        return round_trip(graph, *sent)
     except SchemaVersionMismatchException as error:  # what the client does for it, as its _query() does
         graph.schema.refresh(error.version)
         raise
+
+
+def _sent(graph, command: str, text: str, timeout: int | None) -> list[list]:
+    return decoded(graph, _reply(graph, command, text, timeout))

@@ -116,6 +116,32 @@ def test_two_tallies_never_double_a_message(chat):
     assert chat.query(tallies).result_set == [[2, 2, 2]]
 
 
+def test_a_session_with_a_count_on_the_node_and_a_tally_takes_the_higher_number(chat):
+    """A session an earlier version kept with its count on the node, and a tally beside it: the next
+    message takes the number after the higher, and both are moved on."""
+    for text in ("one", "two"):
+        say(chat, "ann", "main", "user", text, by="ann")
+    chat.query("MATCH (s:Session)-[t:LH_TALLY]->(s) SET s.count = 5, t.count = 2")
+    assert say(chat, "ann", "main", "user", "three", by="ann")["seq"] == 6
+    assert chat.query("MATCH (m:Message) RETURN count(m)").result_set == [[3]]
+    found = "MATCH (s:Session)-[t:LH_TALLY]->(s) RETURN s.count, t.count"
+    assert chat.query(found).result_set == [[6, 6]]
+    assert say(chat, "ann", "main", "user", "four", by="ann")["seq"] == 7
+
+
+def test_a_message_after_one_that_is_gone_takes_the_next_number_and_links_to_nothing(chat):
+    for text in ("one", "two"):
+        say(chat, "ann", "main", "user", text, by="ann")
+    chat.query("MATCH (m:Message {seq: 2}) DETACH DELETE m")
+    assert say(chat, "ann", "main", "user", "three", by="ann", mentions=[(PUMP, "p1")])["seq"] == 3
+    assert chat.query("MATCH (m:Message) RETURN m.seq ORDER BY m.seq").result_set == [[1], [3]]
+    assert chat.query("MATCH (:Message)-[r:NEXT]->(:Message) RETURN count(r)").result_set == [[0]]
+    assert chat.query("MATCH (:Message)-[r:MENTIONS]->(:Reference) RETURN count(r)").result_set == [[1]]
+    assert say(chat, "ann", "main", "user", "four", by="ann")["seq"] == 4
+    linked = "MATCH (a:Message)-[:NEXT]->(b:Message) RETURN a.seq, b.seq"
+    assert chat.query(linked).result_set == [[3, 4]]
+
+
 def test_the_words_of_a_text_are_those_values_words_gives():
     import random
 
@@ -521,12 +547,14 @@ def test_summarize_and_say_are_one_query_each(chat):
     counted = Counting(chat)
     assert say(counted, "ann", "main", "user", "hello", by="ann", mentions=[(PUMP, "p1")])["seq"] == 1
     assert say(counted, "ann", "main", "user", "again", by="ann", values={"mood": "calm"})["seq"] == 2
-    assert len(counted.sent) == 2  # the session made, then found, each message in one query
-    assert summarize(counted, "ann", "main", "a greeting", upto=2, by="desk")["status"] == "summed"
+    # The first message: the query for a session with its tally wrote nothing, the one that makes it did;
+    # the next message in one query.
     assert len(counted.sent) == 3
-    assert len(messages(counted, "ann", "main")) == 2 and len(counted.sent) == 4
-    assert context(counted, "ann", "main")["upto"] == 2 and len(counted.sent) == 5
-    assert len(sessions(counted, "ann")) == 1 and len(counted.sent) == 6
+    assert summarize(counted, "ann", "main", "a greeting", upto=2, by="desk")["status"] == "summed"
+    assert len(counted.sent) == 4
+    assert len(messages(counted, "ann", "main")) == 2 and len(counted.sent) == 5
+    assert context(counted, "ann", "main")["upto"] == 2 and len(counted.sent) == 6
+    assert len(sessions(counted, "ann")) == 1 and len(counted.sent) == 7
 
 
 # --- refusals of say() --------------------------------------------------------------------------

@@ -473,3 +473,62 @@ def test_the_values_shown_are_the_same_for_a_kind_met_again_and_for_many_kinds()
     for kind in kinds + kinds[:3]:  # more kinds than plans are kept, and some met again
         assert text.shown_values(kind, listed) == expected
         assert len(text._plans) <= text._KINDS_PLANNED
+
+
+class AskedByItsOwnRead:
+    """A stand-in for a graph: the library asks it by its ro_query(), whose reply the client parses."""
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def ro_query(self, query, params=None, **options):
+        return self.graph.ro_query(query, params, **options)
+
+    def __getattr__(self, name):
+        return getattr(self.graph, name)
+
+
+def test_a_result_read_from_the_reply_is_what_the_client_s_parse_shows(world):
+    """search() reads its reply's cells itself; the client's parse of the same reply shows the same."""
+    rows = [
+        {"key": "d1", "t": T1, "values": {"note": "pump one", "count": 3, "weight": 2.5, "on": True}},
+        {"key": "d2", "t": T1, "values": {"note": "pump two", "tags": ["a", "b"], "last_seen": T2}},
+        {"key": 7, "t": T1, "values": {"note": "pump three", "label": "Main", "off": False}},
+    ]
+    assert all(r["status"] == "created" for r in remember(world, DEVICE, by="inventory", rows=rows))
+    world.query(  # a State's trust marks on an entity, as a reviewed candidate's: shown as trust and review
+        "MATCH (n:Device {key: 'd2'}) SET n.`lh.trust` = 'confirmed', n.`lh.reviewed_by` = 'ann', "
+        "n.`lh.reviewed_at` = 1767225600, n.`lh.review_why` = 'seen'"
+    )
+    found = search(world, DEVICE, "pump", limit=5)
+    assert found == search(AskedByItsOwnRead(world), DEVICE, "pump", limit=5)
+    assert [one["key"] for one in found] == [7, "d1", "d2"]
+    assert found[0]["values"]["off"] is False and found[0]["values"]["label"] == "Main"
+    assert found[1]["values"]["count"] == 3 and found[1]["values"]["on"] is True
+    assert found[1]["values"]["weight"] == 2.5
+    assert found[2]["values"]["tags"] == ["a", "b"] and found[2]["values"]["last_seen"] == at(T2)
+    review = {"trust": "confirmed", "by": "ann", "at": at(T1), "why": "seen"}
+    assert found[2]["values"]["trust"] == "confirmed" and found[2]["values"]["review"] == review
+    for one in found:
+        assert not {"key", "serial", "words"} & set(one["values"])
+        assert not [name for name in one["values"] if name.startswith("lh.")]
+
+
+def test_an_entity_that_still_keeps_a_vector_is_found_without_it(world):
+    put(world, "d1", "pump room")
+    put(world, "d2", "pump hall")
+    before = search(world, DEVICE, "pump")
+    # a graph written before vectors moved off the entities: the vector is never read
+    world.query("MATCH (n:Device {key: 'd1'}) SET n.`lh.vector` = vecf32([1.0, 2.0])")
+    assert search(world, DEVICE, "pump") == before
+    assert [one["key"] for one in before] == ["d1", "d2"] and before[0]["values"]["note"] == "pump room"
+
+
+def test_a_value_only_the_client_reads_is_shown_as_the_client_parses_it(world):
+    put(world, "d1", "pump room")
+    put(world, "d2", "pump hall")
+    world.query("MATCH (n:Device {key: 'd2'}) SET n.spot = point({latitude: 1.5, longitude: 2.5})")
+    found = search(world, DEVICE, "pump")
+    assert found == search(AskedByItsOwnRead(world), DEVICE, "pump")
+    assert found[1]["values"]["spot"] == {"latitude": 1.5, "longitude": 2.5}
+    assert found[0]["values"]["note"] == "pump room" and "spot" not in found[0]["values"]

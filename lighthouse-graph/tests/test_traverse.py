@@ -108,6 +108,14 @@ def test_an_entity_that_came_back_is_named_once(world):
     assert pointing_at(world, DEVICE, "LOCATED_IN", "r1", "2026-01-02T12:00:00Z") == []
 
 
+def test_an_entity_with_two_edges_held_at_once_is_named_once(world):
+    put(world, "d1", T1, LOCATED_IN="r1")
+    put(world, 7, T1, LOCATED_IN="r1")
+    world.query("MATCH (d)-[r:LOCATED_IN]->(x) CREATE (d)-[:LOCATED_IN {valid_from: r.valid_from}]->(x)")
+    assert world.query("MATCH ()-[r:LOCATED_IN]->() RETURN count(r)").result_set == [[4]]
+    assert pointing_at(world, DEVICE, "LOCATED_IN", "r1") == [7, "d1"]
+
+
 def test_keys_come_sorted_whole_numbers_first_and_only_of_the_kind(world):
     for key in ("b", 10, "a", 2):
         put(world, key, T1, LOCATED_IN="r1")

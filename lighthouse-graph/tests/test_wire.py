@@ -132,7 +132,7 @@ def test_a_decoded_reply_is_what_the_client_parses(graph, query):
     expected = _shown(graph.ro_query(query).result_set)
     assert _shown(read_rows(graph, query)) == expected
     # decoded here, not handed to the client: every cell of the reply is one the decoder reads itself
-    assert _shown([[wire._value(cell) for cell in row] for row in _compact(graph, query)[1]]) == expected
+    assert _shown([[wire.cell_value(cell) for cell in row] for row in _compact(graph, query)[1]]) == expected
 
 
 ANY_VALUE = st.recursive(
@@ -191,7 +191,7 @@ def test_a_reply_holding_what_needs_the_schema_is_left_to_the_client(graph, quer
     graph.query("CREATE (:Thing {name: 'a'})-[:TO {w: 1}]->(:Thing {name: 'b'})")
     assert _entities(read_rows(graph, query)) == _entities(graph.ro_query(query).result_set)
     with pytest.raises(wire._ForTheClient):  # the decoder itself does not read it
-        [[wire._value(cell) for cell in row] for row in _compact(graph, query)[1]]
+        [[wire.cell_value(cell) for cell in row] for row in _compact(graph, query)[1]]
 
 
 def test_an_error_is_the_one_the_client_raises(graph):
@@ -288,3 +288,48 @@ def test_a_write_answers_what_the_client_gives_and_writes_once(graph, text):
         written_rows(graph, "CREATE (t:Thing {n: 1}) RETURN t.n / $zero", {"zero": 0})
     with pytest.raises(ResponseError):  # an error of the query itself
         written_rows(graph, "CREATE (t:Thing {n: 1}) RETURN", {"zero": 0})
+
+
+# --- a reply read by its caller: read_reply() and rows_read() ------------------------------------------
+
+
+def test_a_reply_read_by_its_caller_holds_the_cells_the_decoder_reads(graph):
+    graph.query("UNWIND range(1, 3) AS n CREATE (:Thing {n: n, name: 'x' + toString(n)})")
+    query = "MATCH (t:Thing) RETURN t.n, properties(t) ORDER BY t.n"
+    reply = wire.read_reply(graph, query, {"least": 1}, timeout=5_000)
+    decoded_here = wire.rows_read(reply, lambda row: [wire.cell_value(cell) for cell in row])
+    assert decoded_here == read_rows(graph, query) and len(decoded_here) == 3
+    assert wire.read_reply(graph, "MATCH (t:Thing) WHERE t.n > $n RETURN t", {"n": 9})[1] == []
+
+
+def test_a_reply_with_what_only_the_client_reads_is_left_to_decoded(graph):
+    graph.query("CREATE (:Thing {name: 'a', v: vecf32([1.0, 2.5])})")
+    query = "MATCH (t:Thing) RETURN t.name, t.v"
+    reply = wire.read_reply(graph, query)
+    assert wire.rows_read(reply, lambda row: [wire.cell_value(cell) for cell in row]) is None
+    assert _entities(wire.decoded(graph, reply)) == _entities(graph.ro_query(query).result_set)
+
+
+def test_a_reply_read_by_its_caller_raises_what_the_client_raises(graph, db):
+    with pytest.raises(ResponseError, match="empty key"):  # no graph yet
+        wire.read_reply(graph, "RETURN 1")
+    graph.query("RETURN 1")
+    for query in ["RETURN nosuchfunction(1)", "MATCH (n) RETURN", "CREATE (:Written)"]:
+        with pytest.raises(ResponseError) as client:
+            graph.ro_query(query)
+        with pytest.raises(ResponseError) as ours:
+            wire.read_reply(graph, query)
+        assert str(ours.value) == str(client.value)
+    with pytest.raises(ResponseError, match="[Tt]imeout|[Tt]imed out"):
+        wire.read_reply(
+            graph,
+            "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b WITH a WHERE a < b - 5000 RETURN count(a)",
+            timeout=1,
+        )
+
+
+def test_a_reply_the_compact_form_cannot_ask_for_is_none(graph):
+    graph.query("RETURN 1")
+    assert wire.read_reply(Counting(graph), "RETURN 1") is None  # a stand-in: its own ro_query()
+    assert wire.read_reply(graph, "RETURN $x", {"x": NOW.isoformat(), "y": {"a b": 1}}) is None
+    assert wire.read_reply(graph, "RETURN 1", timeout=1.5) is None

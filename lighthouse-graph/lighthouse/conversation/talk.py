@@ -32,8 +32,7 @@ from ..write.failures import refused
 
 # Joins the user and the session id: a control character, which values.name() refuses in any name.
 SEPARATOR = "\x1f"
-# The names of a message that no value may take (the API's list). The library keeps its own properties
-# under them only: the references a message mentions are kept, as JSON, under "mentions".
+# The names of a message that no value may take (the API's list); its mentions are kept as JSON there.
 MESSAGE_NAMES = frozenset(
     {"key", "session", "user", "seq", "role", "text", "at", "recorded_at", "by", "mentions", "score", "words"}
 )
@@ -137,38 +136,44 @@ def refuse(
     return refused(graph, kind, session, readable(content), status, reason, by, owner=user)
 
 
-# One query: the session found or made, the number and the place after the last message taken together,
-# the message, its NEXT link and its mentions. FalkorDB runs the writes of a graph one at a time, so two
-# messages said at once never take one number. The session's count and last activity live on a loop
-# edge, LH_TALLY, made with its first message: on 4.22.1 a node property SET beside the CREATE of a
-# labelled node costs time in proportion to the graph (bench/growth.py), so no node is SET but an old
-# session's count: the message's values are in its CREATE, and a new session is CREATEd whole and found
-# by its key (its first message at 300,000 nodes: 4.4 ms with MERGE and ON CREATE SET, now 0.25).
-# ensure_schema() registers LH_TALLY: a writer does not see edges of a type new when its query arrived,
-# so unregistered, two first messages could each make a tally; collected, a row never doubles. A session
-# kept before the tally has its count on the node: the write that makes its tally moves that count too,
-# so a writer queued before LH_TALLY existed (it reads the node) takes the next number (writes run in order).
-# The clauses for mentions are left out when a message has none: an empty FOREACH cost a fifth.
+# The session found or made, the number after the last message's, the message, its NEXT link and mentions,
+# in one query: FalkorDB runs a graph's writes one at a time, so two messages never take one number. The
+# session's count and last activity live on a loop edge, LH_TALLY, made with its first message: on 4.22.1 a
+# node SET beside the CREATE of a labelled node costs time in proportion to the graph (bench/growth.py),
+# so no node is SET but an old session's count, and a new session is CREATEd whole (a first message at
+# 300,000 nodes: 4.4 ms with MERGE and ON CREATE SET, 0.25 so). ensure_schema() registers LH_TALLY: a
+# writer does not see edges of a type new when its query arrived, so two first messages could each make a
+# tally; collected, a row never doubles. A session kept before the tally has its count on the node: the
+# write that makes its tally moves that count too (writes run in order). A message with no mentions has no
+# clause for them: an empty FOREACH cost a fifth.
 _SAY_SESSION = (
     "OPTIONAL MATCH (found:Session {key: $session_key}) "
     "FOREACH (opening IN CASE WHEN found IS NULL THEN [1] ELSE [] END | "
     "  CREATE (:Session {key: $session_key, user: $user, id: $session, upto: 0, "
     "    opened_at: localdatetime($now)})) "
-    "WITH found MATCH (s:Session {key: $session_key}) "
-    "WITH s "
+    "WITH found MATCH (s:Session {key: $session_key}) WITH s "
     "OPTIONAL MATCH (s)-[t:LH_TALLY]->(s) "
     "WITH s, collect(t) AS tallies, localdatetime($now) AS now "
     "WITH s, tallies, now, reduce(top = coalesce(s.count, 0), one IN tallies | "
     "  CASE WHEN one.count > top THEN one.count ELSE top END) + 1 AS n "
     "OPTIONAL MATCH (prior:Message {key: $session_key + '#' + toString(n - 1)}) "
 )
+# The same write for a session with its one tally, no count on the node and its last message (else it writes
+# nothing, and say() sends the query above): no clause may make a session, a tally or a link that is there
+# (a plan that may create them cost more: 0.61 against 0.53 ms in FalkorDB, median, 3,000 devices).
+_SAY_NEXT = (
+    "MATCH (s:Session {key: $session_key})-[t:LH_TALLY]->(s) WHERE s.count IS NULL "
+    "WITH s, collect(t) AS tallies WHERE size(tallies) = 1 "
+    "WITH s, tallies[0] AS t, localdatetime($now) AS now, tallies[0].count + 1 AS n "
+    "MATCH (prior:Message {key: $session_key + '#' + toString(n - 1)}) "
+)
 _SAY_MESSAGE = (
     "CREATE (s)-[:HAS]->(m:Message {{key: $session_key + '#' + toString(n), session: $session, "
     "  user: $user, seq: n, role: $role, by: $by, at: localdatetime($at), "
     "  recorded_at: now, text: $text, words: $words, mentions: $mentions_kept{values}}}) "
-    "FOREACH (earlier IN CASE WHEN prior IS NULL THEN [] ELSE [prior] END | "
-    "  CREATE (earlier)-[:NEXT]->(m)) "
 )
+_SAY_LINK = "FOREACH (one IN CASE WHEN prior IS NULL THEN [] ELSE [prior] END | CREATE (one)-[:NEXT]->(m)) "
+_SAY_NEXT_TALLY = "SET t.count = n, t.active_at = now "
 # The tally kept last by a MERGE, a counter kept on the node moved too: see tally_layout._any_layout_query.
 _SAY_TALLY = (
     "FOREACH (old IN CASE WHEN s.count IS NULL THEN [] ELSE [s] END | SET old.count = n, old.active_at = now) "
@@ -198,11 +203,14 @@ ONE_SESSION_TALLY = (
 
 
 @functools.lru_cache(maxsize=512)
-def _say_query(names: tuple[str, ...], mentions: bool) -> str:
-    """The text of say() for a message with values of these names (each a checked plain name)."""
+def _say_query(names: tuple[str, ...], mentions: bool, first: bool) -> str:
+    """say()'s query for a message with values of these names (each a checked plain name)."""
     given = "".join(f", `{name}`: $value_{number}" for number, name in enumerate(names))
     mentioned = _SAY_MENTIONS if mentions else ""
-    return f"{_SAY_SESSION}{_SAY_MESSAGE.format(values=given)}{mentioned}{_SAY_TALLY}RETURN n LIMIT 1"
+    message = _SAY_MESSAGE.format(values=given)
+    if first:
+        return f"{_SAY_SESSION}{message}{_SAY_LINK}{mentioned}{_SAY_TALLY}RETURN n LIMIT 1"
+    return f"{_SAY_NEXT}{message}CREATE (prior)-[:NEXT]->(m) {mentioned}{_SAY_NEXT_TALLY}RETURN n"
 
 
 def _message(text, mentions, given_values, at) -> dict:
@@ -229,7 +237,8 @@ def _message(text, mentions, given_values, at) -> dict:
 
 
 def say(graph, user, session_id, role, text, by, mentions=(), values=None, at=None) -> dict:
-    """Adds a message to a user's session in one query: {"id": session_id, "seq", "status": "said"}.
+    """Adds a message to a user's session in one write (a second query where the first wrote nothing: a
+    session's first message), {"id": session_id, "seq", "status": "said"}.
 
     role: a name the application chooses (user, the name of an agent); by: who wrote it; mentions:
     references, stored by name and not looked up; values: kept with the message (said() does not search
@@ -247,16 +256,13 @@ def say(graph, user, session_id, role, text, by, mentions=(), values=None, at=No
     given_values = params.pop("values")
     names = tuple(given_values)
     params.update({f"value_{number}": given_values[name] for number, name in enumerate(names)})
-    params.update(
-        session_key=session_key(user, session_id),
-        user=user,
-        session=session_id,
-        role=role,
-        by=by,
-        words=f"{text_words(params['text'])} {user_word(user)}".lstrip(),
-    )
+    params.update(session_key=session_key(user, session_id), user=user, session=session_id, role=role, by=by)
+    params["words"] = f"{text_words(params['text'])} {user_word(user)}".lstrip()
     try:
-        seq = written_rows(graph, _say_query(names, "mentions" in params), params)[0][0]
+        rows = written_rows(graph, _say_query(names, "mentions" in params, False), params)
+        if not rows:  # nothing written: a session's first message, or a session as an older layout kept it
+            rows = written_rows(graph, _say_query(names, "mentions" in params, True), params)
+        seq = rows[0][0]
     except ResponseError as error:
         return refuse(graph, "Message", "failed", str(error)[:500], user, session_id, by, content)
     return {"id": session_id, "seq": seq, "status": SAID}
@@ -285,10 +291,8 @@ def messages(graph, user, session_id, last=20, before=None) -> list[dict]:
     last = how_many(last, "last")
     if before is not None:
         before = limits.whole(before, "before", 1, MAX_NUMBER)
-    rows = read(
-        graph, _MESSAGES, {"session_key": session_key(user, session_id), "last": last, "before": before}
-    )
-    return in_order(rows)
+    key = session_key(user, session_id)
+    return in_order(read(graph, _MESSAGES, {"session_key": key, "last": last, "before": before}))
 
 
 # By the user, not by a range of keys: FalkorDB 4.22's range index gives wrong answers to a range of
@@ -310,13 +314,9 @@ def sessions(graph, user, limit=20) -> list[dict]:
     """
     user = own_user(user)
     rows = read(graph, _SESSIONS, {"user": user, "limit": how_many(limit, "limit")})
+    times = clock.from_store
     return [
-        {
-            "id": found,
-            "opened_at": clock.from_store(opened),
-            "active_at": clock.from_store(active),
-            "messages": count,
-        }
+        {"id": found, "opened_at": times(opened), "active_at": times(active), "messages": count}
         for found, opened, active, count in rows
     ]
 

