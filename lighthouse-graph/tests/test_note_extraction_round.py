@@ -382,6 +382,17 @@ def test_the_limit_bounds_the_notes_read(notebook):
     assert _round(graph, Reader(), limit=2)["read"] == 1
 
 
+def test_the_limit_bounds_the_notes_read_with_a_note_given_back(notebook):
+    graph = notebook
+    bad = _note(graph, "the bad one")
+    assert _round(graph, Reader(_failing({"bad": "server"})))["set_aside"] == 1
+    _note(graph, "after a1")
+    assert lh.give_note_back(graph, bad)["status"] == "replayed"
+    reader = Reader()
+    assert _round(graph, reader, limit=1)["read"] == 1 and reader.asks == [("the bad one", False)]
+    assert _round(graph, reader, limit=1)["read"] == 1 and reader.asks[1:] == [("after a1", False)]
+
+
 def test_a_hostile_failure_is_kept_as_far_as_it_can_be_read(notebook):
     graph = notebook
 
