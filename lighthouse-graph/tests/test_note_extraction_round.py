@@ -289,6 +289,28 @@ def test_rows_the_database_refuses_leave_the_note_answered_for_the_next_round(no
     )
 
 
+def test_rows_refused_while_a_waiting_note_is_judged_leave_both_answers_kept(notebook):
+    graph = notebook
+
+    def answer(text, patient):
+        if "flaky" in text and not patient:
+            raise _unavailable(text)
+        return _fact(text)
+
+    flaky, judge = _note(graph, "flaky f1"), _note(graph, "after a1")
+    reader = Reader(answer)
+    failing = RefusingOnce(graph, "`Device`")  # the waited note's rows, written first
+    done = _round(failing, reader)
+    assert failing.refused and (done["stopped"], done["read"]) == (WRITE_FAILED, 0)
+    states = lh.extraction_states(graph, [flaky, judge])
+    assert (states[flaky]["state"], states[judge]["state"]) == ("answered", "answered")
+    assert lh.extraction_progress(graph)["mark"] == 0
+    again = _round(graph, reader)  # both kept answers applied: the model is not asked again
+    assert (again["read"], again["stopped"]) == (2, None) and len(reader.asks) == 3
+    assert lh.history(graph, DEVICE, "f1") and lh.history(graph, DEVICE, "a1")
+    assert lh.extraction_progress(graph)["mark"] == 2
+
+
 def _taken(graph) -> None:
     assert lh.leave_extraction(graph, OWNER) and lh.hold_extraction(graph, OTHER) is None
 
