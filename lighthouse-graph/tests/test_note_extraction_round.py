@@ -372,6 +372,26 @@ def test_a_stop_ends_the_round_and_sets_nothing_aside(notebook):
     assert _round(graph, reader, stop=stop)["stopped"] == "stop" and reader.asks == []
 
 
+def test_a_stop_while_a_waiting_note_is_judged_keeps_the_judge_s_answer_and_the_note_waits(notebook):
+    graph = notebook
+    stop = threading.Event()
+
+    def answer(text, patient):
+        if "flaky" in text:
+            if patient:
+                stop.set()  # told to stop while it asks again: it gives up
+                raise ExtractorUnavailable("stopped: between two asks", "stopped")
+            raise _unavailable(text)
+        return _fact(text)
+
+    flaky, judge = _note(graph, "flaky f1"), _note(graph, "after a1")
+    done = _round(graph, Reader(answer), stop=stop)
+    assert (done["stopped"], done["read"], done["set_aside"]) == ("stopped", 0, 0)
+    states = lh.extraction_states(graph, [flaky, judge])
+    assert (states[flaky]["state"], states[judge]["state"]) == ("waiting", "answered")
+    assert lh.extraction_progress(graph)["mark"] == 0 and lh.notes_set_aside(graph) == []
+
+
 def test_an_invalidated_note_is_passed_and_counted(notebook):
     graph = notebook
     wrong = _note(graph, "wrong w1")
