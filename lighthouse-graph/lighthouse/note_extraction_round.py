@@ -190,7 +190,9 @@ class _Round:
 
     def run(self, limit: int) -> dict:
         stopped = None
-        for note in job.notes_to_extract(self.graph, limit):
+        # notes_to_extract() gives up to `limit` begun notes and as many past the mark: the round reads
+        # the first `limit`, begun first (the rest stay where they are: begun, or past the mark).
+        for note in job.notes_to_extract(self.graph, limit)[:limit]:
             if self.stop.is_set():
                 stopped = STOPPED
                 break

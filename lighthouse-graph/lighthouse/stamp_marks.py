@@ -1,10 +1,11 @@
-"""The marks on the Stamp: how far each job that reads entries off the write path has come, as the serial
-of the last entry it finished. extract() keeps one for each kind and set of types
-(`extract_<Label>_<digest>`), extract_notes() one for the graph's notes (`lh.extract_notes`).
+"""The marks on the Stamp of the two extraction jobs, how far each has come, as the serial of the last
+entry it finished: extract() keeps one for each kind and set of types (`extract_<Label>_<digest>`),
+extract_notes() one for the graph's notes (`lh.extract_notes`). (embed_entries() keeps its marks on the
+Stamp too, moved only from where its call read them: recall/entry_vectors.py.)
 
-One way to read a mark and one way to move it, each a part of the query that reads or does the job's
-work over a bound `st` (the Stamp), so a mark moves in the query that finishes what it counts, and never
-back. A graph written when a mark was kept elsewhere (under another name, or on another node) is read
+One way to read such a mark and one way to move it, each a part of the query that reads or does the
+job's work over a bound `st` (the Stamp), so a mark moves in the query that finishes what it counts, and
+never back. A graph written when a mark was kept elsewhere (under another name, or on another node) is read
 there while the Stamp has none, and the first move takes it onto the Stamp and clears the old place.
 """
 

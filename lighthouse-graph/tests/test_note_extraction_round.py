@@ -289,6 +289,28 @@ def test_rows_the_database_refuses_leave_the_note_answered_for_the_next_round(no
     )
 
 
+def test_rows_refused_while_a_waiting_note_is_judged_leave_both_answers_kept(notebook):
+    graph = notebook
+
+    def answer(text, patient):
+        if "flaky" in text and not patient:
+            raise _unavailable(text)
+        return _fact(text)
+
+    flaky, judge = _note(graph, "flaky f1"), _note(graph, "after a1")
+    reader = Reader(answer)
+    failing = RefusingOnce(graph, "`Device`")  # the waited note's rows, written first
+    done = _round(failing, reader)
+    assert failing.refused and (done["stopped"], done["read"]) == (WRITE_FAILED, 0)
+    states = lh.extraction_states(graph, [flaky, judge])
+    assert (states[flaky]["state"], states[judge]["state"]) == ("answered", "answered")
+    assert lh.extraction_progress(graph)["mark"] == 0
+    again = _round(graph, reader)  # both kept answers applied: the model is not asked again
+    assert (again["read"], again["stopped"]) == (2, None) and len(reader.asks) == 3
+    assert lh.history(graph, DEVICE, "f1") and lh.history(graph, DEVICE, "a1")
+    assert lh.extraction_progress(graph)["mark"] == 2
+
+
 def _taken(graph) -> None:
     assert lh.leave_extraction(graph, OWNER) and lh.hold_extraction(graph, OTHER) is None
 
@@ -350,6 +372,26 @@ def test_a_stop_ends_the_round_and_sets_nothing_aside(notebook):
     assert _round(graph, reader, stop=stop)["stopped"] == "stop" and reader.asks == []
 
 
+def test_a_stop_while_a_waiting_note_is_judged_keeps_the_judge_s_answer_and_the_note_waits(notebook):
+    graph = notebook
+    stop = threading.Event()
+
+    def answer(text, patient):
+        if "flaky" in text:
+            if patient:
+                stop.set()  # told to stop while it asks again: it gives up
+                raise ExtractorUnavailable("stopped: between two asks", "stopped")
+            raise _unavailable(text)
+        return _fact(text)
+
+    flaky, judge = _note(graph, "flaky f1"), _note(graph, "after a1")
+    done = _round(graph, Reader(answer), stop=stop)
+    assert (done["stopped"], done["read"], done["set_aside"]) == ("stopped", 0, 0)
+    states = lh.extraction_states(graph, [flaky, judge])
+    assert (states[flaky]["state"], states[judge]["state"]) == ("waiting", "answered")
+    assert lh.extraction_progress(graph)["mark"] == 0 and lh.notes_set_aside(graph) == []
+
+
 def test_an_invalidated_note_is_passed_and_counted(notebook):
     graph = notebook
     wrong = _note(graph, "wrong w1")
@@ -380,6 +422,17 @@ def test_the_limit_bounds_the_notes_read(notebook):
         _note(graph, f"d{number} note")
     assert _round(graph, Reader(), limit=2)["read"] == 2
     assert _round(graph, Reader(), limit=2)["read"] == 1
+
+
+def test_the_limit_bounds_the_notes_read_with_a_note_given_back(notebook):
+    graph = notebook
+    bad = _note(graph, "the bad one")
+    assert _round(graph, Reader(_failing({"bad": "server"})))["set_aside"] == 1
+    _note(graph, "after a1")
+    assert lh.give_note_back(graph, bad)["status"] == "replayed"
+    reader = Reader()
+    assert _round(graph, reader, limit=1)["read"] == 1 and reader.asks == [("the bad one", False)]
+    assert _round(graph, reader, limit=1)["read"] == 1 and reader.asks[1:] == [("after a1", False)]
 
 
 def test_a_hostile_failure_is_kept_as_far_as_it_can_be_read(notebook):

@@ -28,8 +28,8 @@ def _principal(key_id: str) -> keys.Principal:
     return keys.Principal(key_id, "t", "agent", frozenset({"read"}))
 
 
-def test_one_key_keeps_at_most_its_own_share_of_sessions_and_drops_its_oldest():
-    sessions = Sessions()
+def test_one_key_keeps_at_most_its_own_share_of_sessions_and_drops_its_oldest(db):
+    sessions = Sessions(db)  # kept in the database, as the console keeps them
     other = sessions.start(_principal("other-key"))
     busy = [sessions.start(_principal("busy-key")) for _ in range(MOST_PER_KEY)]
     assert all(sessions.find(one.token) is not None for one in busy)

@@ -23,7 +23,7 @@ SERVICE_SURFACE = ["health", "principal", "reading", "replicated", "run", "still
 # documented way to extend its OpenAPI document, argparse's description of a subcommand, onnxruntime's
 # session options, the FalkorDB client's cluster connection replaced by one that never resends (the client
 # takes none at its construction), and the modules' own objects (embedded's Server, the local cluster's
-# nodes, the gathering's waiting calls, a console session, a model failure's count of asks).
+# nodes, the gathering's waiting calls, a model failure's count of asks).
 SET_AFTER_MADE = {
     ("api/app.py", "app.openapi"),
     ("command/__init__.py", "sub.description"),
@@ -42,7 +42,6 @@ SET_AFTER_MADE = {
     ("gathering.py", "group.pending"),
     ("gathering.py", "one.receipts"),
     ("gathering.py", "one.error"),
-    ("console/session.py", "session.seen"),
     ("worker/model.py", "failure.asks"),
 }
 # Private names read off another object: argparse lists a parser's subcommands nowhere else; os._exit is

@@ -5,7 +5,7 @@ key's id). Every request asks the key store for the key as it is now, so a revok
 at their next request. The console's sessions (Sessions(db), built with the app) live in the database,
 beside the tenant's graph (its hash tag): a session started on one serve process holds on every other on
 the same database, and across restarts. The decisions a session shows stay in the process that made
-them. Sessions() without a database keep them in this process.
+them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ..topology import tagged
 
 COOKIE = "lh_console"
 IDLE_SECONDS = 8 * 3600  # a session nobody used for this long is over
-MOST_SESSIONS = 10_000  # past this the oldest sessions are dropped: memory stays bounded
+MOST_SESSIONS = 10_000  # sessions whose decisions this process keeps to show: past this its oldest go
 MOST_PER_KEY = 20  # past this a key's own oldest session is dropped: one key cannot crowd out the rest
 MOST_DECISIONS = 50  # the action records a session keeps to show on its next pages
 
@@ -36,7 +36,6 @@ class Session:
     csrf: str
     key_id: str
     tenant: str
-    seen: float
     decisions: list[dict] = field(default_factory=list)
 
 
@@ -67,10 +66,9 @@ def _names(token: str) -> tuple[str, str, str] | None:
 
 
 class Sessions:
-    """The console's sessions: in db (a FalkorDB client) when given, else in this process."""
+    """The console's sessions, kept in db (a FalkorDB client)."""
 
-    def __init__(self, db=None) -> None:
-        self._by_token: dict[str, Session] = {}
+    def __init__(self, db) -> None:
         self._lock = threading.Lock()
         self._db = db
         self._decisions: dict[str, list[dict]] = {}  # of the sessions kept in the database, shown here
@@ -82,21 +80,8 @@ class Sessions:
             csrf=secrets.token_urlsafe(32),
             key_id=principal.key_id,
             tenant=principal.tenant,
-            seen=time.monotonic(),
         )
-        if self._db is not None:
-            self._kept(session)
-            return session
-        with self._lock:
-            own = [one for one in self._by_token.values() if one.key_id == principal.key_id]
-            if len(own) >= MOST_PER_KEY:
-                for one in sorted(own, key=lambda one: one.seen)[: len(own) - MOST_PER_KEY + 1]:
-                    del self._by_token[one.token]
-            if len(self._by_token) >= MOST_SESSIONS:
-                oldest = sorted(self._by_token.values(), key=lambda one: one.seen)[: MOST_SESSIONS // 10]
-                for one in oldest:
-                    del self._by_token[one.token]
-            self._by_token[session.token] = session
+        self._kept(session)
         return session
 
     def _kept(self, session: Session) -> None:
@@ -130,37 +115,23 @@ class Sessions:
             if hashed not in self._decisions and len(self._decisions) >= MOST_SESSIONS:
                 self._decisions.pop(next(iter(self._decisions)))
             decisions = self._decisions.setdefault(hashed, [])
-        return Session(token, fields["csrf"], fields["key_id"], fields["tenant"], time.monotonic(), decisions)
+        return Session(token, fields["csrf"], fields["key_id"], fields["tenant"], decisions)
 
     def find(self, token: object) -> Session | None:
         if type(token) is not str or not token or len(token) > 120:
             return None
-        if self._db is not None:
-            return self._found(token)
-        with self._lock:
-            session = self._by_token.get(token)
-            if session is None:
-                return None
-            if time.monotonic() - session.seen > IDLE_SECONDS:
-                del self._by_token[token]
-                return None
-            session.seen = time.monotonic()
-            return session
+        return self._found(token)
 
     def end(self, token: object) -> None:
-        if self._db is not None and type(token) is str:
-            named = _names(token)
-            if named is None:
-                return
-            name, graph, hashed = named
-            key_id = self._db.connection.hget(name, "key_id")
-            self._db.connection.delete(name)
-            if key_id:
-                self._db.connection.zrem(tagged(graph, f"lighthouse:console-sessions:{key_id}"), hashed)
-            self._decisions.pop(hashed, None)
+        named = _names(token) if type(token) is str else None
+        if named is None:
             return
-        with self._lock:
-            self._by_token.pop(token, None)  # type: ignore[arg-type]
+        name, graph, hashed = named
+        key_id = self._db.connection.hget(name, "key_id")
+        self._db.connection.delete(name)
+        if key_id:
+            self._db.connection.zrem(tagged(graph, f"lighthouse:console-sessions:{key_id}"), hashed)
+        self._decisions.pop(hashed, None)
 
 
 def signed_in_key(service, secret: object) -> keys.Principal:
