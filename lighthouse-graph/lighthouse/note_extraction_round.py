@@ -46,7 +46,6 @@ LOST_CLAIM = "lost_claim"  # another worker took the graph: this one wrote nothi
 WRITE_FAILED = "write_failed"  # rows failed or busy: the note's answer is applied again next round
 STOPPED = "stop"  # the stop was set between two notes
 SET_ASIDE_IN_A_ROW = 3  # notes set aside one after another for one reason that end a round
-MAX_LIMIT = 1_000
 MAX_REASON = 100  # characters of a failure's reason kept in the round's answer
 
 
@@ -233,7 +232,7 @@ def extract_notes(graph, kinds, extractor, *, owner, by, limit=50, stop=None, wr
     if not callable(extractor):
         raise WrongType("extractor must be a function of a note that gives its facts")
     owner, by = checked_owner(owner), values.name(by, "by")
-    limit = values.whole(limit, "limit", 1, MAX_LIMIT)
+    limit = values.whole(limit, "limit", 1, job.MAX_LIMIT)
     stop = _checked_stop(stop)
     if writing is not None and not callable(writing):
         raise WrongType("writing must be None or a function that gives a context manager")
