@@ -38,6 +38,7 @@ _RECORD_INDEXES = (
     ("Session", "user"),
     ("Session", "key"),
     ("Message", "key"),
+    ("Message", "lh.serial"),
     ("Reference", "key"),
     ("WriteFailure", "lh.fingerprint"),
     ("WriteFailure", "owner"),

@@ -17,33 +17,14 @@ from __future__ import annotations
 from ..errors import WrongType
 from ..graphs import read
 from ..kinds import VECTOR, VECTOR_MODEL, VECTOR_OF
-from ..recall.vector import EmbedderError, checked_call, vectors_of, write_chunks
+from ..recall.vector import EmbedderError, checked_call, vectors_of
 from ..values import name as checked_name
 from ..values import text as checked_text
+from .message_marks import MESSAGE_VECTOR, store_vectors, to_embed, waiting
 from .talk import how_many, message_of, own_user
 
-MESSAGE_VECTOR = "MessageVector"  # no Kind label ends in Vector
 MAX_EMBED = 1_000
 SEARCH_TIMEOUT = 5_000  # milliseconds
-
-_WAITING = (
-    f"MATCH (m:Message) WHERE NOT (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR_MODEL}`: $model}}) "
-    "WITH m LIMIT $limit RETURN m.key, m.text"
-)
-_WAITING_COUNT = (
-    f"MATCH (m:Message) WHERE NOT (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR_MODEL}`: $model}}) "
-    "RETURN count(m)"
-)
-# A vector is stored only where the text is still the one the model was asked about, and replaces the
-# one an earlier model gave (listed before the writes: FalkorDB 4.22.1 could not read a pattern
-# comprehension in a FOREACH after a write).
-_STORE = (
-    "UNWIND $rows AS r MATCH (m:Message {key: r.key}) WHERE m.text = r.text "
-    f"WITH m, r, [(m)-[:{VECTOR_OF}]->(old:{MESSAGE_VECTOR}) | old] AS olds "
-    "FOREACH (gone IN olds | DELETE gone) "
-    f"CREATE (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR}`: vecf32(r.vector), `{VECTOR_MODEL}`: $model}}) "
-    "RETURN count(m)"
-)
 
 
 def embed_said(graph, embedder, model, limit=100) -> dict:
@@ -55,8 +36,9 @@ def embed_said(graph, embedder, model, limit=100) -> dict:
     vector of one size per text, all before anything is stored.
     """
     model, limit = checked_call(embedder, model, limit, MAX_EMBED)
-    found = read(graph, _WAITING, {"model": model, "limit": limit})
-    embedded = 0
+    unnumbered, numbered, move = to_embed(graph, model, limit)
+    found = [(key, text) for key, text in unnumbered] + [(key, text) for key, text, _serial in numbered]
+    rows = []
     if found:
         texts = [text if isinstance(text, str) and text.strip() else " " for _key, text in found]
         answer = embedder(list(texts))
@@ -70,20 +52,15 @@ def embed_said(graph, embedder, model, limit=100) -> dict:
             {"key": key, "text": text, "vector": vector}
             for (key, text), vector in zip(found, vectors, strict=True)
         ]
-        for chunk in write_chunks(rows, len(first)):
-            embedded += graph.query(_STORE, {"rows": chunk, "model": model}).result_set[0][0]
-    return {"embedded": embedded, "waiting": _waiting(graph, model)}
+    past = [{**row, "serial": one[2]} for row, one in zip(rows[len(unnumbered) :], numbered, strict=True)]
+    embedded = store_vectors(graph, model, rows[: len(unnumbered)], past, move)
+    return {"embedded": embedded, "waiting": waiting(graph, model)}
 
 
 def said_waiting(graph, model) -> int:
     """How many messages (of every user) have no vector of `model` yet; nothing is written. Refused for a
     model that is not a name."""
-    return _waiting(graph, checked_name(model, "model"))
-
-
-def _waiting(graph, model: str) -> int:
-    waiting = read(graph, _WAITING_COUNT, {"model": model})
-    return waiting[0][0] if waiting else 0
+    return waiting(graph, checked_name(model, "model"))
 
 
 _LIKE = (
