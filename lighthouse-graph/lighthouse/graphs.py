@@ -38,7 +38,6 @@ _RECORD_INDEXES = (
     ("Session", "user"),
     ("Session", "key"),
     ("Message", "key"),
-    ("Message", "lh.serial"),
     ("Reference", "key"),
     ("WriteFailure", "lh.fingerprint"),
     ("WriteFailure", "owner"),

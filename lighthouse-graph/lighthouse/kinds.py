@@ -119,7 +119,6 @@ OWNED_RELATIONS = frozenset(
         "SHOWN_IN",
         "PROMOTED_BY",
         "LH_TALLY",  # the counters of a Session, an Episode and the Stamp, on a loop edge
-        "LH_SAID",  # the graph's last message serial, on the Stamp's loop edge
         VECTOR_OF,  # an entity to the node that holds its vector
     }
 )

@@ -8,7 +8,6 @@ from lighthouse.conversation import (
     embed_said,
     forget_session,
     forget_user,
-    messages,
     said,
     said_like,
     said_waiting,
@@ -17,7 +16,6 @@ from lighthouse.conversation import (
 from lighthouse.errors import Refused, WrongType
 from lighthouse.recall.vector import EmbedderError
 from meaning import BAD_ANSWERS, Answer, Counting, bag
-from query_plans import scans
 
 VECTORS = "MATCH (v:MessageVector) RETURN count(v)"
 
@@ -111,86 +109,3 @@ def test_the_arguments_are_checked_first(chat):
         said_like(chat, "ann", "one", None, "bag")
     assert chat.query(VECTORS).result_set[0][0] == 0
     assert said_like(chat, "ann", "   ", bag, "bag") == []
-
-
-# What waits is read past each model's mark (message_marks.py): a round with nothing to do reads no message.
-
-
-def _serials(graph) -> list:
-    return graph.query("MATCH (m:Message) RETURN m.`lh.serial` ORDER BY m.`lh.serial`").result_set
-
-
-def test_each_message_takes_the_next_serial_and_a_round_reads_only_those_past_the_mark(chat):
-    for n in range(3):
-        say(chat, "ann", f"s{n % 2}", "user", f"message {n}", by="ann")
-    assert _serials(chat) == [[1], [2], [3]]
-    assert "lh.serial" not in messages(chat, "ann", "s0")[0]  # the library's, never given back
-    counting = Counting()
-    assert embed_said(chat, counting, "bag") == {"embedded": 3, "waiting": 0}
-    say(chat, "bob", "main", "user", "one more", by="bob")
-    assert said_waiting(chat, "bag") == 1
-    plan = chat.explain("MATCH (m:Message) WHERE m.`lh.serial` > 3 RETURN count(m)")
-    assert any("Index Scan" in step for step in scans(plan))  # what waits is found through the index
-    assert embed_said(chat, counting, "bag") == {"embedded": 1, "waiting": 0}
-    assert counting.texts == 4  # the one past the mark only
-    assert embed_said(chat, counting, "bag") == {"embedded": 0, "waiting": 0} and counting.texts == 4
-
-
-def test_messages_said_before_the_graph_had_serials_are_read_once_then_the_mark_is_taken(graph):
-    say(graph, "ann", "old", "user", "said before the schema", by="ann")
-    say(graph, "ann", "old", "user", "said before too", by="ann")
-    ready(graph, [PUMP])
-    say(graph, "ann", "new", "user", "said after", by="ann")
-    assert _serials(graph) == [[1], [None], [None]]
-    assert said_waiting(graph, "bag") == 3
-    assert embed_said(graph, bag, "bag", limit=1) == {"embedded": 1, "waiting": 2}  # one unnumbered
-    assert embed_said(graph, bag, "bag", limit=1) == {"embedded": 1, "waiting": 1}  # the other
-    assert embed_said(graph, bag, "bag") == {"embedded": 1, "waiting": 0}  # then past the mark
-    assert len(said_like(graph, "ann", "said", bag, "bag")) == 3
-    marks = graph.query("MATCH (st:Stamp) RETURN [k IN keys(st) WHERE k STARTS WITH 'said_mark_']")
-    assert len(marks.result_set[0][0]) == 1
-
-
-def test_a_graph_without_a_stamp_is_embedded_whole_each_time(graph):
-    say(graph, "ann", "a", "user", "no stamp here", by="ann")
-    assert said_waiting(graph, "bag") == 1
-    assert embed_said(graph, bag, "bag") == {"embedded": 1, "waiting": 0}
-    assert embed_said(graph, bag, "bag") == {"embedded": 0, "waiting": 0}
-
-
-def test_a_model_whose_vectors_another_replaced_gives_them_again(chat):
-    for n in range(4):
-        say(chat, "ann", "main", "user", f"message {n}", by="ann")
-    embed_said(chat, bag, "bag")
-    assert embed_said(chat, bag, "bag-2", limit=3) == {"embedded": 3, "waiting": 1}
-    assert said_waiting(chat, "bag") == 3  # its mark taken off: counted again
-    counting = Counting()
-    assert embed_said(chat, counting, "bag") == {"embedded": 3, "waiting": 0}
-    assert counting.texts == 3  # the one that kept its vector is not asked again
-    assert chat.query(VECTORS).result_set[0][0] == 4
-    assert said_waiting(chat, "bag-2") == 4  # each message holds one vector: bag's again
-
-
-def test_a_forgotten_message_leaves_a_gap_that_nothing_waits_for(chat):
-    say(chat, "ann", "a", "user", "one", by="ann")
-    say(chat, "bob", "b", "user", "two", by="bob")
-    embed_said(chat, bag, "bag")
-    say(chat, "ann", "a", "user", "three", by="ann")
-    say(chat, "bob", "b", "user", "four", by="bob")
-    forget_session(chat, "ann", "a")
-    assert said_waiting(chat, "bag") == 1
-    assert embed_said(chat, bag, "bag") == {"embedded": 1, "waiting": 0}
-    assert [one["text"] for one in said_like(chat, "bob", "four", bag, "bag", limit=1)] == ["four"]
-
-
-def test_a_call_that_finds_the_mark_moved_by_another_stores_nothing_twice(chat):
-    for n in range(3):
-        say(chat, "ann", "main", "user", f"message {n}", by="ann")
-    inner = Counting()
-
-    def racing(texts):  # another process's call runs while this one waits on its embedder
-        embed_said(chat, inner, "bag")
-        return bag(texts)
-
-    assert embed_said(chat, racing, "bag") == {"embedded": 0, "waiting": 0}
-    assert inner.texts == 3 and chat.query(VECTORS).result_set[0][0] == 3

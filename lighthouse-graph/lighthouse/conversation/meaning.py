@@ -20,8 +20,8 @@ from ..kinds import VECTOR, VECTOR_MODEL, VECTOR_OF
 from ..recall.vector import EmbedderError, checked_call, vectors_of
 from ..values import name as checked_name
 from ..values import text as checked_text
-from .message_marks import MESSAGE_VECTOR, store_vectors, to_embed, waiting
 from .talk import how_many, message_of, own_user
+from .waiting_messages import MESSAGE_VECTOR, follow_model, store_vectors, to_embed, waiting
 
 MAX_EMBED = 1_000
 SEARCH_TIMEOUT = 5_000  # milliseconds
@@ -36,24 +36,27 @@ def embed_said(graph, embedder, model, limit=100) -> dict:
     vector of one size per text, all before anything is stored.
     """
     model, limit = checked_call(embedder, model, limit, MAX_EMBED)
-    unnumbered, numbered, move = to_embed(graph, model, limit)
-    found = [(key, text) for key, text in unnumbered] + [(key, text) for key, text, _serial in numbered]
-    rows = []
-    if found:
-        texts = [text if isinstance(text, str) and text.strip() else " " for _key, text in found]
+    labelled = follow_model(graph, model)
+    rows = [
+        {"key": key, "text": text, "kept": kept}
+        for key, text, kept in to_embed(graph, model, limit, labelled)
+    ]
+    asked = [row for row in rows if not row["kept"]]
+    dimensions = 1
+    if asked:
+        texts = [
+            row["text"] if isinstance(row["text"], str) and row["text"].strip() else " " for row in asked
+        ]
         answer = embedder(list(texts))
         first = answer[0] if type(answer) in (list, tuple) and answer else None
         if type(first) not in (list, tuple) or not first:
             raise EmbedderError(
                 "an embedder answers with one vector (a list or tuple of numbers) for each text"
             )
-        vectors = vectors_of(answer, len(texts), len(first))
-        rows = [
-            {"key": key, "text": text, "vector": vector}
-            for (key, text), vector in zip(found, vectors, strict=True)
-        ]
-    past = [{**row, "serial": one[2]} for row, one in zip(rows[len(unnumbered) :], numbered, strict=True)]
-    embedded = store_vectors(graph, model, rows[: len(unnumbered)], past, move)
+        dimensions = len(first)
+        for row, vector in zip(asked, vectors_of(answer, len(texts), dimensions), strict=True):
+            row["vector"] = vector
+    embedded = store_vectors(graph, model, rows, labelled, dimensions)
     return {"embedded": embedded, "waiting": waiting(graph, model)}
 
 

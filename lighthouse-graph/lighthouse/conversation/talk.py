@@ -37,9 +37,8 @@ SEPARATOR = "\x1f"
 MESSAGE_NAMES = frozenset(
     {"key", "session", "user", "seq", "role", "text", "at", "recorded_at", "by", "mentions", "score", "words"}
 )
-# Kept on a message node but never given back: the key, the user, the words for the text index, and
-# the serial embed_said() reads by.
-HIDDEN = ("key", "user", "words", "lh.serial")
+# Kept on a message node but never given back: the key, the user and the words for the text index.
+HIDDEN = ("key", "user", "words")
 NO_MENTIONS = "[]"  # what a message that mentions nothing keeps under "mentions"
 MAX_FOUND = 1_000  # messages or sessions one read gives
 MAX_NUMBER = limits.INT_RANGE[1]
@@ -162,18 +161,11 @@ _SAY_SESSION = (
     "WITH s, tallies, now, reduce(top = coalesce(s.count, 0), one IN tallies | "
     "  CASE WHEN one.count > top THEN one.count ELSE top END) + 1 AS n "
     "OPTIONAL MATCH (prior:Message {key: $session_key + '#' + toString(n - 1)}) "
-    # The graph's next message serial, from the Stamp's LH_SAID loop edge (none without a Stamp): what
-    # embed_said() reads past its mark by (meaning.py).
-    "OPTIONAL MATCH (st:Stamp) OPTIONAL MATCH (st)-[counted:LH_SAID]->(st) "
-    "WITH s, tallies, now, n, prior, st, counted LIMIT 1 "
-    "WITH s, tallies, now, n, prior, st, "
-    "  CASE WHEN st IS NULL THEN null ELSE coalesce(counted.serial, 0) + 1 END AS said_serial "
 )
 _SAY_MESSAGE = (
-    "CREATE (s)-[:HAS]->(m:Message {{key: $session_key + '#' + toString(n), session: $session, "
+    "CREATE (s)-[:HAS]->(m:Message:MessageToEmbed {{key: $session_key + '#' + toString(n), session: $session, "
     "  user: $user, seq: n, role: $role, by: $by, at: localdatetime($at), "
-    "  recorded_at: now, text: $text, words: $words, mentions: $mentions_kept, "
-    "  `lh.serial`: said_serial{values}}}) "
+    "  recorded_at: now, text: $text, words: $words, mentions: $mentions_kept{values}}}) "
     "FOREACH (earlier IN CASE WHEN prior IS NULL THEN [] ELSE [prior] END | "
     "  CREATE (earlier)-[:NEXT]->(m)) "
 )
@@ -181,8 +173,6 @@ _SAY_MESSAGE = (
 _SAY_TALLY = (
     "FOREACH (old IN CASE WHEN s.count IS NULL THEN [] ELSE [s] END | SET old.count = n, old.active_at = now) "
     "MERGE (s)-[kept:LH_TALLY]->(s) SET kept.count = n, kept.active_at = now "
-    "FOREACH (stamp IN CASE WHEN st IS NULL THEN [] ELSE [st] END | "
-    "  MERGE (stamp)-[said:LH_SAID]->(stamp) SET said.serial = said_serial) "
 )
 # A Reference counts nothing (forgetting counts its MENTIONS) and is MERGEd whole (its key is its label
 # and target): a count's SET or an ON CREATE SET made a mention 4.2 to 4.5 ms at 300,000 nodes, now 0.3.
