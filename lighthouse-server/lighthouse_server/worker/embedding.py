@@ -5,8 +5,9 @@ finds a user's messages by meaning), with the configured embedder.
 The worker loop calls embed_pending() once a round for each tenant; a round does a bounded amount of
 work (PER_ROUND entities of each kind and PER_ROUND entries) and never raises: what went wrong is kept
 in the tenant's graph by the library (keep_embedding_error(), keep_embedding_progress(); read back by
-embedding_progress()), so the status that any process reads says it. embed() and embed_entries() move their own marks in the queries that
-store the vectors, so two processes that run rounds at once store each vector once. An embedder that
+embedding_progress()), so the status that any process reads says it. embed() and embed_entries() move
+their own marks, and embed_said() takes a message's waiting label off, in the queries that store the
+vectors, so two processes that run rounds at once store each vector once. An embedder that
 failed rests (is not asked) for a while in this process, so an endpoint that hangs does not hold up
 the worker's other phases every round.
 """
