@@ -90,7 +90,9 @@ def test_a_claim_given_back_loses_its_end_too(graph):
     assert _give_back(graph, UNTIL, "ann") is True and _kept(graph, UNTIL) == [None, None]
 
 
-@pytest.mark.parametrize("round_", range(3))  # the label new to each graph: it failed 1 in 2 before
+@pytest.mark.parametrize(
+    "round_", range(3)
+)  # a label new to the graph: unregistered, racers each made a node
 def test_of_eight_workers_that_take_one_graph_at_once_one_wins(db, graph, round_):
     ensure_schema(graph)
     answers = at_once(db, graph, lambda number, own: hold_extraction(own, f"w{number}:1:x"))
