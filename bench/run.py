@@ -57,6 +57,7 @@ SUITES = {
     "worker": "notes_worker",
     "recall": "recall.run",
     "recall_latency": "recall_latency",
+    "said_waiting": "said_waiting",
     "durability": "durability",
     "shapes": "beside_shapes",
     "turns": "reads_in_turns",

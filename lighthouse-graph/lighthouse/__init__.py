@@ -19,6 +19,7 @@ from .conversation import (
     summarize,
 )
 from .diff import diff_between
+from .embedding_progress import embedding_progress, keep_embedding_error, keep_embedding_progress
 from .episodes import close_episode, episode, episodes_about, open_episode, record
 from .errors import (
     EmbedderError,
@@ -195,6 +196,10 @@ __all__ = [
     "extraction_progress",
     "extraction_states",
     "vectors_waiting",
+    # The job of giving vectors: its count, its last error, whether it fails, kept in the graph.
+    "embedding_progress",
+    "keep_embedding_progress",
+    "keep_embedding_error",
     "entry_dimensions",
     "entity_keys",
     "state_values",

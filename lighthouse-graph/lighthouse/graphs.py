@@ -47,6 +47,9 @@ _RECORD_INDEXES = (
     # the job of reading notes with a model finds a note's state (note_extraction.py)
     ("lh.Extraction", "note"),
     ("lh.Extraction", "state"),
+    # the jobs' labels registered before their first MERGE: eight workers that find one new each make a node
+    ("lh.Worker", "phase"),
+    ("lh.Embedding", "name"),
 )
 
 

@@ -4,8 +4,8 @@ asked of a model twice.
 The job node (:`lh.Worker` {phase: "extraction"}) names its owner and when it last looked (seen_at). A
 worker takes the graph when no one holds it, when it holds it already, when the application's gone()
 says the owner is gone (a process of its host that ended: after a kill -9 the next start takes over at
-once), or when the owner has not looked for the lease. The take is a compare-and-set on the owner, so two
-workers that look at once do not both win; every write of the job's state is guarded by the owner
+once), or when the owner has not looked for the lease. The take is the compare-and-set of leases.py (the
+one the tasks' claims use), so two workers that look at once do not both win; every write of the job's state is guarded by the owner
 (note_extraction.py), so a worker that lost the graph anyway writes nothing more.
 
 The rule: the arguments are checked before anything is read or written: an owner that is not a name, a
@@ -15,13 +15,15 @@ gone that cannot be called raises WrongType (a TypeError). What gone() raises pa
 
 from __future__ import annotations
 
-from . import clock, values
+from . import values
 from .errors import Refused, WrongType
 from .graphs import read
+from .leases import Lease
 
 WORKER = "`lh.Worker`"  # the job node: the mark, the counts, the last error, the owner and its look
 PHASE = "extraction"
 LEASE = 300  # seconds without a look after which an owner is taken to be gone
+LOOKED = Lease(time="seen_at", until=False)  # the owner's last look times its lease (leases.py)
 
 
 def checked_owner(owner: object) -> str:
@@ -46,17 +48,19 @@ def hold_extraction(graph, owner, model=None, lease=LEASE, gone=None) -> str | N
     lease = _lease(lease)
     if gone is not None and not callable(gone):
         raise WrongType("gone must be None or a function of an owner's name")
-    found = read(graph, f"MATCH (w:{WORKER} {{phase: $phase}}) RETURN w.owner, w.seen_at", {"phase": PHASE})
-    held, seen_at = found[0] if found else (None, None)
-    if held not in (None, owner):
-        seen = clock.from_store(seen_at)
-        quiet = seen is None or (clock.present() - seen).total_seconds() > lease
-        if not quiet and not (gone is not None and gone(held) is True):
+    params = {"phase": PHASE, "model": model, **LOOKED.params(owner, lease)}
+    # Read first, so a worker that does not hold the graph writes nothing and gone() is asked only of an
+    # owner whose lease holds; the take itself is the compare-and-set of leases.py.
+    found = read(graph, f"MATCH (w:{WORKER} {{phase: $phase}}) RETURN w.owner, {LOOKED.lapsed('w')}", params)
+    held, lapsed = found[0] if found else (None, True)
+    if held not in (None, owner) and not lapsed:
+        if gone is None or gone(held) is not True:
             return held
+        params["gone"] = [held]
     taken = graph.query(
-        f"MERGE (w:{WORKER} {{phase: $phase}}) WITH w WHERE coalesce(w.owner, '') = $held "
-        "SET w.owner = $owner, w.seen_at = localdatetime($now), w.model = $model RETURN w.owner",
-        {"phase": PHASE, "held": held or "", "owner": owner, "now": clock.now(), "model": model},
+        f"MERGE (w:{WORKER} {{phase: $phase}}) WITH w WHERE {LOOKED.free('w', own=True)} "
+        f"SET {LOOKED.taking('w')}, w.model = $model RETURN w.owner",
+        params,
     ).result_set
     if taken:
         return None
@@ -70,7 +74,7 @@ def leave_extraction(graph, owner) -> bool:
     owner = checked_owner(owner)
     return bool(
         graph.query(
-            f"MATCH (w:{WORKER} {{phase: $phase}}) WHERE w.owner = $owner SET w.owner = null RETURN 1",
+            f"MATCH (w:{WORKER} {{phase: $phase}}) WHERE {LOOKED.held('w')} SET {LOOKED.giving_back('w')} RETURN 1",
             {"phase": PHASE, "owner": owner},
         ).result_set
     )

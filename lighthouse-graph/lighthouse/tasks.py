@@ -13,15 +13,15 @@ counts it down), so a claim follows no AFTER edge.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from . import clock
 from . import values as limits
 from .errors import Refused
 from .graphs import read
+from .leases import Lease
 
 STATES = ("open", "claimed", "done")
 MAX_LISTED = 1_000  # tasks that one call of tasks() gives
+CLAIMED = Lease(time="until", until=True)  # a claim lapses at its until; without one, never (leases.py)
 
 
 def _after(given: object) -> list[str]:
@@ -84,13 +84,13 @@ def add_task(graph, task_id: object, kind: object, ref: object = None, after: ob
     return True
 
 
+# A task is taken when it has no owner or its claim lapsed (leases.py); a claim never renews the claimer's own.
 _CLAIM = (
     "MATCH (t:Task {pending: $kind}) "
-    "WHERE t.waits = 0 AND (t.state = 'open' OR (t.state = 'claimed' AND t.until < localdatetime($now))) "
+    f"WHERE t.waits = 0 AND {CLAIMED.free('t', own=False)} "
     "WITH t ORDER BY t.created_at, t.id LIMIT 1 "
-    "MERGE (a:Agent {name: $agent}) "
-    "SET t.state = 'claimed', t.owner = $agent, t.claims = t.claims + 1, "
-    "  t.until = CASE WHEN $until IS NULL THEN null ELSE localdatetime($until) END "
+    "MERGE (a:Agent {name: $owner}) "
+    f"SET t.state = 'claimed', t.claims = t.claims + 1, {CLAIMED.taking('t')} "
     "CREATE (t)-[:CLAIMED_BY {at: localdatetime($now), until: t.until, n: t.claims}]->(a) "
     "RETURN t.id, t.kind, t.ref, t.until"
 )
@@ -107,10 +107,8 @@ def claim(graph, agent: object, kind: object, lease: object = None) -> dict | No
     claimer = limits.name(agent, "agent")
     checked_kind = limits.name(kind, "a task kind")
     seconds = None if lease is None else limits.lease(lease)
-    present = clock.present()
-    until = None if seconds is None else clock.stamp_of(present + timedelta(seconds=seconds))
-    params = {"kind": checked_kind, "agent": claimer, "now": clock.stamp_of(present), "until": until}
-    found = graph.query(_CLAIM, params).result_set
+    params = {"kind": checked_kind, **CLAIMED.params(claimer, seconds)}
+    found = graph.query(_CLAIM, {**params, "now": params["lapse_point"]}).result_set
     if not found:
         return None
     task_id, task_kind, task_ref, task_until = found[0]
@@ -119,9 +117,9 @@ def claim(graph, agent: object, kind: object, lease: object = None) -> dict | No
 
 # complete() and release() act only for the current owner of a claimed task: the check and the write
 # are one query. A claim that ran out still belongs to its owner until another agent claims the task.
+_MINE = f"WITH t, coalesce(t.state = 'claimed' AND {CLAIMED.held('t')}, false) AS mine "
 _COMPLETE = (
-    "OPTIONAL MATCH (t:Task {id: $id}) "
-    "WITH t, coalesce(t.state = 'claimed' AND t.owner = $agent, false) AS mine "
+    f"OPTIONAL MATCH (t:Task {{id: $id}}) {_MINE}"
     "OPTIONAL MATCH (later:Task)-[:AFTER]->(t) WHERE mine "
     "WITH t, mine, collect(later) AS laters "
     "FOREACH (finishing IN CASE WHEN mine THEN [t] ELSE [] END | "
@@ -131,10 +129,9 @@ _COMPLETE = (
 )
 
 _RELEASE = (
-    "OPTIONAL MATCH (t:Task {id: $id}) "
-    "WITH t, coalesce(t.state = 'claimed' AND t.owner = $agent, false) AS mine "
+    f"OPTIONAL MATCH (t:Task {{id: $id}}) {_MINE}"
     "FOREACH (giving IN CASE WHEN mine THEN [t] ELSE [] END | "
-    "  SET giving.state = 'open', giving.owner = null, giving.until = null) "
+    f"  SET giving.state = 'open', {CLAIMED.giving_back('giving')}) "
     "RETURN mine"
 )
 
@@ -142,7 +139,7 @@ _RELEASE = (
 def _held(graph, query: str, agent: object, task_id: object) -> bool:
     claimer = limits.name(agent, "agent")
     checked_id = limits.name(task_id, "a task id")
-    params = {"id": checked_id, "agent": claimer, "now": clock.now()}
+    params = {"id": checked_id, "owner": claimer, "now": clock.now()}
     return graph.query(query, params).result_set[0][0] is True
 
 

@@ -131,6 +131,9 @@ OUR_NAMES = [
     "extraction_progress",
     "extraction_states",
     "vectors_waiting",
+    "embedding_progress",
+    "keep_embedding_progress",
+    "keep_embedding_error",
     "embed_said",
     "said_like",
     "said_waiting",
@@ -262,7 +265,7 @@ def test_the_expected_signatures_are_those_of_65_functions() -> None:
 def test_all_is_exactly_the_api_and_our_documented_additions() -> None:
     assert len(lighthouse.__all__) == len(set(lighthouse.__all__)), "a name is listed twice"
     assert set(lighthouse.__all__) == set(API_NAMES) | set(OUR_NAMES)
-    assert len(lighthouse.__all__) == 135
+    assert len(lighthouse.__all__) == 138
 
 
 def test_every_name_of_all_is_there() -> None:

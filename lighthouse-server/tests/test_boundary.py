@@ -12,6 +12,7 @@ import lighthouse
 import pytest
 
 # What the library owns, as it lists it itself (the test reads the library's own lists; the service may not).
+from lighthouse.embedding_progress import EMBEDDING
 from lighthouse.kinds import OWNED_LABELS, OWNED_NAMES, OWNED_RELATIONS, TRUST_MARKS
 from lighthouse.note_extraction import EXTRACTION
 from lighthouse.note_extraction_hold import WORKER
@@ -22,8 +23,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lighthouse_server"
 # these files may still reach past the boundary. Remove the list when they no longer do.
 CYPHER = re.compile(r"\b(MATCH|MERGE|CREATE|RETURN|UNWIND|DELETE|SET)\b")
 OWNED_DOTTED = sorted({name for name in OWNED_NAMES if name.startswith("lh.")} | set(TRUST_MARKS))
-# The job of reading notes with a model keeps its state on labels of its own.
-JOB_LABELS = {EXTRACTION.strip("`"), WORKER.strip("`")}
+# The jobs of reading notes with a model and of giving vectors keep their state on labels of their own.
+JOB_LABELS = {EXTRACTION.strip("`"), WORKER.strip("`"), EMBEDDING.strip("`")}
 LIBRARY_LABELS = sorted(OWNED_LABELS | {"lh.Reply"} | JOB_LABELS)
 # Names an f-string puts into a query as a kind's label: the kind's entities are the library's.
 KIND_LABELS = frozenset({"label", "embed_label", "vector_label"})
@@ -106,8 +107,8 @@ def cypher_over_the_library(tree: ast.AST) -> list[str]:
 
 
 def job_labels_named(tree: ast.AST) -> list[str]:
-    """Each text that names a label of the library's job of reading notes, in a query or not: a constant
-    put into a query later is a query over it too."""
+    """Each text that names a label of the library's jobs (reading notes, giving vectors), in a query or
+    not: a constant put into a query later is a query over it too."""
     return [
         f"line {node.lineno}: {name}"
         for node in ast.walk(tree)
@@ -141,7 +142,7 @@ def test_the_service_runs_no_cypher_over_what_the_library_owns():
     assert found == {}
 
 
-def test_the_service_names_no_label_of_the_library_s_job_of_reading_notes():
+def test_the_service_names_no_label_of_the_library_s_jobs():
     found = _checked(job_labels_named)
     assert found == {}
 
@@ -165,6 +166,9 @@ PLANTED = [
     ("q = 'MERGE (w:`lh.Worker` {phase: $phase}) SET w.mark = 1'", cypher_over_the_library),
     ("WORKER = '`lh.Worker`'\nq = f'MATCH (w:{WORKER}) RETURN w'", job_labels_named),
     ("INDEXES = [('lh.Extraction', 'note')]", job_labels_named),
+    ("q = 'MATCH (x:`lh.Embedding`) RETURN x.failing'", cypher_over_the_library),
+    ("q = 'MERGE (e:lh.Embedding {name: $n}) SET e.embedded = 1'", cypher_over_the_library),
+    ("STATE = '`lh.Embedding`'\nq = f'MERGE (e:{STATE}) SET e.failing = true'", job_labels_named),
 ]
 
 
@@ -179,7 +183,7 @@ def test_the_checks_find_a_planted_crossing(source, check):
         "from lighthouse import remember, tenant, read_query",
         "import lighthouse\nlighthouse.remember(g, k, [], 'a')",
         "q = 'MATCH (k:ApiKey {id: $id}) RETURN k.id'",
-        "q = 'MATCH (x:`lh.Embedding`) RETURN x.state'",
+        "q = 'MATCH (x:`lh.Answer`) RETURN x.answer'",
         "said = 'an entity of the kind: State and Entry are words here'",
         "Operation('cypher', example={'query': 'MATCH (e:Entity) RETURN e.key'})",
     ],

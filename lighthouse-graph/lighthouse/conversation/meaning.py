@@ -17,33 +17,14 @@ from __future__ import annotations
 from ..errors import WrongType
 from ..graphs import read
 from ..kinds import VECTOR, VECTOR_MODEL, VECTOR_OF
-from ..recall.vector import EmbedderError, checked_call, vectors_of, write_chunks
+from ..recall.vector import EmbedderError, checked_call, vectors_of
 from ..values import name as checked_name
 from ..values import text as checked_text
 from .talk import how_many, message_of, own_user
+from .waiting_messages import MESSAGE_VECTOR, follow_model, store_vectors, to_embed, waiting
 
-MESSAGE_VECTOR = "MessageVector"  # no Kind label ends in Vector
 MAX_EMBED = 1_000
 SEARCH_TIMEOUT = 5_000  # milliseconds
-
-_WAITING = (
-    f"MATCH (m:Message) WHERE NOT (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR_MODEL}`: $model}}) "
-    "WITH m LIMIT $limit RETURN m.key, m.text"
-)
-_WAITING_COUNT = (
-    f"MATCH (m:Message) WHERE NOT (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR_MODEL}`: $model}}) "
-    "RETURN count(m)"
-)
-# A vector is stored only where the text is still the one the model was asked about, and replaces the
-# one an earlier model gave (listed before the writes: FalkorDB 4.22.1 could not read a pattern
-# comprehension in a FOREACH after a write).
-_STORE = (
-    "UNWIND $rows AS r MATCH (m:Message {key: r.key}) WHERE m.text = r.text "
-    f"WITH m, r, [(m)-[:{VECTOR_OF}]->(old:{MESSAGE_VECTOR}) | old] AS olds "
-    "FOREACH (gone IN olds | DELETE gone) "
-    f"CREATE (m)-[:{VECTOR_OF}]->(:{MESSAGE_VECTOR} {{`{VECTOR}`: vecf32(r.vector), `{VECTOR_MODEL}`: $model}}) "
-    "RETURN count(m)"
-)
 
 
 def embed_said(graph, embedder, model, limit=100) -> dict:
@@ -55,35 +36,34 @@ def embed_said(graph, embedder, model, limit=100) -> dict:
     vector of one size per text, all before anything is stored.
     """
     model, limit = checked_call(embedder, model, limit, MAX_EMBED)
-    found = read(graph, _WAITING, {"model": model, "limit": limit})
-    embedded = 0
-    if found:
-        texts = [text if isinstance(text, str) and text.strip() else " " for _key, text in found]
+    labelled = follow_model(graph, model)
+    rows = [
+        {"key": key, "text": text, "kept": kept}
+        for key, text, kept in to_embed(graph, model, limit, labelled)
+    ]
+    asked = [row for row in rows if not row["kept"]]
+    dimensions = 1
+    if asked:
+        texts = [
+            row["text"] if isinstance(row["text"], str) and row["text"].strip() else " " for row in asked
+        ]
         answer = embedder(list(texts))
         first = answer[0] if type(answer) in (list, tuple) and answer else None
         if type(first) not in (list, tuple) or not first:
             raise EmbedderError(
                 "an embedder answers with one vector (a list or tuple of numbers) for each text"
             )
-        vectors = vectors_of(answer, len(texts), len(first))
-        rows = [
-            {"key": key, "text": text, "vector": vector}
-            for (key, text), vector in zip(found, vectors, strict=True)
-        ]
-        for chunk in write_chunks(rows, len(first)):
-            embedded += graph.query(_STORE, {"rows": chunk, "model": model}).result_set[0][0]
-    return {"embedded": embedded, "waiting": _waiting(graph, model)}
+        dimensions = len(first)
+        for row, vector in zip(asked, vectors_of(answer, len(texts), dimensions), strict=True):
+            row["vector"] = vector
+    embedded = store_vectors(graph, model, rows, labelled, dimensions)
+    return {"embedded": embedded, "waiting": waiting(graph, model)}
 
 
 def said_waiting(graph, model) -> int:
     """How many messages (of every user) have no vector of `model` yet; nothing is written. Refused for a
     model that is not a name."""
-    return _waiting(graph, checked_name(model, "model"))
-
-
-def _waiting(graph, model: str) -> int:
-    waiting = read(graph, _WAITING_COUNT, {"model": model})
-    return waiting[0][0] if waiting else 0
+    return waiting(graph, checked_name(model, "model"))
 
 
 _LIKE = (

@@ -168,7 +168,7 @@ _SAY_NEXT = (
     "MATCH (prior:Message {key: $session_key + '#' + toString(n - 1)}) "
 )
 _SAY_MESSAGE = (
-    "CREATE (s)-[:HAS]->(m:Message {{key: $session_key + '#' + toString(n), session: $session, "
+    "CREATE (s)-[:HAS]->(m:Message:MessageToEmbed {{key: $session_key + '#' + toString(n), session: $session, "
     "  user: $user, seq: n, role: $role, by: $by, at: localdatetime($at), "
     "  recorded_at: now, text: $text, words: $words, mentions: $mentions_kept{values}}}) "
 )

@@ -4,9 +4,10 @@ finds a user's messages by meaning), with the configured embedder.
 
 The worker loop calls embed_pending() once a round for each tenant; a round does a bounded amount of
 work (PER_ROUND entities of each kind and PER_ROUND entries) and never raises: what went wrong is kept
-in the tenant's graph on one node labelled `lh.Embedding` (no Kind label holds a dot), so the status
-that any process reads says it. embed() and embed_entries() move their own marks in the queries that
-store the vectors, so two processes that run rounds at once store each vector once. An embedder that
+in the tenant's graph by the library (keep_embedding_error(), keep_embedding_progress(); read back by
+embedding_progress()), so the status that any process reads says it. embed() and embed_entries() move
+their own marks, and embed_said() takes a message's waiting label off, in the queries that store the
+vectors, so two processes that run rounds at once store each vector once. An embedder that
 failed rests (is not asked) for a while in this process, so an endpoint that hangs does not hold up
 the worker's other phases every round.
 """
@@ -17,7 +18,6 @@ import contextlib
 import logging
 import threading
 import time
-from datetime import UTC, datetime
 
 from lighthouse import (
     EmbedderError,
@@ -26,9 +26,11 @@ from lighthouse import (
     embed,
     embed_entries,
     embed_said,
+    embedding_progress,
     ensure_schema,
     entry_dimensions,
-    now,
+    keep_embedding_error,
+    keep_embedding_progress,
     said_waiting,
     vectors_waiting,
 )
@@ -36,13 +38,11 @@ from lighthouse import (
 # One schema change at a time in this process, declarations' and ours (see declarations.py).
 from ..declarations import SCHEMA_LOCK
 from ..embedders import Configured, EmbedderUnavailable, EmbeddingsFailed
-from ..reading import rows
 
 _log = logging.getLogger(__name__)
 
 PER_ROUND = 100  # entities of each kind, entries, and messages given vectors in one round
 REST_FIRST, REST_MOST = 1.0, 300.0  # seconds a failed embedder is left alone: the first rest, the longest
-STATE = "`lh.Embedding`"
 SHOWN = 500  # characters of an error kept
 # The configured embedder (kind, URL, model) -> (rest until, in time.monotonic(), its length, the error).
 _rests: dict[tuple, tuple[float, float, str]] = {}
@@ -61,44 +61,6 @@ def said(error: BaseException) -> str:
     if not isinstance(error, EmbeddingsFailed | EmbedderUnavailable):
         text = f"{type(error).__name__}: {text}"
     return text[:SHOWN]
-
-
-def _kept(graph) -> dict:
-    found = rows(
-        graph,
-        f"MATCH (e:{STATE}) RETURN e.model, e.embedded, e.failing, e.last_error, e.last_error_at, "
-        "e.last_embedded_at LIMIT 1",
-    )
-    if not found:
-        return {}
-    names = ("model", "embedded", "failing", "last_error", "last_error_at", "last_embedded_at")
-    kept = dict(zip(names, found[0], strict=True))
-    for name in ("last_error_at", "last_embedded_at"):  # stored as now() gives it: UTC without a zone
-        if kept[name] is not None:
-            kept[name] = datetime.fromisoformat(kept[name]).replace(tzinfo=UTC)
-    return kept
-
-
-def _keep_failure(graph, model: str | None, error: str) -> None:
-    try:
-        graph.query(
-            f"MERGE (e:{STATE} {{name: 'embedding'}}) "
-            "SET e.failing = true, e.last_error = $error, e.last_error_at = $at, e.failed_model = $model",
-            {"error": error, "at": now(), "model": model},
-        )
-    except Exception:  # noqa: BLE001 - a database that cannot keep the error: the log says it
-        _log.exception("the embedding error could not be kept: %s", error)
-
-
-def _keep_progress(graph, model: str, embedded: int) -> None:
-    # The count is of this model's vectors: a new model starts it again.
-    graph.query(
-        f"MERGE (e:{STATE} {{name: 'embedding'}}) "
-        "SET e.embedded = CASE WHEN e.model = $model THEN coalesce(e.embedded, 0) + $n ELSE $n END, "
-        "  e.model = $model, e.failing = false, "
-        "  e.last_embedded_at = CASE WHEN $n > 0 THEN $at ELSE e.last_embedded_at END",
-        {"model": model, "n": embedded, "at": now()},
-    )
 
 
 def _entry_index(graph, kinds: list, dimensions: int, changing) -> str | None:
@@ -136,11 +98,10 @@ def _rest(embedder: Configured, error: str) -> None:
 def _failed(graph, model: str | None, done: dict, errors: list[str]) -> dict:
     """The round's answer after errors, each kept as the tenant's last one (once, when it repeats)."""
     message = "; ".join(errors)[:SHOWN]
-    kept = _kept(graph)
-    if not kept.get("failing") or kept.get("last_error") != message:
-        _keep_failure(graph, model, message)
-    if done["embedded"]:
-        _count_only(graph, model, done["embedded"])
+    try:
+        keep_embedding_error(graph, model, message, done["embedded"])
+    except Exception:  # noqa: BLE001 - a database that cannot keep the error: the log says it
+        _log.exception("the embedding error could not be kept: %s", message)
     return {**done, "state": "failing", "model": model, "errors": errors}
 
 
@@ -185,10 +146,10 @@ def embed_pending(
         return _failed(graph, configured.model, done, [message])
     done["model"] = model
     errors = []
-    kept = _kept(graph)
+    kept = embedding_progress(graph)
     # An idle round writes nothing: a kind is asked only when some entity waits for a vector, or when the
     # model changed since the last vectors (embed() then marks its entities again).
-    switched = kept.get("model") is not None and kept.get("model") != model
+    switched = kept["model"] is not None and kept["model"] != model
     try:
         for kind in chosen:
             if kind.dimensions != dimensions:
@@ -222,25 +183,12 @@ def embed_pending(
             _rests.pop(configured.endpoint, None)
     if errors:
         return _failed(graph, model, done, errors)
-    if done["embedded"] or kept.get("failing") or switched:
+    if done["embedded"] or kept["failing"] or switched:
         try:
-            _keep_progress(graph, model, done["embedded"])
+            keep_embedding_progress(graph, model, done["embedded"])
         except Exception as error:  # noqa: BLE001 - the vectors are stored; only their count is not
             return {**done, "state": "failing", "errors": [said(error)]}
     return done
-
-
-def _count_only(graph, model: str, embedded: int) -> None:
-    """The vectors a failing round did store, counted without clearing its error."""
-    try:
-        graph.query(
-            f"MERGE (e:{STATE} {{name: 'embedding'}}) "
-            "SET e.embedded = CASE WHEN e.model = $model THEN coalesce(e.embedded, 0) + $n ELSE $n END, "
-            "  e.model = $model, e.last_embedded_at = $at",
-            {"model": model, "n": embedded, "at": now()},
-        )
-    except Exception:  # noqa: BLE001 - the error of the round is already kept
-        _log.exception("the embedding count could not be kept")
 
 
 def _waiting(graph, kinds: list, model: str | None, *, entries: bool = True) -> int:
@@ -261,16 +209,16 @@ def embedding_status(graph, kinds, embedder: Configured) -> dict:
     gave with this model. Loads and asks no model.
     """
     model = embedder.model
-    kept = _kept(graph)
-    state = "failing" if kept.get("failing") else "ok"
+    kept = embedding_progress(graph)
+    state = "failing" if kept["failing"] else "ok"
     if not embedder.configured:
         state = "not configured"  # whatever an earlier configuration left
     return {
         "state": state,
         "waiting": _waiting(graph, _embeddable(kinds), model) + (said_waiting(graph, model) if model else 0),
-        "embedded": (kept.get("embedded") or 0) if model is not None and kept.get("model") == model else 0,
+        "embedded": kept["embedded"] if model is not None and kept["model"] == model else 0,
         "model": model,
-        "last_error": kept.get("last_error"),
-        "last_error_at": kept.get("last_error_at"),
-        "last_embedded_at": kept.get("last_embedded_at"),
+        "last_error": kept["last_error"],
+        "last_error_at": kept["last_error_at"],
+        "last_embedded_at": kept["last_embedded_at"],
     }
