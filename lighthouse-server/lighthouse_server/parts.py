@@ -28,7 +28,7 @@ class Parts:
     db: object  # falkordb.FalkorDB
     settings: Settings
     kinds: Kinds
-    embedding: Configured
+    embedder: Configured
     gathering: Gathering = field(default_factory=Gathering)
     noted: Callable[[], None] = _no_workers
 

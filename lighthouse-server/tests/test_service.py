@@ -197,7 +197,7 @@ def test_the_service_runs_on_the_parts_it_was_handed(db, principal):
     embedder = Configured(Settings())
     kinds = Kinds(db, entry_dimensions=embedder.dimensions)
     parts = Parts.built(db, Settings(), kinds=kinds, embedder=embedder, noted=lambda: woken.append(1))
-    assert parts.kinds is kinds and parts.embedding is embedder
+    assert parts.kinds is kinds and parts.embedder is embedder
     service = Service(parts)
     assert embedder.load() is None and embedder.dimensions() == 0  # none configured
     assert service.run(principal, "note", {"text": "the pump hums"})["status"] == "recorded"

@@ -255,7 +255,7 @@ def test_lagging_reads_go_to_a_replica_and_a_writer_reads_its_own_writes(falkord
     from lighthouse_server.console.app import Console
     from lighthouse_server.console.pages import graph_of
 
-    console = Console(service, parts.kinds, parts.embedding)
+    console = Console(service, parts.kinds, parts.embedder)
     read_there = graph_of(console, SimpleNamespace(principal=reader))
     assert read_there.client.connection.get_connection_kwargs()["port"] == node.port
     service.run(writer, "remember", {"kind": "Device", "rows": [row]})

@@ -43,7 +43,7 @@ class Console:
 
     service: Service
     kinds: Kinds
-    embedding: Configured
+    embedder: Configured
 
 
 def _refusal(error: Exception, who=None):
@@ -96,7 +96,7 @@ NOT_SAID = Problem(
 
 def console_app(service, parts: Parts) -> Starlette:
     """The console as an ASGI app, for mounting at /console: its sessions kept in the parts' database."""
-    console = Console(service, parts.kinds, parts.embedding)
+    console = Console(service, parts.kinds, parts.embedder)
     sessions = Sessions(parts.db)
 
     def reading(handler):

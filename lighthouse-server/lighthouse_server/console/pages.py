@@ -157,7 +157,7 @@ def _recalled(console, who, question: str, chosen: dict) -> tuple[list[dict], li
     embedder fits a kind), shaped as its JSON answer gives them, in its order (its fused scores rank and
     mean nothing alone, so the page shows the rank); then filtered by trust and writer."""
     try:
-        configured = console.embedding.load()
+        configured = console.embedder.load()
     except Exception:  # noqa: BLE001 - recall below says why it cannot run
         configured = None
     arguments = {"question": question, "limit": 50 if chosen.get("trust") or chosen.get("by") else 20}

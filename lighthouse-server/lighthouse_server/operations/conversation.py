@@ -32,7 +32,7 @@ def _said(call, arguments: dict) -> list:
     user, question = arguments["user"], arguments["question"]
     if call.parts.settings.embedder:
         try:
-            embedder, model, _dimensions = call.parts.embedding.load()
+            embedder, model, _dimensions = call.parts.embedder.load()
             return said(call.graph, user, question, embedder=embedder, model=model, **asked)
         except ModelUnavailable:
             pass  # words alone, as recall leaves its meaning ranking out

@@ -23,7 +23,7 @@ def _meaning(call, question: str, limit: int) -> tuple[list, str]:
     """The notes nearest in meaning, and what came of asking: used, not configured, not embedded yet,
     or failing with the embedder's error (the words still answer then)."""
     try:
-        configured = call.parts.embedding.load()
+        configured = call.parts.embedder.load()
         if configured is None:
             return [], "not configured"
         embedder, model, dimensions = configured

@@ -15,7 +15,7 @@ MATCH = Param("match", "text", '"all" (every word must occur, the default) or "a
 
 def _meaning(call, kind):
     """The configured embedder, when the kind keeps vectors of its size; None otherwise."""
-    configured = call.parts.embedding.load()
+    configured = call.parts.embedder.load()
     if configured is None or not kind.dimensions:
         return None
     if configured[2] != kind.dimensions:

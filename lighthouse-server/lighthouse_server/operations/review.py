@@ -39,7 +39,7 @@ def _recall(call, arguments: dict) -> dict:
     if not call.parts.settings.embedder:
         return {**recall(call.graph, kinds, question, **asked), "meaning": "not configured"}
     try:
-        embedder, model, _dimensions = call.parts.embedding.load()
+        embedder, model, _dimensions = call.parts.embedder.load()
         answer = recall(call.graph, kinds, question, embedder=embedder, model=model, **asked)
     except ModelUnavailable as error:
         return {**recall(call.graph, kinds, question, **asked), "meaning": f"failing: {error}"[:500]}

@@ -68,5 +68,5 @@ def tenant_status(parts: Parts, tenant_id: str, graph) -> dict:
     return {
         "tenant": tenant_id,
         "extraction": extraction_status(graph, bool(parts.settings.model_url), bool(declarations)),
-        "embedding": embedding.embedding_status(graph, kinds, parts.embedding),
+        "embedding": embedding.embedding_status(graph, kinds, parts.embedder),
     }
