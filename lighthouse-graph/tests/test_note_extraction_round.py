@@ -147,6 +147,13 @@ def _unavailable(text: str, asks: int = 1) -> ExtractorUnavailable:
     return ExtractorUnavailable(f"unreachable: dropped on {text}", "unreachable", asks)
 
 
+def _answered_when_patient(text: str, patient: bool) -> list:
+    """An extractor that cannot be asked about a flaky note unless asked patiently."""
+    if "flaky" in text and not patient:
+        raise _unavailable(text)
+    return _fact(text)
+
+
 def test_a_note_unavailable_alone_is_judged_by_the_next_and_set_aside(notebook):
     graph = notebook
 
@@ -171,14 +178,9 @@ def test_a_note_unavailable_alone_is_judged_by_the_next_and_set_aside(notebook):
 def test_a_note_answered_when_asked_patiently_is_read_in_order(notebook):
     graph = notebook
 
-    def answer(text, patient):
-        if "flaky" in text and not patient:
-            raise _unavailable(text)
-        return _fact(text)
-
     _note(graph, "flaky f1")
     _note(graph, "after a1")
-    reader = Reader(answer)
+    reader = Reader(_answered_when_patient)
     done = _round(graph, reader)
     assert (done["read"], done["set_aside"], done["stopped"]) == (2, 0, None)
     assert reader.asks == [("flaky f1", False), ("after a1", False), ("flaky f1", True)]
@@ -292,13 +294,8 @@ def test_rows_the_database_refuses_leave_the_note_answered_for_the_next_round(no
 def test_rows_refused_while_a_waiting_note_is_judged_leave_both_answers_kept(notebook):
     graph = notebook
 
-    def answer(text, patient):
-        if "flaky" in text and not patient:
-            raise _unavailable(text)
-        return _fact(text)
-
     flaky, judge = _note(graph, "flaky f1"), _note(graph, "after a1")
-    reader = Reader(answer)
+    reader = Reader(_answered_when_patient)
     failing = RefusingOnce(graph, "`Device`")  # the waited note's rows, written first
     done = _round(failing, reader)
     assert failing.refused and (done["stopped"], done["read"]) == (WRITE_FAILED, 0)
