@@ -15,10 +15,11 @@ def _shown(value) -> str:
 
 
 def table(results: dict) -> str:
-    """One row per setting: recall@k overall, hit@5, MRR, recall@5 per ability, abstention, latency."""
+    """One row per setting: recall@k overall, hit@5, MRR, recall@5 per ability, abstention (and how far
+    apart the first scores of questions with and without an answer lie), latency."""
     head = ["setting", "layout", "R@1", "R@5", "R@10", "hit@5", "all@5", "MRR"]
     head += [f"R@5 {ability[:6]}" for ability in ANSWERABLE]
-    head += ["newest", "abstain", "answer", "p50 ms", "p99 ms", "leaks"]
+    head += ["newest", "abstain", "answer", "apart", "p50 ms", "p99 ms", "leaks"]
     rows = [head]
     for name, found in results.items():
         overall = found["by_ability"].get("overall", {})
@@ -29,6 +30,7 @@ def table(results: dict) -> str:
         ]
         row += [_shown(found["by_ability"].get(ability, {}).get("recall@5")) for ability in ANSWERABLE]
         row += [_shown(found["newest_first"]), _shown(found["abstained"]), _shown(found["answered"])]
+        row += [_shown(found.get("separation"))]
         row += [f"{found['latency_ms']['p50']:.1f}", f"{found['latency_ms']['p99']:.1f}", str(found["leaks"])]
         rows.append(row)
     widths = [max(len(row[column]) for row in rows) for column in range(len(head))]

@@ -54,6 +54,22 @@ def answers(hits: list[tuple[str, float]], threshold: float) -> bool:
     return bool(hits) and hits[0][1] > threshold
 
 
+def separation(answerable: list[float | None], unanswerable: list[float | None]) -> float | None:
+    """How well the first hit's score tells a question with an answer from one without: the chance that
+    an answerable question's first score is above an unanswerable one's (ties count half; no hit is the
+    lowest score). 0.5: no threshold of these scores tells them apart; 1.0: one threshold does."""
+    if not answerable or not unanswerable:
+        return None
+    low = -math.inf
+    above = 0.0
+    for one in answerable:
+        one = low if one is None else one
+        for other in unanswerable:
+            other = low if other is None else other
+            above += 1.0 if one > other else 0.5 if one == other else 0.0
+    return round(above / (len(answerable) * len(unanswerable)), 4)
+
+
 def percentile(values: list[float], share: float) -> float:
     """The nearest-rank percentile (share from 0 to 1) of the values."""
     ordered = sorted(values)
@@ -125,6 +141,10 @@ def summary(scored: list[Scored], abilities: tuple[str, ...]) -> dict:
         "abstained": _mean([0.0 if one.answered else 1.0 for one in unanswerable]),
         "answered": _mean([1.0 if one.answered else 0.0 for one in others]),
         "newest_first": _mean([1.0 if one else 0.0 for one in ordered]),
+        "separation": separation(
+            [one.top for one in scored if one.ability != "abstention"],
+            [one.top for one in scored if one.ability == "abstention"],
+        ),
         "latency_ms": {
             "p50": round(percentile(seconds, 0.5) * 1000, 2) if seconds else None,
             "p99": round(percentile(seconds, 0.99) * 1000, 2) if seconds else None,

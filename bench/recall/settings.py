@@ -76,8 +76,12 @@ def _messages_meaning(asking: Asking, question: Question, graph) -> list[tuple[s
     return [(message["session"], float(message["score"])) for message in found]
 
 
-# recall()'s notes score 1 / (60 + place) in each of its rankings (words, meaning): a first note at or
-# below 0.032 is not the first of both (1/61 + 1/61 = 0.0328, 1/61 + 1/63 = 0.0323).
+# recall()'s notes score weight / (60 + place) summed over its rankings (notes_found.WEIGHTS: words a
+# quarter, meaning and a named time one each; words one and a half for a question that names something,
+# NAMING). Above 0.032 a first note is near the top of meaning and of the time the question names
+# (2.25 / 61 = 0.037), or of meaning and words for a question that names something (2.5 / 61 = 0.041):
+# meaning alone (1.25 / 61 = 0.020) is no answer. The table's `apart` says how far any threshold of
+# these scores could tell the questions with an answer from those without.
 FUSED_THRESHOLD = 0.032
 COSINE_THRESHOLD = 0.5  # nearest_entries() gives the cosine similarity
 

@@ -24,6 +24,7 @@ from bench.recall.scoring import (
     recall_at,
     reciprocal_rank,
     score,
+    separation,
     summary,
 )
 from bench.recall.words import shared, stems
@@ -181,8 +182,17 @@ def test_the_summary_means_per_ability_abstention_and_latency():
     assert found["newest_first"] == 0.0
     assert found["abstained"] == 0.5
     assert found["answered"] == pytest.approx(2 / 3, abs=1e-4)
+    # first scores 0.9, 0.9, 0.4 against 0.4, 0.6: above in 4 pairs, tied in 1, below in 1
+    assert found["separation"] == pytest.approx(4.5 / 6, abs=1e-4)
     assert found["latency_ms"]["p50"] == 30.0 and found["latency_ms"]["p99"] == 50.0
     assert "abstention" not in found["by_ability"]
+
+
+def test_separation_is_a_half_when_the_first_scores_say_nothing_and_one_when_a_threshold_splits_them():
+    assert separation([0.9, 0.8], [0.1, None]) == 1.0
+    assert separation([0.5, 0.5], [0.5, 0.5]) == 0.5
+    assert separation([None], [0.2]) == 0.0  # no hit at all is below any score
+    assert separation([], [0.2]) is None and separation([0.2], []) is None
 
 
 def test_the_command_runs_end_to_end_on_the_tiny_size(tmp_path, capsys):
