@@ -53,6 +53,18 @@ def test_vectors_are_counted_per_model_and_a_new_model_starts_the_count_again(gr
     assert len(_nodes(graph)) == 1
 
 
+def test_a_round_of_a_new_model_that_gave_nothing_keeps_the_new_model_with_no_vectors(graph):
+    """The worker asks every kind again while the kept model is not its own: a round that worked with a
+    new model and gave nothing (nothing left to embed) must record that model, or every round after it
+    asks and writes again."""
+    keep_embedding_progress(graph, "model-a", 3)
+    keep_embedding_progress(graph, "model-b", 0)
+    kept = embedding_progress(graph)
+    assert kept["model"] == "model-b" and kept["embedded"] == 0
+    keep_embedding_error(graph, "model-c", "the endpoint said 500")  # a failure counts nothing: no model
+    assert embedding_progress(graph)["model"] == "model-b" and embedding_progress(graph)["embedded"] == 0
+
+
 def test_an_error_is_kept_once_with_its_first_time_and_a_round_that_works_clears_it(graph):
     assert keep_embedding_error(graph, "model-a", "the endpoint said 500") is True
     first = embedding_progress(graph)
