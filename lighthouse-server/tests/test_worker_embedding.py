@@ -11,7 +11,9 @@ import pytest
 from fake_embeddings import FakeEmbeddings, vector
 from lighthouse import (
     Kind,
+    embedding_progress,
     ensure_schema,
+    keep_embedding_progress,
     nearest,
     nearest_entries,
     note,
@@ -282,6 +284,20 @@ def test_an_idle_round_writes_nothing(db, graph, fake):
     assert embed_pending(graph, [MEMO, ROOM], parts.embedder)["embedded"] == 1
     settled = _contents(graph)
     assert embed_pending(graph, [MEMO, ROOM], parts.embedder)["embedded"] == 0 and _contents(graph) == settled
+
+
+def test_a_new_model_with_nothing_to_embed_is_kept_and_the_next_round_is_idle(db, graph, fake):
+    # The graph's vectors came from another model, all gone since: the first round asks every kind again
+    # and keeps the new model; the round after it is idle (asks no kind, writes nothing).
+    ensure_schema(graph, [MEMO, ROOM])
+    keep_embedding_progress(graph, "an-earlier-model", 3)
+    parts = _parts(db, fake)
+    first = embed_pending(graph, [MEMO, ROOM], parts.embedder)
+    assert first["state"] == "ok" and first["embedded"] == 0 and "Memo" in first["kinds"]
+    assert embedding_progress(graph)["model"] == first["model"]
+    before = _contents(graph)
+    second = embed_pending(graph, [MEMO, ROOM], parts.embedder)
+    assert second["kinds"] == {} and second["entries"] is None and _contents(graph) == before
 
 
 def test_an_error_is_told_by_its_class_not_by_its_name():
