@@ -7,36 +7,28 @@ import pytest
 from lighthouse import (
     Refused,
     WrongType,
-    ensure_schema,
     extraction_progress,
     extraction_states,
     finish_note,
     give_note_back,
-    hold_extraction,
     hold_note_back,
     invalidate_entry,
     keep_extraction_error,
     keep_note_answer,
     leave_note_waiting,
-    note,
     notes_to_extract,
     set_note_aside,
     skip_note,
 )
 from lighthouse.note_extraction import MAX_ANSWER, MAX_ERROR, STATUSES
 from lighthouse.write.failures import REFUSALS
-
-OWNER = "here:1:a"
-SAID = "2026-11-27T16:00:00Z"
+from notebooks import OWNER, held_notebook
 
 
 @pytest.fixture
 def notebook(graph):
     """A graph with three notes, held by OWNER; their ids."""
-    ensure_schema(graph)
-    ids = [note(graph, f"note {n}", "agent", at=SAID)["id"] for n in range(3)]
-    assert hold_extraction(graph, OWNER) is None
-    return graph, ids
+    return held_notebook(graph, 3)
 
 
 def _ids(graph, limit=50) -> list[str]:

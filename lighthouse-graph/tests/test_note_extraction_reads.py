@@ -9,31 +9,24 @@ import pytest
 from lighthouse import (
     Refused,
     WrongType,
-    ensure_schema,
     extraction_progress,
     extraction_states,
     finish_note,
     give_note_back,
-    hold_extraction,
     invalidate_entry,
     keep_note_answer,
     leave_note_waiting,
-    note,
     notes_set_aside,
     set_note_aside,
     skip_note,
 )
-
-OWNER = "here:1:a"
-SAID = "2026-11-27T16:00:00Z"
+from notebooks import OWNER, held_notebook
 
 
 @pytest.fixture
 def notebook(graph):
-    ensure_schema(graph)
-    ids = [note(graph, f"note {n}", "agent", at=SAID)["id"] for n in range(6)]
-    assert hold_extraction(graph, OWNER, "model-1") is None
-    return graph, ids
+    """A graph with six notes, held by OWNER asking model-1; their ids."""
+    return held_notebook(graph, 6, "model-1")
 
 
 def test_a_graph_never_read_has_every_note_waiting(notebook):
