@@ -7,7 +7,8 @@ the shared machine did in between (on the 2-core machine under other work, the s
 from 39 to 179 % of its floor between runs). Here the floor (`MATCH (n:Device {key: $key}) RETURN
 properties(n)` through the client's ro_query()), search(), pointing_at(), related(), say() and say()'s
 blind shape (single_write_cypher.SAY_SHAPE, sessions of their own) take turns, call for call, on a
-fleet written by remember() (create, change and late rows, as run.py's). It prints, for each, the µs a
+fleet written by remember() (create, change and late rows, as run.py's); search_by_client is search()'s
+contract the plain way (BY_CLIENT: the nodes parsed by the client), for reference. It prints, for each, the µs a
 call, the CPU this process spent on it (time.thread_time(): the library's and the client's Python, and
 the socket calls), and its calls/s as a share of the floor's; then the same by the median call, which
 a busy machine's stalls move less. Every answer is checked against the fleet; a wrong one stops it
@@ -37,6 +38,26 @@ from single_write_cypher import SAY_SHAPE, say_params
 
 FLOOR = "MATCH (n:Device {key: $key}) RETURN properties(n)"
 USERS = 50
+# search()'s contract the plain way, for reference: its query, the 5,000 ms timeout the contract puts on
+# it, and the nodes parsed by the client's own ro_query() (score first, then key: FalkorDB's key order).
+BY_CLIENT = (
+    "CALL db.idx.fulltext.queryNodes('Device', $query) YIELD node, score "
+    "WITH node, score ORDER BY score DESC, node.key LIMIT $limit RETURN node, score"
+)
+
+
+def by_client(graph, question: str) -> list[dict]:
+    rows = graph.ro_query(BY_CLIENT, {"query": question, "limit": 10}, timeout=5_000).result_set
+    return [
+        {
+            "key": node.properties["key"],
+            "score": score,
+            "values": {
+                name: value for name, value in node.properties.items() if name not in ("key", "words")
+            },
+        }
+        for node, score in rows
+    ]
 
 
 def beside(tree: str):
@@ -128,6 +149,10 @@ def measure(server, entities: int, calls: int, other=None) -> list[str]:
                 lambda n: search(graph, DEVICE, " ".join(questions[n % QUESTIONS]), limit=10),
                 search_checked,
             ),
+            "search_by_client": (
+                lambda n: by_client(graph, " ".join(questions[n % QUESTIONS])),
+                search_checked,
+            ),
             "pointing_at": (
                 lambda n: pointing_at(
                     graph, DEVICE, *pointed[n % QUESTIONS][:2], when=pointed[n % QUESTIONS][2]
@@ -172,7 +197,7 @@ def measure(server, entities: int, calls: int, other=None) -> list[str]:
         wall = {name: sum(times) for name, times in took.items()}
         middle = {name: statistics.median(times) for name, times in took.items()}
         return [
-            f"{name:15s} {wall[name] / calls / 1000:8.1f} µs a call  CPU {cpu[name] / calls / 1000:6.1f} µs  "
+            f"{name:16s} {wall[name] / calls / 1000:8.1f} µs a call  CPU {cpu[name] / calls / 1000:6.1f} µs  "
             f"{wall['floor'] / wall[name] * 100:6.1f} % of the floor's calls/s  "
             f"(median call {middle[name] / 1000:7.1f} µs: {middle['floor'] / middle[name] * 100:6.1f} %)"
             for name in turns

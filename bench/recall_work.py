@@ -106,6 +106,31 @@ def search_calls(ctx: Context) -> Measured:
     return Measured(len(questions), seconds, len(answers))
 
 
+BROAD = ("sensor", "checked weekly", "sensor watched")  # words every device's note holds
+
+
+@workload(
+    "search_broad",
+    "calls",
+    needs=("create",),
+    floor="indexed_match",
+    about="search() of words every device's note holds: the index answers every device, 10 results",
+)
+def search_broad_calls(ctx: Context) -> Measured:
+    """300 search() calls whose words every note holds: 10 results, each a device, best first."""
+    questions = [BROAD[n % len(BROAD)] for n in range(300)]
+    answers, seconds = timed_calls(
+        lambda question: search(ctx.graph, DEVICE, question, limit=LIMIT), questions
+    )
+    notes = _current_notes(ctx.fleet)
+    for question, answer in zip(questions, answers, strict=True):
+        expect(len(answer) == min(LIMIT, len(notes)), f"search({question!r}): {len(answer)} results")
+        scores = [one["score"] for one in answer]
+        expect(scores == sorted(scores, reverse=True), f"search({question!r}): scores out of order {scores}")
+        expect(all(one["key"] in notes for one in answer), f"search({question!r}): a device it cannot hold")
+    return Measured(len(questions), seconds, len(answers))
+
+
 def _holders(fleet: Fleet) -> dict[tuple[str, str], list[tuple[str, datetime, datetime | None]]]:
     """(relation, target) -> the devices that held it, each with when it began and ended."""
     found: dict = {}

@@ -108,7 +108,22 @@ def test_equal_scores_put_whole_number_keys_before_names(world):
     for key in ("b", 30, "a", 4):
         put(world, key, "same words")
     assert keys(search(world, DEVICE, "same")) == [4, 30, "a", "b"]
+    assert keys(search(world, DEVICE, "same", limit=3)) == [4, 30, "a"]
     assert keys(search_history(world, DEVICE, "same")) == [4, 30, "a", "b"]
+
+
+def test_a_limit_below_the_matches_keeps_the_best_of_all_of_them(world):
+    # 40 devices hold the word, in texts of other lengths: other scores, and ties among equal lengths.
+    for number in range(40):
+        put(world, f"d{number:02d}", "pump " + " ".join(["filler"] * (number % 7)))
+    every = search(world, DEVICE, "pump", limit=1000)
+    assert len(every) == 40
+    assert [(-one["score"], one["key"]) for one in every] == sorted((-one["score"], one["key"]) for one in every)
+    for limit in (1, 5, 12):
+        assert search(world, DEVICE, "pump", limit=limit) == every[:limit]
+    assert search(world, DEVICE, "pump filler", match="any", limit=5) == search(
+        world, DEVICE, "pump filler", match="any", limit=1000
+    )[:5]
 
 
 def test_a_result_is_key_score_and_the_current_values(world):
