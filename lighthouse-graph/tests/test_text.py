@@ -118,12 +118,15 @@ def test_a_limit_below_the_matches_keeps_the_best_of_all_of_them(world):
         put(world, f"d{number:02d}", "pump " + " ".join(["filler"] * (number % 7)))
     every = search(world, DEVICE, "pump", limit=1000)
     assert len(every) == 40
-    assert [(-one["score"], one["key"]) for one in every] == sorted((-one["score"], one["key"]) for one in every)
+    assert [(-one["score"], one["key"]) for one in every] == sorted(
+        (-one["score"], one["key"]) for one in every
+    )
     for limit in (1, 5, 12):
         assert search(world, DEVICE, "pump", limit=limit) == every[:limit]
-    assert search(world, DEVICE, "pump filler", match="any", limit=5) == search(
-        world, DEVICE, "pump filler", match="any", limit=1000
-    )[:5]
+    assert (
+        search(world, DEVICE, "pump filler", match="any", limit=5)
+        == search(world, DEVICE, "pump filler", match="any", limit=1000)[:5]
+    )
 
 
 def test_a_result_is_key_score_and_the_current_values(world):
