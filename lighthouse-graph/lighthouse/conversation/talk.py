@@ -264,7 +264,7 @@ def say(graph, user, session_id, role, text, by, mentions=(), values=None, at=No
             rows = written_rows(graph, _say_query(names, "mentions" in params, True), params)
         seq = rows[0][0]
     except ResponseError as error:
-        return refuse(graph, "Message", "failed", str(error)[:500], user, session_id, by, content)
+        return refuse(graph, "Message", "failed", str(error), user, session_id, by, content)
     return {"id": session_id, "seq": seq, "status": SAID}
 
 
@@ -388,7 +388,7 @@ def summarize(graph, user, session_id, text, upto, by) -> dict:
     try:
         rows = graph.query(_SUMMARIZE, {**params, "now": clock.now()}).result_set
     except ResponseError as error:
-        return refuse(graph, "Summary", "failed", str(error)[:500], user, session_id, by, content)
+        return refuse(graph, "Summary", "failed", str(error), user, session_id, by, content)
     if not rows:
         why = ("unknown", "the user has no such session")
     elif not rows[0][0]:
