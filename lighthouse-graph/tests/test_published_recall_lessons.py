@@ -1,0 +1,43 @@
+"""Behaviours of the published API (lighthouse-graph 0.1.1) in recall, lessons, playbooks, promotion,
+impact and the algorithms (its sections 2.9 and 2.11 to 2.13) that no other test pins, each from its words.
+"""
+
+from __future__ import annotations
+
+import lighthouse
+import pytest
+from test_published_api import DEVICE, ROOM
+
+T0 = "2026-01-01T00:00:00Z"
+
+
+@pytest.fixture
+def pumps(graph):
+    """Three devices: d1 "blue pump", d2 "red pump valve", d3 "red valve"."""
+    lighthouse.ensure_schema(graph, [DEVICE, ROOM])
+    notes = {"d1": "blue pump", "d2": "red pump valve", "d3": "red valve"}
+    rows = [{"key": key, "t": T0, "values": {"note": note}} for key, note in notes.items()]
+    assert {receipt["status"] for receipt in lighthouse.remember(graph, DEVICE, rows, "feed")} == {"created"}
+    return graph
+
+
+# 2.9 search(): "At most 20 distinct lower-cased words are used": a word said again takes none of the 20.
+
+
+@pytest.mark.parametrize(
+    "read", [lighthouse.search, lighthouse.search_history], ids=["search", "search_history"]
+)
+def test_a_word_said_again_does_not_crowd_out_the_words_after_it(pumps, read):
+    question = "Pump " * 20 + "valve"  # two distinct words: both must be in the text
+    assert [found["key"] for found in read(pumps, DEVICE, question)] == ["d2"]
+    # Past 20 distinct words the rest is not read: with "all", "valve" is no longer asked for.
+    padded = " ".join(f"w{number}" for number in range(19)) + " pump valve"
+    assert [found["key"] for found in read(pumps, DEVICE, padded, match="any")] == ["d1", "d2"]
+
+
+def test_search_entries_reads_twenty_distinct_words_too(pumps):
+    lighthouse.open_episode(pumps, "e1", "watcher", (), T0)
+    lighthouse.record(pumps, "e1", "look", "watcher", {"text": "the pump leaks"}, (), T0)
+    lighthouse.record(pumps, "e1", "look", "watcher", {"text": "the valve leaks"}, (), T0)
+    found = lighthouse.search_entries(pumps, "leaks " * 25 + "valve")
+    assert [one["id"] for one in found] == ["e1/2"]
