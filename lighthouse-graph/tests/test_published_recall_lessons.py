@@ -41,3 +41,17 @@ def test_search_entries_reads_twenty_distinct_words_too(pumps):
     lighthouse.record(pumps, "e1", "look", "watcher", {"text": "the valve leaks"}, (), T0)
     found = lighthouse.search_entries(pumps, "leaks " * 25 + "valve")
     assert [one["id"] for one in found] == ["e1/2"]
+
+
+# 2.12 invalidate_entry(): "invalid covers a reason ... whose first 200 characters after stripping are not
+# a name": a name has no whitespace at either end, so a space as the 200th character refuses it.
+
+
+def test_a_reason_whose_first_200_characters_end_in_a_space_is_invalid(pumps):
+    lighthouse.open_episode(pumps, "e1", "watcher", (), T0)
+    lighthouse.record(pumps, "e1", "look", "watcher", {"text": "the pump leaks"}, (), T0)
+    refused = lighthouse.invalidate_entry(pumps, "e1/1", "auditor", "  " + "x" * 199 + " and more")
+    assert refused["id"] is None and refused["status"] == "invalid"
+    assert lighthouse.impact_of_entry(pumps, "e1/1")["invalidated"] is False
+    marked = lighthouse.invalidate_entry(pumps, "e1/1", "auditor", "  " + "x" * 200 + " and more")
+    assert marked["status"] == "invalidated" and marked["impact"]["invalidated"] is True
