@@ -55,3 +55,15 @@ def test_a_reason_whose_first_200_characters_end_in_a_space_is_invalid(pumps):
     assert lighthouse.impact_of_entry(pumps, "e1/1")["invalidated"] is False
     marked = lighthouse.invalidate_entry(pumps, "e1/1", "auditor", "  " + "x" * 200 + " and more")
     assert marked["status"] == "invalidated" and marked["impact"]["invalidated"] is True
+
+
+# 2.9 embed_entries(): "raises ValueError when the graph has no entry vector index (the message names
+# entry_dimensions)": a graph that ensure_schema() never made has none either.
+
+
+@pytest.mark.parametrize("made", [False, True], ids=["never-made", "written-without-schema"])
+def test_embed_entries_on_a_graph_without_schema_names_entry_dimensions(graph, made):
+    if made:
+        assert lighthouse.open_episode(graph, "e1", "watcher", (), T0)["status"] == "opened"
+    with pytest.raises(ValueError, match="entry_dimensions"):
+        lighthouse.embed_entries(graph, lambda texts: [[1.0, 0.0, 0.0] for _ in texts], "m1")
