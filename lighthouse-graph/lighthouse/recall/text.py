@@ -266,7 +266,7 @@ def search(
 
     Returns [{"key", "score", "values"}]: values are the entity's current properties but its key and
     words (declared times and valid_from, seen_last, recorded_at as datetimes). Ties in key order.
-    match="all": every word must be there; "any": one is enough. At most 1,000 characters and 20 words of
+    match="all": every word must be there; "any": one is enough. At most 1,000 characters and 20 distinct words of
     the question are read. A value that changed is found by its new words only: search_history() finds
     the old ones. Arguments are checked first and nothing is written: Refused for a kind with no text ("no
     text"), match or limit (checked even when the question has no words), WrongType for a question that is not
