@@ -357,11 +357,14 @@ def words(content: str) -> str:
     return " ".join(out)
 
 
-def question(asked: object) -> list[str]:
-    """The words of a question: letters and digits only, at most 20 words of at most 50 characters."""
+def question(asked: object, distinct: bool = False) -> list[str]:
+    """The words of a question: letters and digits only, at most 20 words of at most 50 characters.
+    distinct: the first 20 different words (a word said again takes none of the 20 places)."""
     if type(asked) is not str:
         raise WrongType(f"a question must be text, not {sort_of(asked)}")
     found = words(asked[:MAX_QUESTION]).split()
+    if distinct:
+        return list(dict.fromkeys(word[:MAX_WORD] for word in found))[:MAX_QUESTION_WORDS]
     return [word[:MAX_WORD] for word in found[:MAX_QUESTION_WORDS]]
 
 

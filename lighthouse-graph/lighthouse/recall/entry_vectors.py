@@ -112,7 +112,11 @@ def embed_entries(graph, embedder: Callable, model: str, limit: int = 100) -> di
     dimensions, mark = entry_dimensions(graph), mark_name(model)
     stamp = read(graph, f"MATCH (st:Stamp) {STAMP_SERIAL}RETURN last_serial, coalesce(st.`{mark}`, 0)")
     if not stamp or dimensions is None:
-        raise Refused("the graph has no Stamp: run ensure_schema() before embed_entries()")
+        # API 2.9: the message names entry_dimensions, as for a graph made without the index
+        raise Refused(
+            "the graph has no Stamp and no vector index for entries: "
+            "ensure_schema(graph, kinds, entry_dimensions=...) first"
+        )
     top, start = stamp[0]
     after, todo, texts = start, [], []
     for _ in range(MAX_SLICES):

@@ -111,10 +111,10 @@ def asked_words(question: object, match: object = "all") -> dict | None:
     """The parameters of a search: the question for the index, and each of its words once."""
     if type(match) is not str or match not in MATCHES:
         raise Refused('match must be "all" or "any"')
-    found = values.question(question)  # read once: it folds and splits the whole question
+    found = values.question(question, distinct=True)  # read once; 20 different words (API 2.9)
     if not found:
         return None
-    return {"query": MATCHES[match].join(found), "terms": list(dict.fromkeys(found))}
+    return {"query": MATCHES[match].join(found), "terms": found}
 
 
 def scored(index: str, match: str) -> str:
@@ -266,7 +266,7 @@ def search(
 
     Returns [{"key", "score", "values"}]: values are the entity's current properties but its key and
     words (declared times and valid_from, seen_last, recorded_at as datetimes). Ties in key order.
-    match="all": every word must be there; "any": one is enough. At most 1,000 characters and 20 words of
+    match="all": every word must be there; "any": one is enough. At most 1,000 characters and 20 distinct words of
     the question are read. A value that changed is found by its new words only: search_history() finds
     the old ones. Arguments are checked first and nothing is written: Refused for a kind with no text ("no
     text"), match or limit (checked even when the question has no words), WrongType for a question that is not
