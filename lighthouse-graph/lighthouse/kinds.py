@@ -86,7 +86,6 @@ OWNED_LABELS = frozenset(
         "Playbook",
         "Step",
         "Trigger",
-        "Candidate",  # what promotion kept in graphs written before it asked about every episode
     }
 )
 
