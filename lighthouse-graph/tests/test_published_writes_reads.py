@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import lighthouse
 import pytest
-from lighthouse import Kind
+from lighthouse import SELF, Kind
 from test_published_api import DEVICE, ROOM
 
 T0, T1, T2 = (f"2026-01-0{day}T00:00:00Z" for day in range(1, 4))
@@ -84,3 +84,38 @@ def test_a_declared_time_given_blank_is_not_given(placed, blank):
     # A value that is not a declared time keeps blank text as text.
     assert lighthouse.update(placed, DEVICE, "d1", T2, "feed", {"note": blank})["status"] == "changed"
     assert lighthouse.as_of(placed, DEVICE, "d1", T2)["note"] == blank
+
+
+# 2.1: of the relation types, only HAS_STATE and NEXT are refused. A kind's ABOUT, CITES or HAS between its
+# entities is its own: the episodes, entries and lessons that use those names are not read as its targets,
+# and its edges are not read as theirs.
+
+TOPIC = Kind("Topic", key="name")
+PAPER = Kind("Paper", key="doi", relations={"ABOUT": TOPIC, "CITES": SELF, "HAS": TOPIC, "FROM": TOPIC})
+
+
+def test_a_kind_may_name_its_relations_as_the_library_s_records_do(graph):
+    for relation in ("HAS_STATE", "NEXT"):
+        with pytest.raises(ValueError, match="belongs to the library"):
+            Kind("Paper", relations={relation: TOPIC})
+    lighthouse.ensure_schema(graph, [PAPER])
+    rows = [
+        {"key": "p0", "t": T0},
+        {"key": "p1", "t": T0, "relations": {"ABOUT": "graphs", "CITES": "p0", "HAS": ["time"], "FROM": "x"}},
+    ]
+    assert [one["status"] for one in lighthouse.remember(graph, PAPER, rows, "feed")] == ["created"] * 2
+    assert lighthouse.open_episode(graph, "e1", "reader", [(TOPIC, "graphs")], T0)["status"] == "opened"
+    look = lighthouse.record(graph, "e1", "look", "reader", {"n": 1}, [(PAPER, "p0")], T0)
+    assert look["status"] == "recorded"
+    assert lighthouse.related(graph, PAPER, "p1", "ABOUT") == ["graphs"]
+    assert lighthouse.related(graph, PAPER, "p1", "CITES") == ["p0"]
+    assert lighthouse.related(graph, PAPER, "p1", "HAS") == ["time"]
+    assert lighthouse.pointing_at(graph, PAPER, "ABOUT", "graphs") == ["p1"]  # not the episode
+    assert lighthouse.pointing_at(graph, PAPER, "CITES", "p0") == ["p1"]  # not the entry
+    assert [found["id"] for found in lighthouse.episodes_about(graph, TOPIC, "graphs")] == ["e1"]
+    # A later row closes the edges it leaves out, as for any relation.
+    later = [{"key": "p1", "t": T1, "relations": {"ABOUT": "graphs"}}]
+    assert lighthouse.remember(graph, PAPER, later, "feed") == [{"key": "p1", "status": "changed"}]
+    assert lighthouse.related(graph, PAPER, "p1", "CITES") == []
+    assert lighthouse.related(graph, PAPER, "p1", "CITES", T0) == ["p0"]
+    assert [state["valid_from"].day for state in lighthouse.history(graph, PAPER, "p1")] == [1, 2]
