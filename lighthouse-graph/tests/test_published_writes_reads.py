@@ -119,3 +119,14 @@ def test_a_kind_may_name_its_relations_as_the_library_s_records_do(graph):
     assert lighthouse.related(graph, PAPER, "p1", "CITES") == []
     assert lighthouse.related(graph, PAPER, "p1", "CITES", T0) == ["p0"]
     assert [state["valid_from"].day for state in lighthouse.history(graph, PAPER, "p1")] == [1, 2]
+
+
+# 2.14: record_failure() keeps detail cut to 2,000 characters with NUL escaped; the rest stays as given.
+
+
+def test_a_failure_s_detail_escapes_only_nul(graph):
+    lighthouse.record_failure(graph, "bad-feed", DEVICE, "d1", "Zoë\x00 said: ünïcode " + "x" * 3_000)
+    [kept] = lighthouse.failures(graph, DEVICE)
+    assert kept["detail"].startswith("Zoë\\x00 said: ünïcode x") and len(kept["detail"]) == 2_000
+    lighthouse.record_failure(graph, "lone", None, None, "a\ud800b")  # a lone surrogate cannot be stored
+    assert lighthouse.failures(graph, None, "lone")[0]["detail"] == "a\\ud800b"
