@@ -86,13 +86,11 @@ OWNED_LABELS = frozenset(
         "Playbook",
         "Step",
         "Trigger",
-        "Candidate",  # what promotion kept in graphs written before it asked about every episode
     }
 )
 
 
-# Relation types the library's own edges use: a Kind may not declare one, or its edges would be read
-# as States, entries or records (and those as its targets).
+# Relation types the library's own edges use (ensure_schema() registers each).
 OWNED_RELATIONS = frozenset(
     {
         "HAS_STATE",
@@ -122,6 +120,14 @@ OWNED_RELATIONS = frozenset(
         VECTOR_OF,  # an entity to the node that holds its vector
     }
 )
+
+
+# The relation types a Kind may not declare: those whose edges leave an entity or a State (a kind's HAS_STATE
+# would read its targets as States, and its States as targets), and the library's LH_ names. The rest of
+# OWNED_RELATIONS join the library's own records, and the library's queries over them name those records'
+# labels, which no Kind takes: a kind's ABOUT, HAS or CITES between entities meets none of them (API 2.1
+# refuses only HAS_STATE and NEXT).
+RESERVED_RELATIONS = frozenset({"HAS_STATE", "NEXT", VECTOR_OF, "LH_TALLY"})
 
 
 # A relation target that means the kind that declares it; at construction it becomes the Kind itself.
@@ -192,7 +198,7 @@ class Kind:
         targets: dict[str, Kind] = {}
         for relation, target in dict.items(self.relations):
             _plain(relation, "a relation type")
-            if relation in OWNED_RELATIONS:
+            if relation in RESERVED_RELATIONS:
                 raise Refused(f"the relation type {relation!r} belongs to the library")
             # type(), str.__eq__ and is_kind(): a target cannot pass as text or a Kind, or compare, by a lie.
             if issubclass(type(target), str) and str.__eq__(target, SELF) is True:

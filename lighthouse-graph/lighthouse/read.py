@@ -34,6 +34,16 @@ def moment(at: object) -> str:
     return clock.stamp_of(clock.looked_at(at, "when"))
 
 
+def before_every_time(when: object) -> bool:
+    """True for a time (as stamp() takes one) before any the library stores (clock.EARLIEST): nothing held
+    then, so a read at it finds nothing, where the database could not compare it right. False for
+    anything else, which clock.looked_at() then checks and refuses as it should."""
+    try:
+        return clock.given(when) and clock.moment_of(when) < clock.EARLIEST
+    except (Refused, WrongType):
+        return False
+
+
 def shown(kind: Kind, props: dict) -> dict:
     """A State as the reads give it: its values (declared times as datetime), valid_from, valid_to once
     closed, recorded_at, by, fp, seen_last once set, entry when it has evidence, and trust (with review)
@@ -99,7 +109,8 @@ def as_of(graph, kind, key, when, *, rejected: bool = True) -> dict | None:
     """The State with valid_from <= when < valid_to, shaped as history() gives it, or None.
 
     when is required: None, blank or unparseable raises Refused (a ValueError), as a bad key or a kind
-    that is not a Kind does; a type that is not a time, WrongType (a TypeError). Nothing is written;
+    that is not a Kind does; a type that is not a time, WrongType (a TypeError). A time before any stored
+    one (before 2000) finds None. Nothing is written;
     database errors pass as ResponseError.
 
     rejected (keyword only): False leaves out the States a person rejected (review.py), as the present
@@ -107,9 +118,11 @@ def as_of(graph, kind, key, when, *, rejected: bool = True) -> dict | None:
     State begun by `when` that was not rejected (its stored valid_to may lie before `when`).
     """
     key = checked_entity(kind, key)
-    at = clock.stamp_of(clock.looked_at(when, "when"))
     if type(rejected) is not bool:
         raise WrongType("rejected is True or False")
+    if before_every_time(when):
+        return None
+    at = clock.stamp_of(clock.looked_at(when, "when"))
     query = _as_of_query(kind) if rejected else _counted_as_of_query(kind)
     result = read(graph, query, {"key": key, "at": at})
     if not result:
@@ -139,7 +152,8 @@ def in_key_order(keys: list) -> list:
 
 
 def related(graph, kind, key, relation, when=None) -> list:
-    """The targets of a relation, sorted: the open edges, or with when, the edges valid then.
+    """The targets of a relation, sorted: the open edges, or with when, the edges valid then (none before
+    2000, before any stored time).
 
     Refused (a ValueError) for a relation the kind does not declare ("no relation 'X'"), a bad key or a
     blank or unparseable when, or a kind that is not a Kind. Nothing is written; database
@@ -148,6 +162,8 @@ def related(graph, kind, key, relation, when=None) -> list:
     key = checked_entity(kind, key)
     if type(relation) is not str or relation not in kind.relations:
         raise values.Refused(f"{kind.label} has no relation {values.printable(relation)}")
+    if before_every_time(when):
+        return []
     result = read(graph, _related_query(kind, relation), {"key": key, "at": moment(when)})
     return in_key_order([row[0] for row in result])
 

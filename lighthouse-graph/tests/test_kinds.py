@@ -16,6 +16,7 @@ from lighthouse.kinds import (
     OWNED_NAMES,
     OWNED_RELATIONS,
     PLAIN_NAME,
+    RESERVED_RELATIONS,
     REVISION,
     SELF,
     STATE_KIND,
@@ -344,11 +345,17 @@ def test_relations_that_raise_or_lie_when_read_are_refused() -> None:
         Kind("Device", relations={"IN": PosingAsText()})
 
 
-@pytest.mark.parametrize("relation", sorted(OWNED_RELATIONS))
-def test_a_relation_type_the_library_owns_is_refused(relation) -> None:
+@pytest.mark.parametrize("relation", sorted(RESERVED_RELATIONS))
+def test_a_relation_type_the_library_reserves_is_refused(relation) -> None:
     # A kind's HAS_STATE would read its targets as States, and its States as targets.
     with pytest.raises(ValueError, match="belongs to the library"):
         Kind("Device", relations={relation: ROOM})
+
+
+def test_the_reserved_relations_are_the_api_s_and_the_library_s_own_names() -> None:
+    # API 2.1: "a relation type is HAS_STATE or NEXT" raises; the others are LH_ names of the library.
+    assert {"HAS_STATE", "NEXT"} <= RESERVED_RELATIONS <= OWNED_RELATIONS
+    assert all(relation.startswith("LH_") for relation in RESERVED_RELATIONS - {"HAS_STATE", "NEXT"})
 
 
 def test_the_owned_relations_are_those_of_the_model() -> None:

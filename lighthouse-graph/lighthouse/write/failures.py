@@ -155,8 +155,8 @@ def record_failure(graph, reason, kind=None, key=None, detail=None, owner=None) 
         checked_key = None
     if detail is None:
         content = None
-    elif type(detail) is str:  # kept as given (NUL escaped), not as JSON
-        content = stored_text(detail, 10 * len(detail) + 10)
+    elif type(detail) is str:  # kept as given, not as JSON: NUL escaped, and a lone surrogate (unstorable)
+        content = detail.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode("utf-8")
     else:
         content = whole_text(detail)
     owner = _name_or_none(owner)

@@ -57,12 +57,17 @@ def _checked(kind, given: dict) -> tuple:
         raise Refused("values must be a dict")
     if changes is not None and len(changes) > limits.MAX_VALUES:
         raise Refused(f"values holds more than {limits.MAX_VALUES} values")
-    kept = {name: item for name, item in (changes or {}).items() if item is not None}
+    # A declared time given as blank text is not given (API 1.2), as None is: the update removes it.
+    removed = [
+        name
+        for name, item in (changes or {}).items()
+        if item is None or (name in kind.times and not clock.given(item))
+    ]
+    kept = {name: item for name, item in (changes or {}).items() if name not in removed}
     plain = checked_values(kind, kept)
-    for name, item in (changes or {}).items():
-        if item is None:
-            limits.property_name(name)
-            plain[name] = None
+    for name in removed:
+        limits.property_name(name)
+        plain[name] = None
     relations = given["relations"]
     if relations is not None and type(relations) is not dict:
         raise Refused("relations must be a dict of relation type -> target or list of targets")

@@ -191,13 +191,17 @@ def targets(kind: Kind, relation: object, given: object) -> frozenset:
 def checked_values(kind: Kind, given: object) -> dict[str, object]:
     """The values of a row: checked, floats as they are read back, times in the one time format. A value
     None means absent (API 1.2): its name is checked, and it is left out. A declared time is whatever
-    stamp() takes (API 1.2, "time input"): text or a datetime, naive taken as UTC."""
+    stamp() takes (API 1.2, "time input"): text or a datetime, naive taken as UTC; blank text, like None,
+    is a time not given, and left out."""
     # floats already as they read back: values.stored_float()
     plain = values.values(given, none_is_absent=True, times=kind.times)
     if kind.key in plain:
         raise Refused(f"the key {kind.key!r} is not a value")
     for name in kind.times:
         if name in plain:
+            if not clock.given(plain[name]):  # blank text is a time not given (API 1.2): absent, as None
+                del plain[name]
+                continue
             try:
                 plain[name] = clock.stamp_of(clock.parse(plain[name]))
             except (Refused, WrongType) as error:
