@@ -119,6 +119,32 @@ def test_a_kind_may_name_its_relations_as_the_library_s_records_do(graph):
     assert lighthouse.related(graph, PAPER, "p1", "CITES") == []
     assert lighthouse.related(graph, PAPER, "p1", "CITES", T0) == ["p0"]
     assert [state["valid_from"].day for state in lighthouse.history(graph, PAPER, "p1")] == [1, 2]
+    # The questions about the graph follow the kind's own edges, at a time too, and the records' only
+    # when asked for them.
+    ever = [
+        {
+            "size": 5,
+            "members": [
+                ("Paper", "p0"),
+                ("Paper", "p1"),
+                ("Topic", "graphs"),
+                ("Topic", "time"),
+                ("Topic", "x"),
+            ],
+        }
+    ]
+    assert lighthouse.groups(graph, [PAPER]) == ever
+    assert lighthouse.groups(graph, [PAPER], at=T0) == ever
+    assert lighthouse.groups(graph, [PAPER], at=T1) == [
+        {"size": 2, "members": [("Paper", "p1"), ("Topic", "graphs")]}
+    ]
+    with_records = lighthouse.groups(graph, [PAPER], records=["Episode", "Entry"])
+    assert [m for m in with_records[0]["members"] if m[0] in ("Entry", "Episode")] == [
+        ("Entry", "e1/1"),
+        ("Episode", "e1"),
+    ]
+    with pytest.raises(ValueError, match="records have no time"):
+        lighthouse.groups(graph, [PAPER], records=["Episode"], at=T1)
 
 
 # 2.14: record_failure() keeps detail cut to 2,000 characters with NUL escaped; the rest stays as given.

@@ -150,8 +150,12 @@ def scope(kinds: list[Kind], relations: object = None, records: tuple[str, ...] 
 
 
 def timed(chosen: Scope) -> Scope:
-    """The scope of a question at one time: records have no time, so neither they nor their edges may."""
-    if chosen.records or any(kind in RECORD_EDGES for kind in chosen.types):
+    """The scope of a question at one time: records have no time, so neither they nor their edges may.
+    A kind's own relation of a name the records' edges use too (a Paper's ABOUT a Topic) has its time."""
+    own = {
+        kind for start, kind, end in chosen.ends if start not in RECORD_LABELS and end not in RECORD_LABELS
+    }
+    if chosen.records or any(kind in RECORD_EDGES and kind not in own for kind in chosen.types):
         raise Refused("records have no time: with at, no records and no edges of records take part")
     return chosen
 
