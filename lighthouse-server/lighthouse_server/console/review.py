@@ -19,6 +19,7 @@ from starlette.responses import RedirectResponse
 
 from ..problems import Problem
 from .actions import keep_record
+from .compare import EARLIEST
 from .pages import (
     WINDOW_AND_WRITER,
     BadChoice,
@@ -144,11 +145,13 @@ def _checked(console, who, decision: str, label, key, valid_from, why) -> tuple:
     kind = console.kinds.kind(who.tenant, label)  # Problem not_found for a kind not declared
     try:
         moment = as_time(valid_from, "valid_from")
-        # The key and the time checked as the library checks them (a time before those it can store is
-        # refused), by a read of what held then.
+        # The key checked as the library checks it, by a read of what held then; a time before those it
+        # stores (which the operation refuses, where a read finds nothing) is refused here.
         as_of(graph_of(console, who), kind, key, moment)
     except (Refused, WrongType) as error:
         raise Problem("invalid_argument", f"a candidate of the form: {str(error)[:300]}") from None
+    if moment < EARLIEST:
+        raise Problem("invalid_argument", "a candidate of the form: no fact is stored from before 2000")
     if decision == "reject" and why is None:
         raise Problem("invalid_argument", "a rejection needs a reason: nothing was changed")
     if why is not None and (len(why) > MOST_WHY or "\x00" in why):
